@@ -1,0 +1,26 @@
+# Compiler flags shared by every wsv target. Targets opt in with wsv_set_flags(<target>).
+
+add_library(wsv_flags INTERFACE)
+target_compile_options(wsv_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>)
+
+if(WSV_SANITIZE)
+  target_compile_options(wsv_flags INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined>)
+  target_link_options(wsv_flags INTERFACE -fsanitize=address,undefined)
+endif()
+
+if(WSV_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "WSV_FUZZ needs clang as the C++ compiler: configure with "
+                        "-DCMAKE_CXX_COMPILER=clang++-19 (apt-get install clang-19 libclang-rt-19-dev)")
+  endif()
+  # Everything the fuzzer links is instrumented for coverage; the fuzz target adds the driver.
+  target_compile_options(wsv_flags INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer>)
+  target_link_options(wsv_flags INTERFACE -fsanitize=address,undefined)
+endif()
+
+function(wsv_set_flags target)
+  target_link_libraries(${target} PRIVATE wsv_flags)
+endfunction()

@@ -1,0 +1,16 @@
+# lit configuration for wsv's golden tests: `wsv` and LLVM's FileCheck/not on PATH, %ptxdir for
+# the PTX the build generated.
+import os
+import lit.formats
+
+config.name = "wsv"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".ptx", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.wsv_obj_root, "tests", "lit")
+
+path = os.pathsep.join([config.wsv_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.environment["PATH"] = path
+config.substitutions.append(("%ptxdir", config.wsv_ptx_dir))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages wsv builds and tests with, when any is missing. Idempotent.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ python3           # build
+  llvm-19-dev llvm-19-tools               # LLVM Support, FileCheck, lit, llvm-objcopy/readelf
+  clang-19 libclang-rt-19-dev             # clang PTX of the kernels, libFuzzer and sanitizers
+  libz3-dev nlohmann-json3-dev            # the solver, JSON output
+  libgtest-dev libbenchmark-dev           # tests and benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "wsv: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "wsv: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "wsv: the CUDA 13 toolkit (nvcc, ptxas, cuBLAS) is expected at /usr/local/cuda" >&2
+  exit 1
+fi

@@ -1,0 +1,20 @@
+// The table of subcommands; which ones exist depends on what this build was configured with.
+#include "Command.h"
+
+namespace wsv {
+
+#ifdef WSV_HAVE_ANALYZER
+extern const Command ParseCommand;
+#endif
+
+const Command *commands() {
+  static const Command Table[] = {
+#ifdef WSV_HAVE_ANALYZER
+      ParseCommand,
+#endif
+      {nullptr, nullptr, nullptr, nullptr},
+  };
+  return Table;
+}
+
+} // namespace wsv
