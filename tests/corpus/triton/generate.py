@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Regenerates the Triton PTX in this folder.
+
+Triton compiles ahead of time here (no GPU needed): each kernel below is lowered with
+triton.compile(ASTSource, GPUTarget) for sm_90a or sm_100a and its "ptx" stage is written to
+<kernel>.<arch>.ptx. Triton also assembles the PTX into a cubin while compiling, so a file is only
+written when ptxas accepted it.
+
+Usage:  pip install triton==3.9.0
+        python3 tests/corpus/triton/generate.py [--ptxas PATH] [--out DIR] [--only NAME...]
+
+Triton picks the PTX ISA version from the ptxas it is given. Its bundled ptxas for sm_90+ is
+CUDA 13.4's, whose PTX (.version 9.4) the CUDA 13.0 ptxas we build with rejects; so this script
+points Triton at the CUDA toolkit's ptxas (default /usr/local/cuda/bin/ptxas), which makes Triton
+write .version 9.0 and assemble with the same ptxas the round-trip tests use.
+"""
+
+import argparse
+import os
+import pathlib
+import re
+import sys
+import tempfile
+
+PINNED_TRITON = "3.9.0"
+HERE = pathlib.Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[2]
+
+
+def configure_environment(ptxas):
+    # Must happen before triton is imported: knobs read the environment once.
+    os.environ["TRITON_PTXAS_PATH"] = ptxas
+    os.environ["TRITON_PTXAS_BLACKWELL_PATH"] = ptxas
+    # Triton 3.9's default (fused multiply-add on), stated so that it does not warn.
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    # A private cache keeps earlier compilations (made with another ptxas) from being reused.
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-corpus-cache-")
+
+
+def install_relative_source_paths(triton):
+    """Makes the debug info name sources relative to the repository and to Triton's package, so
+    the committed PTX does not carry the paths of the machine that generated it. The rewrite
+    happens on the LLVM IR, before the NVPTX back end sizes the DWARF sections around it."""
+    package_parent = pathlib.Path(triton.__file__).resolve().parent.parent
+
+    def relative(match):
+        directory = pathlib.Path(match.group(1))
+        for root in (package_parent, REPO_ROOT):  # the more specific first
+            if directory == root or root in directory.parents:
+                return 'directory: "%s"' % directory.relative_to(root).as_posix()
+        return match.group(0)
+
+    def hook(*args):
+        if not args:  # compile() asks for a cache key first
+            return "corpus-relative-source-paths", "1"
+        _backend, stages, _options, _language, _capability = args
+        make_llir = stages["llir"]
+        stages["llir"] = lambda src, metadata: re.sub(r'directory: "([^"]*)"', relative,
+                                                      make_llir(src, metadata))
+
+    triton.knobs.runtime.add_stages_inspection_hook = hook
+
+
+def define_kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def matmul_pipelined(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                         stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                         BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+        # Grouped tile order for L2 reuse, masked pointer loads: Triton's software pipeliner turns
+        # the loop into cp.async (sm_90) stages waited on with mbarriers / async groups.
+        pid = tl.program_id(0)
+        tiles_m = tl.cdiv(M, BLOCK_M)
+        tiles_n = tl.cdiv(N, BLOCK_N)
+        group = pid // (GROUP_M * tiles_n)
+        first_m = group * GROUP_M
+        rows = min(tiles_m - first_m, GROUP_M)
+        pid_m = first_m + (pid % (GROUP_M * tiles_n)) % rows
+        pid_n = (pid % (GROUP_M * tiles_n)) // rows
+        offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+        offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+        b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        c = acc.to(tl.float16)
+        cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        c_ptrs = c_ptr + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+        tl.store(c_ptrs, c, mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+    @triton.jit
+    def matmul_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                   BLOCK_K: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+        # Host-built tensor descriptors: loads become cp.async.bulk.tensor completing on
+        # mbarriers; with WARP_SPECIALIZE the loop is split into a load partition and an MMA
+        # partition that talk through full/empty barrier rings.
+        pid_m = tl.program_id(0)
+        pid_n = tl.program_id(1)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in tl.range(0, tl.cdiv(K, BLOCK_K), warp_specialize=WARP_SPECIALIZE):
+            a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+            b = b_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+    @triton.jit
+    def matmul_persistent(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                          WARP_SPECIALIZE: tl.constexpr):
+        # One program per SM walks the output tiles; flatten=True fuses the tile and K loops so
+        # the pipeline (and its barrier phases) carries across tiles.
+        start = tl.program_id(0)
+        tiles_m = tl.cdiv(M, BLOCK_M)
+        tiles_n = tl.cdiv(N, BLOCK_N)
+        k_tiles = tl.cdiv(K, BLOCK_K)
+        for tile in tl.range(start, tiles_m * tiles_n, NUM_SMS, flatten=True,
+                             warp_specialize=WARP_SPECIALIZE):
+            pid_m = tile // tiles_n
+            pid_n = tile % tiles_n
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k in range(k_tiles):
+                a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+                b = b_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
+                acc = tl.dot(a, b.T, acc)
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+    @triton.jit
+    def softmax(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols, BLOCK: tl.constexpr):
+        # Row-wise softmax over a persistent row loop: warp shuffles and a shared-memory
+        # reduction, no warp specialization at all (most real kernels look like this).
+        for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=2):
+            cols = tl.arange(0, BLOCK)
+            x = tl.load(in_ptr + row * in_stride + cols, mask=cols < n_cols, other=-float("inf"))
+            x = x - tl.max(x, axis=0)
+            e = tl.exp(x)
+            tl.store(out_ptr + row * out_stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+    @triton.jit
+    def sum_atomic(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
+        # Block reduction finished with a global float atomic.
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(in_ptr + offs, mask=offs < n, other=0.0)
+        tl.atomic_add(out_ptr, tl.sum(x, axis=0))
+
+    return dict(matmul_pipelined=matmul_pipelined, matmul_tma=matmul_tma,
+                matmul_persistent=matmul_persistent, softmax=softmax, sum_atomic=sum_atomic)
+
+
+def desc(block):
+    return "tensordesc<fp16[%d, %d]>" % block
+
+
+def divisibility_attrs(signature):
+    """What Triton's launcher would specialize on for 16-byte aligned tensors with sizes and
+    strides that are multiples of 16: without these hints loads stay scalar and the pipeliner
+    cannot use cp.async."""
+    return {(i,): [["tt.divisibility", 16]] for i, ty in enumerate(signature.values())
+            if ty.startswith("*") or ty == "i32"}
+
+
+def corpus_entries():
+    """(output stem, kernel, signature, constexprs, arch, options) for every generated file."""
+    pointer_mm_sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32",
+                      "K": "i32", "stride_am": "i32", "stride_ak": "constexpr",
+                      "stride_bk": "i32", "stride_bn": "constexpr", "stride_cm": "i32",
+                      "stride_cn": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+                      "BLOCK_K": "constexpr", "GROUP_M": "constexpr"}
+    pointer_mm_consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 128,
+                         "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}
+
+    def tma_sig(bm, bn, bk, persistent):
+        sig = {"a_desc": desc((bm, bk)), "b_desc": desc((bn, bk)), "c_desc": desc((bm, bn)),
+               "M": "i32", "N": "i32", "K": "i32"}
+        if persistent:
+            sig["NUM_SMS"] = "constexpr"
+        sig.update({"BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr",
+                    "WARP_SPECIALIZE": "constexpr"})
+        return sig
+
+    def tma_consts(bm, bn, bk, ws, persistent):
+        consts = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "WARP_SPECIALIZE": ws}
+        if persistent:
+            consts["NUM_SMS"] = 132
+        return consts
+
+    return [
+        ("matmul_pipelined", "matmul_pipelined", pointer_mm_sig, pointer_mm_consts, 90,
+         dict(num_warps=8, num_stages=4)),
+        ("matmul_tma", "matmul_tma", tma_sig(128, 128, 64, False),
+         tma_consts(128, 128, 64, False, False), 90, dict(num_warps=8, num_stages=4)),
+        # On sm_90 Triton 3.9 only splits the loop into partitions for one consumer warpgroup
+        # (num_warps=4) and a 64-row tile; with 8 warps, and for the persistent kernel, it
+        # silently keeps one partition, so the persistent warp-specialized one is sm_100a only.
+        ("matmul_tma_ws", "matmul_tma", tma_sig(64, 128, 64, False),
+         tma_consts(64, 128, 64, True, False), 90, dict(num_warps=4, num_stages=3)),
+        ("matmul_tma_ws", "matmul_tma", tma_sig(128, 128, 64, False),
+         tma_consts(128, 128, 64, True, False), 100, dict(num_warps=4, num_stages=4)),
+        ("matmul_persistent", "matmul_persistent", tma_sig(128, 128, 64, True),
+         tma_consts(128, 128, 64, False, True), 90, dict(num_warps=8, num_stages=3)),
+        ("matmul_persistent_ws", "matmul_persistent", tma_sig(128, 256, 64, True),
+         tma_consts(128, 256, 64, True, True), 100, dict(num_warps=4, num_stages=3)),
+        ("softmax", "softmax", {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32",
+                                "out_stride": "i32", "n_rows": "i32", "n_cols": "i32",
+                                "BLOCK": "constexpr"}, {"BLOCK": 1024}, 90, dict(num_warps=8)),
+        ("sum_atomic", "sum_atomic", {"out_ptr": "*fp32", "in_ptr": "*fp32", "n": "i32",
+                                      "BLOCK": "constexpr"}, {"BLOCK": 4096}, 100,
+         dict(num_warps=4)),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ptxas", default="/usr/local/cuda/bin/ptxas",
+                        help="ptxas Triton assembles with; also fixes the PTX ISA version it writes")
+    parser.add_argument("--out", default=str(HERE), help="folder the .ptx files go to")
+    parser.add_argument("--only", nargs="*", help="output stems to regenerate (default: all)")
+    parser.add_argument("--any-version", action="store_true",
+                        help="run with a Triton other than %s (the output will differ)" % PINNED_TRITON)
+    args = parser.parse_args()
+
+    configure_environment(args.ptxas)
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    if triton.__version__ != PINNED_TRITON and not args.any_version:
+        sys.exit("generate.py: the corpus was made with triton %s, this is %s "
+                 "(pip install triton==%s, or pass --any-version)"
+                 % (PINNED_TRITON, triton.__version__, PINNED_TRITON))
+
+    install_relative_source_paths(triton)
+    kernels = define_kernels()
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    for stem, kernel, signature, constexprs, arch, options in corpus_entries():
+        if args.only and stem not in args.only:
+            continue
+        name = "%s.sm_%da.ptx" % (stem, arch)
+        try:
+            src = ASTSource(fn=kernels[kernel], signature=signature, constexprs=constexprs,
+                            attrs=divisibility_attrs(signature))
+            compiled = triton.compile(src, target=GPUTarget("cuda", arch, 32), options=options)
+        except Exception as err:  # Triton raises many types; report and go on with the rest
+            print("FAIL %s: %s" % (name, str(err).strip().splitlines()[0] if str(err) else type(err)))
+            failures += 1
+            continue
+        partitions = "warp-specialized" if "ttg.warp_specialize(" in compiled.asm["ttgir"] else "one partition"
+        if constexprs.get("WARP_SPECIALIZE") and partitions != "warp-specialized":
+            print("FAIL %s: Triton did not warp-specialize the loop" % name)
+            failures += 1
+            continue
+        (out / name).write_text(compiled.asm["ptx"])
+        print("wrote %s (%d bytes, %d shared bytes, %d warps, %s)"
+              % (name, len(compiled.asm["ptx"]), compiled.metadata.shared,
+                 compiled.metadata.num_warps, partitions))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
