@@ -1,0 +1,85 @@
+//===- AsyncGroups.h - reference model of async operations and their groups ----------===//
+//
+// Three PTX mechanisms track asynchronous work issued by a thread:
+//  - wgmma.commit_group / wgmma.wait_group N: wgmma.mma_async operations of a warpgroup are
+//    batched into groups; wait_group N returns once every group but the N most recent has
+//    completed (its shared-memory reads done and accumulators written).
+//  - cp.async.bulk.commit_group / cp.async.bulk.wait_group{.read} N: bulk stores (TMA stores)
+//    of a thread, batched the same way; `.read` waits only until the sources have been read,
+//    so the staging buffer may be rewritten, not until the writes are visible.
+//  - tcgen05.commit.mbarrier::arrive::one [bar]: the mbarrier gets one arrival once every
+//    earlier async tcgen05 operation of the issuing thread has completed; a commit with
+//    nothing in flight arrives at once (the "empty commit group" of a non-elected lane).
+// Operations complete in any order (the scheduler of a simulation chooses); the models only
+// say which waits may pass and which arrivals are due. Operations carry a caller-chosen id so a
+// caller can map them to the buffers they read.
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace wsv {
+namespace models {
+
+/// Groups of async operations issued by one thread or warpgroup (wgmma or bulk stores).
+class AsyncGroupQueue {
+public:
+  /// An operation joins the open (not yet committed) group.
+  void issue(uint32_t OpId);
+  /// commit_group: closes the open group; an empty group is legal and completes trivially.
+  void commit();
+  /// The operation's source reads are done (bulk stores: the staging buffer may be reused).
+  bool completeRead(uint32_t OpId);
+  /// The operation is complete (reads and writes); implies completeRead.
+  bool complete(uint32_t OpId);
+
+  /// wait_group N (ReadOnly: wait_group.read N) would return now.
+  bool waitPasses(uint32_t N, bool ReadOnly = false) const;
+
+  /// Operations not yet complete, in issue order (uncommitted ones included).
+  std::vector<uint32_t> inFlight() const;
+  /// Operations whose reads may still be in progress.
+  std::vector<uint32_t> readsInFlight() const;
+  /// Operations issued since the last commit: nothing can wait for them.
+  size_t uncommitted() const { return OpenOps.size(); }
+  size_t committedGroups() const { return Groups.size(); }
+
+private:
+  struct Op {
+    uint32_t Id;
+    bool ReadDone = false;
+    bool Done = false;
+  };
+  Op *find(uint32_t OpId);
+
+  std::vector<Op> OpenOps;             ///< the open group
+  std::vector<std::vector<Op>> Groups; ///< committed groups, oldest first
+};
+
+/// tcgen05.commit bookkeeping of one issuing thread.
+class Tcgen05CommitTracker {
+public:
+  /// An async tcgen05 operation (mma, cp, shift) was issued by this thread.
+  void issue(uint32_t OpId);
+  /// tcgen05.commit: returns true when the arrival is due at once (nothing in flight).
+  bool commit(uint32_t CommitId);
+  /// An operation completed; returns the commits whose arrival is now due, oldest first.
+  std::vector<uint32_t> complete(uint32_t OpId);
+
+  std::vector<uint32_t> inFlight() const { return InFlight; }
+  size_t pendingCommits() const { return Commits.size(); }
+
+private:
+  struct Commit {
+    uint32_t Id;
+    std::vector<uint32_t> Waiting; ///< operations that must complete before the arrival
+  };
+  std::vector<uint32_t> InFlight;
+  std::vector<Commit> Commits;
+};
+
+} // namespace models
+} // namespace wsv

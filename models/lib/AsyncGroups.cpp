@@ -1,0 +1,104 @@
+//===- AsyncGroups.cpp - reference model of async operations and their groups --------===//
+#include "wsv/models/AsyncGroups.h"
+
+#include <algorithm>
+
+namespace wsv {
+namespace models {
+
+void AsyncGroupQueue::issue(uint32_t OpId) { OpenOps.push_back(Op{OpId}); }
+
+void AsyncGroupQueue::commit() {
+  Groups.push_back(std::move(OpenOps));
+  OpenOps.clear();
+}
+
+AsyncGroupQueue::Op *AsyncGroupQueue::find(uint32_t OpId) {
+  for (Op &O : OpenOps)
+    if (O.Id == OpId)
+      return &O;
+  for (auto &G : Groups)
+    for (Op &O : G)
+      if (O.Id == OpId)
+        return &O;
+  return nullptr;
+}
+
+bool AsyncGroupQueue::completeRead(uint32_t OpId) {
+  Op *O = find(OpId);
+  if (!O)
+    return false;
+  O->ReadDone = true;
+  return true;
+}
+
+bool AsyncGroupQueue::complete(uint32_t OpId) {
+  Op *O = find(OpId);
+  if (!O)
+    return false;
+  O->ReadDone = O->Done = true;
+  return true;
+}
+
+bool AsyncGroupQueue::waitPasses(uint32_t N, bool ReadOnly) const {
+  // Every committed group except the N most recent must be complete; the open group is not
+  // waited for at all.
+  size_t MustFinish = Groups.size() > N ? Groups.size() - N : 0;
+  for (size_t I = 0; I < MustFinish; ++I)
+    for (const Op &O : Groups[I])
+      if (!(ReadOnly ? O.ReadDone : O.Done))
+        return false;
+  return true;
+}
+
+std::vector<uint32_t> AsyncGroupQueue::inFlight() const {
+  std::vector<uint32_t> Ids;
+  for (const auto &G : Groups)
+    for (const Op &O : G)
+      if (!O.Done)
+        Ids.push_back(O.Id);
+  for (const Op &O : OpenOps)
+    if (!O.Done)
+      Ids.push_back(O.Id);
+  return Ids;
+}
+
+std::vector<uint32_t> AsyncGroupQueue::readsInFlight() const {
+  std::vector<uint32_t> Ids;
+  for (const auto &G : Groups)
+    for (const Op &O : G)
+      if (!O.ReadDone)
+        Ids.push_back(O.Id);
+  for (const Op &O : OpenOps)
+    if (!O.ReadDone)
+      Ids.push_back(O.Id);
+  return Ids;
+}
+
+void Tcgen05CommitTracker::issue(uint32_t OpId) { InFlight.push_back(OpId); }
+
+bool Tcgen05CommitTracker::commit(uint32_t CommitId) {
+  if (InFlight.empty())
+    return true;
+  Commits.push_back(Commit{CommitId, InFlight});
+  return false;
+}
+
+std::vector<uint32_t> Tcgen05CommitTracker::complete(uint32_t OpId) {
+  InFlight.erase(std::remove(InFlight.begin(), InFlight.end(), OpId), InFlight.end());
+  std::vector<uint32_t> Due;
+  for (Commit &C : Commits)
+    C.Waiting.erase(std::remove(C.Waiting.begin(), C.Waiting.end(), OpId), C.Waiting.end());
+  for (auto It = Commits.begin(); It != Commits.end();) {
+    if (It->Waiting.empty()) {
+      Due.push_back(It->Id);
+      It = Commits.erase(It);
+    } else {
+      ++It;
+    }
+  }
+  return Due;
+}
+
+} // namespace models
+} // namespace wsv

@@ -1,0 +1,97 @@
+// The async-group and tcgen05.commit reference models.
+#include "wsv/models/AsyncGroups.h"
+
+#include <gtest/gtest.h>
+
+using namespace wsv::models;
+
+namespace {
+
+TEST(AsyncGroupQueue, WaitZeroNeedsEveryCommittedGroup) {
+  AsyncGroupQueue Q;
+  Q.issue(1);
+  Q.commit();
+  Q.issue(2);
+  Q.commit();
+  EXPECT_FALSE(Q.waitPasses(0));
+  Q.complete(1);
+  EXPECT_FALSE(Q.waitPasses(0));
+  Q.complete(2);
+  EXPECT_TRUE(Q.waitPasses(0));
+}
+
+TEST(AsyncGroupQueue, WaitOneLeavesTheNewestGroupInFlight) {
+  // The wgmma pipelining idiom: wait_group 1 after committing k+1 releases stage k only.
+  AsyncGroupQueue Q;
+  Q.issue(10);
+  Q.commit();
+  Q.issue(11);
+  Q.commit();
+  EXPECT_FALSE(Q.waitPasses(1));
+  Q.complete(11); // groups may finish out of order; the oldest still blocks
+  EXPECT_FALSE(Q.waitPasses(1));
+  Q.complete(10);
+  EXPECT_TRUE(Q.waitPasses(1));
+  EXPECT_EQ(Q.inFlight().size(), 0u);
+}
+
+TEST(AsyncGroupQueue, UncommittedWorkIsNotWaitedFor) {
+  // wgmma without commit_group: wait_group 0 returns while the MMA still reads its stage.
+  AsyncGroupQueue Q;
+  Q.issue(7);
+  EXPECT_TRUE(Q.waitPasses(0));
+  EXPECT_EQ(Q.uncommitted(), 1u);
+  EXPECT_EQ(Q.readsInFlight(), std::vector<uint32_t>{7});
+}
+
+TEST(AsyncGroupQueue, ReadWaitOnlyNeedsSourcesRead) {
+  // TMA store: wait_group.read 0 frees the staging buffer before the global writes land.
+  AsyncGroupQueue Q;
+  Q.issue(3);
+  Q.commit();
+  EXPECT_FALSE(Q.waitPasses(0, /*ReadOnly=*/true));
+  Q.completeRead(3);
+  EXPECT_TRUE(Q.waitPasses(0, /*ReadOnly=*/true));
+  EXPECT_FALSE(Q.waitPasses(0));
+  EXPECT_TRUE(Q.readsInFlight().empty());
+  EXPECT_EQ(Q.inFlight(), std::vector<uint32_t>{3});
+}
+
+TEST(AsyncGroupQueue, EmptyGroupIsComplete) {
+  AsyncGroupQueue Q;
+  Q.commit();
+  EXPECT_TRUE(Q.waitPasses(0));
+  EXPECT_FALSE(Q.complete(42)) << "unknown operation";
+}
+
+TEST(Tcgen05CommitTracker, EmptyCommitArrivesAtOnce) {
+  // A non-elected lane's commit tracks nothing, so its arrival is due immediately: with 32
+  // lanes committing, 31 arrivals land before the MMA has read its operands.
+  Tcgen05CommitTracker Lane;
+  EXPECT_TRUE(Lane.commit(1));
+  EXPECT_EQ(Lane.pendingCommits(), 0u);
+}
+
+TEST(Tcgen05CommitTracker, CommitWaitsForEveryEarlierOperation) {
+  Tcgen05CommitTracker T;
+  T.issue(100);
+  T.issue(101);
+  EXPECT_FALSE(T.commit(1));
+  EXPECT_TRUE(T.complete(101).empty());
+  EXPECT_EQ(T.complete(100), std::vector<uint32_t>{1});
+  EXPECT_EQ(T.pendingCommits(), 0u);
+}
+
+TEST(Tcgen05CommitTracker, FlushCommitCoversEverythingStillInFlight) {
+  // Tilus V3: per-stage commits on empty[], then one more commit on the flush barrier.
+  Tcgen05CommitTracker T;
+  T.issue(1);
+  T.commit(/*empty[0]*/ 10);
+  T.issue(2);
+  T.commit(/*empty[1]*/ 11);
+  T.commit(/*flush*/ 12);
+  EXPECT_EQ(T.complete(1), std::vector<uint32_t>{10});
+  EXPECT_EQ(T.complete(2), (std::vector<uint32_t>{11, 12}));
+}
+
+} // namespace
