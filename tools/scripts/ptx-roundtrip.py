@@ -41,6 +41,10 @@ TEXT_DEPENDENT_SECTIONS = {
     ".nv.merc.nv_debug_line_sass": "SASS-to-PTX-line table",
 }
 
+# In a relocatable object (ptxas -c) the PTX copy's section is named after a hash of the text,
+# `.nv_debug_ptx_txt.<number>`; names are compared with that number taken off.
+PTX_COPY_NAME_RE = re.compile(r"^(.*nv_debug_ptx_txt)\.[0-9]+$")
+
 TARGET_RE = re.compile(r"^\s*\.target\s+(sm_[0-9]+[a-z]?)\b", re.MULTILINE)
 COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 
@@ -90,16 +94,31 @@ class Tools:
                                     first_line(result.stderr.decode(errors="replace"))))
         dst.write_bytes(result.stdout)
 
-    def assemble(self, src, target, dst, what):
-        """Returns the seconds ptxas took."""
+    def assemble(self, src, target, dst, what, relocatable):
+        """Returns the seconds ptxas took.
+
+        Executables are what a driver loads, so they are the default: in a relocatable object
+        (--compile-only) ptxas drops setmaxnreg "to maintain compatibility across compilation
+        units", and a printer that broke it would go unnoticed. Relocatable objects are only
+        for files whose extern symbols an executable cannot resolve."""
         start = time.monotonic()
-        result = run([self.ptxas, *self.ptxas_options, "--gpu-name=" + target, str(src),
+        mode = ["--compile-only"] if relocatable else []
+        result = run([self.ptxas, *self.ptxas_options, *mode, "--gpu-name=" + target, str(src),
                       "-o", str(dst)])
         seconds = time.monotonic() - start
         if result.returncode != 0:
             raise RoundTripError("ptxas rejected the %s: %s"
                                  % (what, first_line(result.stderr.decode(errors="replace"))))
         return seconds
+
+    def assemble_original(self, src, target, dst):
+        """Returns (seconds, relocatable) for the original file."""
+        try:
+            return self.assemble(src, target, dst, "original", False), False
+        except RoundTripError as err:
+            if "Unresolved extern" not in str(err):
+                raise
+        return self.assemble(src, target, dst, "original", True), True
 
     def describe(self, cubin):
         """ELF header, sections and symbols of a cubin, from llvm-readelf's JSON output."""
@@ -110,28 +129,40 @@ class Tools:
                                  % (cubin.name, first_line(result.stderr.decode())))
         return json.loads(result.stdout)[0]
 
-    def dump_sections(self, cubin, names, folder):
-        """Extracts the named sections into folder/<index> in one llvm-objcopy call."""
+    def dump_sections(self, cubin, sections, folder):
+        """The bytes of the given sections (rows of section_rows), keyed by name.
+
+        llvm-objcopy --dump-section extracts them in one call. It refuses a cubin whose
+        .nv.global section claims more bytes than the file has (that section is only allocated
+        at load time); for those files the bytes are read at the offsets llvm-readelf gave."""
         folder.mkdir()
         cmd = [self.objcopy]
-        for index, name in enumerate(names):
-            cmd += ["--dump-section", "%s=%s" % (name, folder / str(index))]
+        for index, section in enumerate(sections):
+            cmd += ["--dump-section", "%s=%s" % (section["raw_name"], folder / str(index))]
         cmd += [str(cubin), str(folder / "objcopy-output")]
         result = run(cmd)
-        if result.returncode != 0:
+        if result.returncode == 0:
+            return {s["name"]: (folder / str(i)).read_bytes() for i, s in enumerate(sections)}
+        if b"greater than the file size" not in result.stderr:
             raise RoundTripError("llvm-objcopy failed on %s: %s"
                                  % (cubin.name, first_line(result.stderr.decode())))
-        return {name: (folder / str(index)).read_bytes() for index, name in enumerate(names)}
+        data = cubin.read_bytes()
+        return {s["name"]: data[s["offset"]:s["offset"] + s["size"]] for s in sections}
+
+
+def canonical_name(name):
+    return PTX_COPY_NAME_RE.sub(r"\1", name)
 
 
 def section_rows(elf):
     rows = []
     for entry in elf["Sections"]:
         s = entry["Section"]
-        rows.append({"name": s["Name"]["Name"], "type": s["Type"]["Name"],
+        rows.append({"name": canonical_name(s["Name"]["Name"]), "type": s["Type"]["Name"],
                      "flags": s["Flags"]["Value"], "size": s["Size"], "link": s["Link"],
                      "info": s["Info"], "align": s["AddressAlignment"],
-                     "entsize": s["EntrySize"]})
+                     "entsize": s["EntrySize"], "raw_name": s["Name"]["Name"],
+                     "offset": s["Offset"]})
     return rows
 
 
@@ -139,8 +170,9 @@ def symbol_rows(elf):
     rows = []
     for entry in elf.get("Symbols", []):
         s = entry["Symbol"]
-        rows.append((s["Name"]["Name"], s["Value"], s["Size"], s["Binding"]["Name"],
-                     s["Type"]["Name"], s["Other"]["Value"], s["Section"]["Name"]))
+        rows.append((canonical_name(s["Name"]["Name"]), s["Value"], s["Size"],
+                     s["Binding"]["Name"], s["Type"]["Name"], s["Other"]["Value"],
+                     canonical_name(s["Section"]["Name"])))
     return rows
 
 
@@ -149,6 +181,15 @@ def header_fields(elf):
     # Offsets and counts follow from the section list, which is compared on its own.
     return {"type": h["Type"], "machine": h["Machine"]["Value"], "flags": h["Flags"]["Value"],
             "os_abi": h["Ident"]["OS/ABI"], "abi_version": h["Ident"]["ABIVersion"]}
+
+
+def has_file_bytes(section):
+    """Memory that is only allocated at load time has a size but no bytes in the file: NOBITS
+    sections (.nv.shared.*, .nv.local.*) and .nv.global, which has a CUDA-specific type. Its size
+    is compared with the other attributes; dumping it would read whatever follows it."""
+    name = section["name"]
+    return (section["type"] not in ("SHT_NULL", "SHT_NOBITS") and name != ".nv.global"
+            and not name.startswith((".nv.shared.", ".nv.local.")))
 
 
 def compare_section_names(original, printed):
@@ -162,7 +203,8 @@ def compare_section_names(original, printed):
 def compare_section_attributes(original, printed):
     """Type, flags, size, links and alignment; the text-dependent sections may differ in size."""
     for o, p in zip(original, printed):
-        keys = [k for k in o if not (k == "size" and o["name"] in TEXT_DEPENDENT_SECTIONS)]
+        keys = [k for k in o if k not in ("raw_name", "offset")
+                and not (k == "size" and o["name"] in TEXT_DEPENDENT_SECTIONS)]
         for key in keys:
             if o[key] != p[key]:
                 raise RoundTripError("section %s: %s %s in original, %s in printed"
@@ -187,14 +229,16 @@ def compare_cubins(tools, original, printed, workdir):
     sections_o, sections_p = section_rows(elf_o), section_rows(elf_p)
     compare_section_names(sections_o, sections_p)
 
-    # NOBITS sections (.nv.shared.*, .nv.local.*) have no bytes: their size was compared above.
-    names = [s["name"] for s in sections_o
-             if s["type"] not in ("SHT_NULL", "SHT_NOBITS") and s["size"] > 0
-             and s["name"] not in TEXT_DEPENDENT_SECTIONS]
-    # Code first, so that a difference in code is the one reported.
-    names.sort(key=lambda n: not n.startswith(".text."))
-    bytes_o = tools.dump_sections(original, names, workdir / "sections-original")
-    bytes_p = tools.dump_sections(printed, names, workdir / "sections-printed")
+    def with_bytes(rows):
+        chosen = [s for s in rows if has_file_bytes(s) and s["size"] > 0
+                  and s["name"] not in TEXT_DEPENDENT_SECTIONS]
+        # Code first, so that a difference in code is the one reported.
+        return sorted(chosen, key=lambda s: not s["name"].startswith(".text."))
+
+    chosen_o = with_bytes(sections_o)
+    names = [s["name"] for s in chosen_o]
+    bytes_o = tools.dump_sections(original, chosen_o, workdir / "sections-original")
+    bytes_p = tools.dump_sections(printed, with_bytes(sections_p), workdir / "sections-printed")
     code_sections = code_bytes = 0
     for name in names:
         a, b = bytes_o[name], bytes_p[name]
@@ -249,13 +293,14 @@ def round_trip(tools, path, workdir):
         original_cubin = workdir / "original.cubin"
         printed_cubin = workdir / "printed.cubin"
         tools.print_ptx(path, printed)
-        ptxas_seconds = tools.assemble(path, target, original_cubin, "original")
-        tools.assemble(printed, target, printed_cubin, "printed text")
+        ptxas_seconds, relocatable = tools.assemble_original(path, target, original_cubin)
+        tools.assemble(printed, target, printed_cubin, "printed text", relocatable)
         try:
             code_sections, code_bytes, others = compare_cubins(tools, original_cubin,
                                                                printed_cubin, workdir)
-            summary = ("%d code sections (%d bytes) and %d other sections identical"
-                       % (code_sections, code_bytes, others))
+            summary = ("%d code sections (%d bytes) and %d other sections identical%s"
+                       % (code_sections, code_bytes, others,
+                          " in relocatable objects" if relocatable else ""))
         except RoundTripError as err:
             reasons.append(str(err))
         tools.print_ptx(printed, reprinted)
