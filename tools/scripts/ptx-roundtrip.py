@@ -27,19 +27,25 @@ import sys
 import tempfile
 import time
 
-# Sections whose contents may differ although the machine code is the same, and why. Everything
-# else must match byte for byte. The list was found by assembling one PTX file and a copy with
-# comments and blank lines added (nvcc, clang and Triton output, sm_90a and sm_100a): only these
-# sections changed.
-TEXT_DEPENDENT_SECTIONS = {
-    # With -lineinfo ptxas stores the PTX it read (comments and layout included) for debuggers.
-    ".nv_debug_ptx_txt": "a copy of the PTX text",
-    # Maps SASS addresses to line numbers of that PTX text; a printer may lay lines out anew.
-    ".nv_debug_line_sass": "SASS-to-PTX-line table",
-    # sm_100 cubins carry the same two tables again for the Mercury (capmerc) encoding.
-    ".nv.merc.nv_debug_ptx_txt": "a copy of the PTX text",
-    ".nv.merc.nv_debug_line_sass": "SASS-to-PTX-line table",
-}
+# Sections whose contents may differ although the machine code is the same; everything else
+# must match byte for byte. With -lineinfo ptxas stores the PTX it read, comments and layout
+# included, in .nv_debug_ptx_txt, and a table from SASS addresses to line numbers of that text
+# in .nv_debug_line_sass; a printer may lay the text out anew, so both change, and so do the
+# relocations that point into the line table (.rel/.rela.nv_debug_line_sass). sm_100 cubins carry
+# the same tables again for the Mercury encoding (.nv.merc.*). The list was found by assembling
+# PTX from nvcc, clang and Triton (sm_80, sm_90a, sm_100a) next to a copy with comments removed
+# and lines moved: only these sections changed.
+TEXT_DEPENDENT_RE = re.compile(r"^(\.nv\.merc)?(\.rela?)?\.nv_debug_(ptx_txt|line_sass)$")
+
+
+# The string tables are compared through what they name: the section list and the symbols,
+# with the PTX copy's hash taken off. Their bytes hold that hash in relocatable objects.
+STRING_TABLES = (".shstrtab", ".strtab")
+
+
+def text_dependent(name):
+    return TEXT_DEPENDENT_RE.match(name) is not None
+
 
 # In a relocatable object (ptxas -c) the PTX copy's section is named after a hash of the text,
 # `.nv_debug_ptx_txt.<number>`; names are compared with that number taken off.
@@ -133,8 +139,8 @@ class Tools:
         """The bytes of the given sections (rows of section_rows), keyed by name.
 
         llvm-objcopy --dump-section extracts them in one call. It refuses a cubin whose
-        .nv.global section claims more bytes than the file has (that section is only allocated
-        at load time); for those files the bytes are read at the offsets llvm-readelf gave."""
+        .nv.global section claims more bytes than the file has (see CUDA_NOBITS_TYPES); for
+        those files the bytes are read at the offsets llvm-readelf gave."""
         folder.mkdir()
         cmd = [self.objcopy]
         for index, section in enumerate(sections):
@@ -159,6 +165,7 @@ def section_rows(elf):
     for entry in elf["Sections"]:
         s = entry["Section"]
         rows.append({"name": canonical_name(s["Name"]["Name"]), "type": s["Type"]["Name"],
+                     "type_value": s["Type"]["Value"],
                      "flags": s["Flags"]["Value"], "size": s["Size"], "link": s["Link"],
                      "info": s["Info"], "align": s["AddressAlignment"],
                      "entsize": s["EntrySize"], "raw_name": s["Name"]["Name"],
@@ -183,13 +190,15 @@ def header_fields(elf):
             "os_abi": h["Ident"]["OS/ABI"], "abi_version": h["Ident"]["ABIVersion"]}
 
 
+# CUDA section types for memory that is allocated at load time, like SHT_NOBITS: .nv.global is
+# 0x70000007 and .nv_debug.shared 0x7000000a. Such sections have a size but no bytes in the file
+# (their offset points at whatever follows), so only their attributes are compared.
+CUDA_NOBITS_TYPES = (0x70000007, 0x7000000A)
+
+
 def has_file_bytes(section):
-    """Memory that is only allocated at load time has a size but no bytes in the file: NOBITS
-    sections (.nv.shared.*, .nv.local.*) and .nv.global, which has a CUDA-specific type. Its size
-    is compared with the other attributes; dumping it would read whatever follows it."""
-    name = section["name"]
-    return (section["type"] not in ("SHT_NULL", "SHT_NOBITS") and name != ".nv.global"
-            and not name.startswith((".nv.shared.", ".nv.local.")))
+    return (section["type"] not in ("SHT_NULL", "SHT_NOBITS")
+            and section["type_value"] not in CUDA_NOBITS_TYPES)
 
 
 def compare_section_names(original, printed):
@@ -204,7 +213,8 @@ def compare_section_attributes(original, printed):
     """Type, flags, size, links and alignment; the text-dependent sections may differ in size."""
     for o, p in zip(original, printed):
         keys = [k for k in o if k not in ("raw_name", "offset")
-                and not (k == "size" and o["name"] in TEXT_DEPENDENT_SECTIONS)]
+                and not (k == "size" and text_dependent(o["name"]))
+                and not (k == "size" and o["name"] in STRING_TABLES)]
         for key in keys:
             if o[key] != p[key]:
                 raise RoundTripError("section %s: %s %s in original, %s in printed"
@@ -231,7 +241,7 @@ def compare_cubins(tools, original, printed, workdir):
 
     def with_bytes(rows):
         chosen = [s for s in rows if has_file_bytes(s) and s["size"] > 0
-                  and s["name"] not in TEXT_DEPENDENT_SECTIONS]
+                  and not text_dependent(s["name"]) and s["name"] not in STRING_TABLES]
         # Code first, so that a difference in code is the one reported.
         return sorted(chosen, key=lambda s: not s["name"].startswith(".text."))
 
