@@ -1,4 +1,4 @@
-// A large PTX file of the kind real libraries ship: many entries, most of them not
+// A large PTX file of the kind real kernel packages ship: many entries, most of them not
 // warp-specialized, and a big initialized data table. It exercises a parser's speed and memory
 // on several megabytes rather than any synchronization; one entry at the end has a real
 // producer/consumer handoff so the file is not all noise.
