@@ -2,11 +2,11 @@
 """Checks that wsv's PTX printer loses nothing that matters to the machine code.
 
 For every PTX file given (or every *.ptx in a folder given):
-  1. print it:            printed = printer(original)          (default: wsv parse --emit FILE)
-  2. print the print:     reprinted = printer(printed); it must equal printed, text for text
-  3. assemble both original and printed with ptxas for the file's own .target
-  4. compare the two cubins with llvm-readelf (ELF header, section list, symbols) and
-     llvm-objcopy --dump-section (the bytes of every section, code sections first).
+  1. print it:         printed = printer(original)            (default: wsv parse --emit FILE)
+  2. assemble the original and the printed text with ptxas for the file's own .target
+  3. compare the two cubins with llvm-readelf (ELF header, section list, symbols) and
+     llvm-objcopy --dump-section (the bytes of every section, code sections first)
+  4. print the print:  printer(printed) must equal printed, text for text
 
 One verdict line per file, a summary line, and exit status 0 when every file passed, 1 when any
 failed, 2 for bad usage or a missing tool. The printer is a command so that the script can be
@@ -37,19 +37,18 @@ import time
 # and lines moved: only these sections changed.
 TEXT_DEPENDENT_RE = re.compile(r"^(\.nv\.merc)?(\.rela?)?\.nv_debug_(ptx_txt|line_sass)$")
 
+# In a relocatable object (ptxas --compile-only) the PTX copy's section is named after a hash of
+# the text, `.nv_debug_ptx_txt.<number>`; names are compared with that number taken off.
+PTX_COPY_NAME_RE = re.compile(r"^(.*nv_debug_ptx_txt)\.[0-9]+$")
 
 # The string tables are compared through what they name: the section list and the symbols,
 # with the PTX copy's hash taken off. Their bytes hold that hash in relocatable objects.
 STRING_TABLES = (".shstrtab", ".strtab")
 
-
-def text_dependent(name):
-    return TEXT_DEPENDENT_RE.match(name) is not None
-
-
-# In a relocatable object (ptxas -c) the PTX copy's section is named after a hash of the text,
-# `.nv_debug_ptx_txt.<number>`; names are compared with that number taken off.
-PTX_COPY_NAME_RE = re.compile(r"^(.*nv_debug_ptx_txt)\.[0-9]+$")
+# CUDA section types for memory that is allocated at load time, like SHT_NOBITS: .nv.global is
+# 0x70000007 and .nv_debug.shared 0x7000000a. Such sections have a size but no bytes in the file
+# (their offset points at whatever follows), so only their attributes are compared.
+CUDA_NOBITS_TYPES = (0x70000007, 0x7000000A)
 
 TARGET_RE = re.compile(r"^\s*\.target\s+(sm_[0-9]+[a-z]?)\b", re.MULTILINE)
 COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
@@ -75,8 +74,8 @@ def first_line(text, limit=160):
     return "(no output)"
 
 
-def run(cmd, **kwargs):
-    return subprocess.run(cmd, capture_output=True, **kwargs)
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True)
 
 
 class Tools:
@@ -156,6 +155,10 @@ class Tools:
         return {s["name"]: data[s["offset"]:s["offset"] + s["size"]] for s in sections}
 
 
+def text_dependent(name):
+    return TEXT_DEPENDENT_RE.match(name) is not None
+
+
 def canonical_name(name):
     return PTX_COPY_NAME_RE.sub(r"\1", name)
 
@@ -188,12 +191,6 @@ def header_fields(elf):
     # Offsets and counts follow from the section list, which is compared on its own.
     return {"type": h["Type"], "machine": h["Machine"]["Value"], "flags": h["Flags"]["Value"],
             "os_abi": h["Ident"]["OS/ABI"], "abi_version": h["Ident"]["ABIVersion"]}
-
-
-# CUDA section types for memory that is allocated at load time, like SHT_NOBITS: .nv.global is
-# 0x70000007 and .nv_debug.shared 0x7000000a. Such sections have a size but no bytes in the file
-# (their offset points at whatever follows), so only their attributes are compared.
-CUDA_NOBITS_TYPES = (0x70000007, 0x7000000A)
 
 
 def has_file_bytes(section):
@@ -324,6 +321,7 @@ def round_trip(tools, path, workdir):
 
 
 def collect_inputs(paths):
+    """The files given and the *.ptx of the folders given; None if a path does not exist."""
     files = []
     for given in paths:
         p = pathlib.Path(given)
@@ -332,7 +330,8 @@ def collect_inputs(paths):
         elif p.is_file():
             files.append(p)
         else:
-            raise SystemExit("ptx-roundtrip: no such file or folder: %s" % given)
+            print("ptx-roundtrip: no such file or folder: %s" % given, file=sys.stderr)
+            return None
     return files
 
 
@@ -386,6 +385,8 @@ def main(argv):
     args = parse_args(argv)
     tools = Tools(args)
     files = collect_inputs(args.paths)
+    if files is None:
+        return 2
     if not files:
         print("ptx-roundtrip: no .ptx files in %s" % " ".join(args.paths), file=sys.stderr)
         return 2
