@@ -70,7 +70,7 @@ def define_kernels():
                          stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                          BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
         # Grouped tile order for L2 reuse, masked pointer loads: Triton's software pipeliner turns
-        # the loop into cp.async (sm_90) stages waited on with mbarriers / async groups.
+        # the loop into cp.async stages waited on with cp.async commit/wait groups.
         pid = tl.program_id(0)
         tiles_m = tl.cdiv(M, BLOCK_M)
         tiles_n = tl.cdiv(N, BLOCK_N)
@@ -220,11 +220,12 @@ def corpus_entries():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ptxas", default="/usr/local/cuda/bin/ptxas",
-                        help="ptxas Triton assembles with; also fixes the PTX ISA version it writes")
+                        help="ptxas for Triton to assemble with; it also fixes the PTX ISA version")
     parser.add_argument("--out", default=str(HERE), help="folder the .ptx files go to")
     parser.add_argument("--only", nargs="*", help="output stems to regenerate (default: all)")
     parser.add_argument("--any-version", action="store_true",
-                        help="run with a Triton other than %s (the output will differ)" % PINNED_TRITON)
+                        help="run with a Triton other than %s (the output will differ)"
+                        % PINNED_TRITON)
     args = parser.parse_args()
 
     configure_environment(args.ptxas)
@@ -251,11 +252,13 @@ def main():
                             attrs=divisibility_attrs(signature))
             compiled = triton.compile(src, target=GPUTarget("cuda", arch, 32), options=options)
         except Exception as err:  # Triton raises many types; report and go on with the rest
-            print("FAIL %s: %s" % (name, str(err).strip().splitlines()[0] if str(err) else type(err)))
+            reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            print("FAIL %s: %s" % (name, reason))
             failures += 1
             continue
-        partitions = "warp-specialized" if "ttg.warp_specialize(" in compiled.asm["ttgir"] else "one partition"
-        if constexprs.get("WARP_SPECIALIZE") and partitions != "warp-specialized":
+        split = "ttg.warp_specialize(" in compiled.asm["ttgir"]
+        partitions = "warp-specialized" if split else "one partition"
+        if constexprs.get("WARP_SPECIALIZE") and not split:
             print("FAIL %s: Triton did not warp-specialize the loop" % name)
             failures += 1
             continue
