@@ -19,7 +19,12 @@ if(WSV_ANALYZER)
     execute_process(COMMAND ${WSV_LLVM_CONFIG} --cmakedir OUTPUT_VARIABLE _llvm_hints
                     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   endif()
-  find_package(LLVM 19 CONFIG QUIET HINTS ${_llvm_hints})
+  # LLVM's version file matches major.minor exactly, so ask for any version and check the major.
+  find_package(LLVM CONFIG QUIET HINTS ${_llvm_hints})
+  if(LLVM_FOUND AND NOT LLVM_VERSION_MAJOR EQUAL 19)
+    message(FATAL_ERROR "wsv: found LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_DIR}, need LLVM 19: "
+                        "apt-get install llvm-19-dev (and set LLVM_DIR if several are installed)")
+  endif()
   wsv_require(LLVM_FOUND "LLVM 19 (CMake package)" "llvm-19-dev")
   message(STATUS "wsv: LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_DIR}")
   llvm_map_components_to_libnames(_llvm_support_libs support)
