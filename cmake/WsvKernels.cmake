@@ -88,10 +88,12 @@ function(wsv_kernel)
 
   file(RELATIVE_PATH rel_src ${PROJECT_SOURCE_DIR} ${src})
   list(JOIN variants ",\n      " variants_json)
-  set_property(GLOBAL APPEND_STRING PROPERTY WSV_KERNEL_MANIFEST
+  # One string: set_property would join several arguments with ';', which is not JSON.
+  string(CONCAT entry
     "    {\"name\": \"${K_NAME}\", \"arch\": \"sm_${K_ARCH}\", \"source\": \"${rel_src}\", "
     "\"ptx\": \"${K_NAME}.ptx\"${main_checked}${clang_entry},\n"
     "     \"variants\": [\n      ${variants_json}]},\n")
+  set_property(GLOBAL APPEND_STRING PROPERTY WSV_KERNEL_MANIFEST "${entry}")
 endfunction()
 
 # Writes ${WSV_PTX_DIR}/kernels.json from every wsv_kernel() call; call once, after them all.
