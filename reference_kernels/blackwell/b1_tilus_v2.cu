@@ -21,9 +21,9 @@
 //   mma_phase (starts 0, flips every iteration), cta_sync.
 // Trip counts: K_TILES = K / 64 loads and K_TILES waits on the TMA barriers; K_TILES cta_syncs in
 //   every warp.
-// Epilogue, per 16-column slice (E_BLOCK_N = 16, 8 slices): tcgen05.ld 32x32b.x16 + wait::ld,
-//   st.shared into s_c (128 x 16 fp16, unswizzled), fence.proxy.async, cta_sync, tid 0 TMA store +
-//   commit_group + wait_group.read 0, cta_sync. Then cta_sync and warp 0 deallocates.
+// Epilogue, per 64-column slice (E_BLOCK_N = 64; the seed tunes it in [16, 64]): tcgen05.ld +
+//   wait::ld, st.shared into s_c (128 x 64, 128 B swizzle), fence.proxy.async, cta_sync, tid 0
+//   TMA store + commit_group + wait_group.read 0, cta_sync. Then cta_sync and warp 0 deallocates.
 #include <cuda.h>
 
 #include "epilogue.cuh"
@@ -34,25 +34,25 @@ namespace b1 {
 using namespace wsv;
 constexpr uint32_t BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 64;
 constexpr uint32_t STAGES = 4;
-constexpr uint32_t E_BLOCK_N = 16;
+constexpr uint32_t E_BLOCK_N = 64;  // one 128 B swizzle row of 16-bit elements
 constexpr uint32_t kThreads = 128;
 constexpr uint32_t kTmemCols = BLOCK_N;  // fp32 accumulator: one column per output column
 constexpr uint32_t kBytesA = BLOCK_M * BLOCK_K * 2;  // s_a[stage].nbytes = 16384
 constexpr uint32_t kBytesB = BLOCK_N * BLOCK_K * 2;  // s_b[stage].nbytes = 16384
-constexpr uint32_t kIdesc = umma_idesc_f16(UmmaInput::F16, UmmaInput::F16, BLOCK_M, BLOCK_N);
-// Dynamic shared memory: s_a[STAGES], s_b[STAGES] (1024 B aligned, 128 B swizzle), s_c.
+// Dynamic shared memory, 1024 B aligned, all in the 128 B swizzle: s_a[STAGES], s_b[STAGES], s_c.
 constexpr uint32_t kSmemA = 0;
 constexpr uint32_t kSmemB = kSmemA + STAGES * kBytesA;
 constexpr uint32_t kSmemC = kSmemB + STAGES * kBytesB;
-constexpr uint32_t kSmemBytes = kSmemC + BLOCK_M * E_BLOCK_N * 2;  // 135168
+constexpr uint32_t kSmemBytes = kSmemC + BLOCK_M * E_BLOCK_N * 2;  // 147456
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b1
 
-extern "C" __global__ void __launch_bounds__(b1::kThreads, 1)
-    b1_tilus_v2(const __grid_constant__ CUtensorMap tmap_a,
-                const __grid_constant__ CUtensorMap tmap_b,
-                const __grid_constant__ CUtensorMap tmap_c, uint32_t M, uint32_t N, uint32_t K) {
+template <typename T>
+__device__ __forceinline__ void b1_tilus_v2(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,
+                                            const CUtensorMap* tmap_c, uint32_t M, uint32_t N,
+                                            uint32_t K) {
   using namespace b1;
+  constexpr uint32_t kIdesc = umma_idesc_f16(umma_input<T>(), umma_input<T>(), BLOCK_M, BLOCK_N);
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ __align__(8) uint64_t tma_barriers[STAGES];
   __shared__ __align__(8) uint64_t mma_barrier;
@@ -88,8 +88,8 @@ extern "C" __global__ void __launch_bounds__(b1::kThreads, 1)
     const uint32_t bar = smem_u32(&tma_barriers[stage]);
     // BUG(mbarrier-tx-bytes): only s_a's bytes are expected; s_b's 16384 B overshoot the phase
     mbarrier_arrive_expect_tx(bar, wsv_bug("mbarrier-tx-bytes") ? kBytesA : kBytesA + kBytesB);
-    tma_load_2d(s_a + stage * kBytesA, &tmap_a, bar, k_tile * BLOCK_K, offset_m);
-    tma_load_2d(s_b + stage * kBytesB, &tmap_b, bar, k_tile * BLOCK_K, offset_n);
+    tma_load_2d(s_a + stage * kBytesA, tmap_a, bar, k_tile * BLOCK_K, offset_m);
+    tma_load_2d(s_b + stage * kBytesB, tmap_b, bar, k_tile * BLOCK_K, offset_n);
   };
 
   // Prefill: the first STAGES - 1 k-tiles, without waiting.
@@ -132,16 +132,19 @@ extern "C" __global__ void __launch_bounds__(b1::kThreads, 1)
   const uint32_t row = warp_id * 32 + lane_id;  // TMEM lane = output row
 #pragma unroll 1
   for (uint32_t e = 0; e < BLOCK_N / E_BLOCK_N; ++e) {
-    uint32_t acc[E_BLOCK_N];
-    tmem_ld_32x32b_x16(tmem_addr(t_acc, warp_id * 32, e * E_BLOCK_N), acc);
+    uint32_t acc[E_BLOCK_N / 32][32];
+#pragma unroll
+    for (uint32_t h = 0; h < E_BLOCK_N / 32; ++h)
+      tmem_ld_32x32b_x32(tmem_addr(t_acc, warp_id * 32, e * E_BLOCK_N + h * 32), acc[h]);
     tmem_ld_wait();
-    stage_row_16<__half>(s_c, row, acc);
+#pragma unroll
+    for (uint32_t h = 0; h < E_BLOCK_N / 32; ++h) stage_row_sw128<T>(s_c, row, h, acc[h]);
     // BUG(proxy-fence-missing): no fence.proxy.async between st.shared and the TMA store
     if constexpr (!wsv_bug("proxy-fence-missing"))
       fence_proxy_async_shared();
     __syncthreads();
     if (threadIdx.x == 0) {
-      tma_store_2d(&tmap_c, s_c, offset_n + e * E_BLOCK_N, offset_m);
+      tma_store_2d(tmap_c, s_c, offset_n + e * E_BLOCK_N, offset_m);
       bulk_commit_group();
       // BUG(bulk-store-reuse): no wait_group.read before the next slice rewrites s_c
       if constexpr (!wsv_bug("bulk-store-reuse"))
@@ -157,4 +160,22 @@ extern "C" __global__ void __launch_bounds__(b1::kThreads, 1)
     tcgen05_fence_after_thread_sync();
     tmem_dealloc<1>(t_acc, kTmemCols);
   }
+}
+
+// Entry points, fp16 (the seed's type) and bf16: A, B and D share the element type. The parameter
+// list is the one every reference GEMM takes; `d` is unused because D is written by TMA stores.
+extern "C" __global__ void __launch_bounds__(b1::kThreads, 1)
+    b1_f16(const __grid_constant__ CUtensorMap tmap_a,
+           const __grid_constant__ CUtensorMap tmap_b,
+           const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,
+           uint32_t K) {
+  b1_tilus_v2<__half>(&tmap_a, &tmap_b, &tmap_d, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(b1::kThreads, 1)
+    b1_bf16(const __grid_constant__ CUtensorMap tmap_a,
+            const __grid_constant__ CUtensorMap tmap_b,
+            const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,
+            uint32_t K) {
+  b1_tilus_v2<__nv_bfloat16>(&tmap_a, &tmap_b, &tmap_d, M, N, K);
 }

@@ -20,7 +20,7 @@
 //   stage wraps to 0. TMA warp: producer_phase starts at 1 (the first STAGES waits on empty pass,
 //   every slot starts empty). MMA warp: consumer_phase starts at 0 (blocks until the first fill).
 // Trip counts: both warps run K_TILES = K / 64 iterations.
-// After the flush wait, cta_sync; epilogue as in B1 (16-column slices: tcgen05.ld, st.shared,
+// After the flush wait, cta_sync; epilogue as in B1 (64-column slices: tcgen05.ld, st.shared,
 //   fence.proxy.async, cta_sync, TMA store + commit_group + wait_group.read 0, cta_sync); then
 //   cta_sync and warp 0 deallocates.
 #include <cuda.h>
@@ -33,25 +33,25 @@ namespace b2 {
 using namespace wsv;
 constexpr uint32_t BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 64;
 constexpr uint32_t STAGES = 4;
-constexpr uint32_t E_BLOCK_N = 16;
+constexpr uint32_t E_BLOCK_N = 64;  // one 128 B swizzle row of 16-bit elements
 constexpr uint32_t kThreads = 128;
 constexpr uint32_t kTmemCols = BLOCK_N;
 constexpr uint32_t kBytesA = BLOCK_M * BLOCK_K * 2;  // 16384
 constexpr uint32_t kBytesB = BLOCK_N * BLOCK_K * 2;  // 16384
-constexpr uint32_t kIdesc = umma_idesc_f16(UmmaInput::F16, UmmaInput::F16, BLOCK_M, BLOCK_N);
-// Dynamic shared memory: s_a[STAGES], s_b[STAGES] (1024 B aligned, 128 B swizzle), s_c.
+// Dynamic shared memory, 1024 B aligned, all in the 128 B swizzle: s_a[STAGES], s_b[STAGES], s_c.
 constexpr uint32_t kSmemA = 0;
 constexpr uint32_t kSmemB = kSmemA + STAGES * kBytesA;
 constexpr uint32_t kSmemC = kSmemB + STAGES * kBytesB;
-constexpr uint32_t kSmemBytes = kSmemC + BLOCK_M * E_BLOCK_N * 2;  // 135168
+constexpr uint32_t kSmemBytes = kSmemC + BLOCK_M * E_BLOCK_N * 2;  // 147456
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b2
 
-extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
-    b2_tilus_v3(const __grid_constant__ CUtensorMap tmap_a,
-                const __grid_constant__ CUtensorMap tmap_b,
-                const __grid_constant__ CUtensorMap tmap_c, uint32_t M, uint32_t N, uint32_t K) {
+template <typename T>
+__device__ __forceinline__ void b2_tilus_v3(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,
+                                            const CUtensorMap* tmap_c, uint32_t M, uint32_t N,
+                                            uint32_t K) {
   using namespace b2;
+  constexpr uint32_t kIdesc = umma_idesc_f16(umma_input<T>(), umma_input<T>(), BLOCK_M, BLOCK_N);
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ __align__(8) uint64_t full_barriers[STAGES];
   __shared__ __align__(8) uint64_t empty_barriers[STAGES];
@@ -92,14 +92,15 @@ extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
     uint32_t stage = 0;
     // BUG(mbarrier-initial-phase): producer_phase starts at 0, the same as the consumer's
     uint32_t producer_phase = wsv_bug("mbarrier-initial-phase") ? 0 : 1;
+    const bool leader = elect_one_sync();
 #pragma unroll 1
     for (uint32_t k = 0; k < K_TILES; ++k) {
       mbarrier_wait(smem_u32(&empty_barriers[stage]), producer_phase);
-      if (elect_one_sync()) {
+      if (leader) {
         const uint32_t bar = smem_u32(&full_barriers[stage]);
         mbarrier_arrive_expect_tx(bar, kBytesA + kBytesB);
-        tma_load_2d(s_a + stage * kBytesA, &tmap_a, bar, k * BLOCK_K, offset_m);
-        tma_load_2d(s_b + stage * kBytesB, &tmap_b, bar, k * BLOCK_K, offset_n);
+        tma_load_2d(s_a + stage * kBytesA, tmap_a, bar, k * BLOCK_K, offset_m);
+        tma_load_2d(s_b + stage * kBytesB, tmap_b, bar, k * BLOCK_K, offset_n);
       }
       __syncwarp();
       stage = (stage + 1) % STAGES;
@@ -109,11 +110,13 @@ extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
     // === MMA warp (consumer) ===
     uint32_t stage = 0;
     uint32_t consumer_phase = 0;
+    // One lane issues every UMMA and every commit: a commit tracks its own thread's UMMAs.
+    const bool leader = elect_one_sync();
 #pragma unroll 1
     for (uint32_t k = 0; k < K_TILES; ++k) {
       mbarrier_wait(smem_u32(&full_barriers[stage]), consumer_phase);
       tcgen05_fence_after_thread_sync();
-      if (elect_one_sync()) {
+      if (leader) {
         const uint64_t a_desc = umma_sdesc_sw128(s_a + stage * kBytesA);
         const uint64_t b_desc = umma_sdesc_sw128(s_b + stage * kBytesB);
 #pragma unroll
@@ -121,11 +124,10 @@ extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
           umma_f16<1>(t_acc, umma_sdesc_advance_k(a_desc, kk), umma_sdesc_advance_k(b_desc, kk),
                       kIdesc, k != 0 || kk != 0);
       }
-      __syncwarp();
       // The commit marks the stage consumed once the UMMAs above have read it. Only the issuing
       // lane has UMMAs in flight: a commit from any other lane arrives at once.
       // BUG(tcgen05-commit-multi-thread): all 32 lanes commit, 31 empty groups arrive at once
-      if (wsv_bug("tcgen05-commit-multi-thread") || elect_one_sync())
+      if (wsv_bug("tcgen05-commit-multi-thread") || leader)
         umma_commit(smem_u32(&empty_barriers[stage]));
       __syncwarp();
       stage = (stage + 1) % STAGES;
@@ -134,7 +136,7 @@ extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
     // Drain: wait for every UMMA in flight before the accumulator is read.
     // BUG(accumulator-early-read): no flush barrier, the epilogue reads TMEM under running UMMAs
     if constexpr (!wsv_bug("accumulator-early-read")) {
-      if (elect_one_sync()) umma_commit(smem_u32(&flush_barrier));
+      if (leader) umma_commit(smem_u32(&flush_barrier));
       __syncwarp();
       mbarrier_wait(smem_u32(&flush_barrier), 0);
     }
@@ -146,14 +148,17 @@ extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
   const uint32_t row = warp_id * 32 + lane_id;  // TMEM lane = output row
 #pragma unroll 1
   for (uint32_t e = 0; e < BLOCK_N / E_BLOCK_N; ++e) {
-    uint32_t acc[E_BLOCK_N];
-    tmem_ld_32x32b_x16(tmem_addr(t_acc, warp_id * 32, e * E_BLOCK_N), acc);
+    uint32_t acc[E_BLOCK_N / 32][32];
+#pragma unroll
+    for (uint32_t h = 0; h < E_BLOCK_N / 32; ++h)
+      tmem_ld_32x32b_x32(tmem_addr(t_acc, warp_id * 32, e * E_BLOCK_N + h * 32), acc[h]);
     tmem_ld_wait();
-    stage_row_16<__half>(s_c, row, acc);
+#pragma unroll
+    for (uint32_t h = 0; h < E_BLOCK_N / 32; ++h) stage_row_sw128<T>(s_c, row, h, acc[h]);
     fence_proxy_async_shared();
     __syncthreads();
     if (threadIdx.x == 0) {
-      tma_store_2d(&tmap_c, s_c, offset_n + e * E_BLOCK_N, offset_m);
+      tma_store_2d(tmap_c, s_c, offset_n + e * E_BLOCK_N, offset_m);
       bulk_commit_group();
       bulk_wait_group_read<0>();
     }
@@ -167,4 +172,22 @@ extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
     tcgen05_fence_after_thread_sync();
     tmem_dealloc<1>(t_acc, kTmemCols);
   }
+}
+
+// Entry points, fp16 (the seed's type) and bf16: A, B and D share the element type. The parameter
+// list is the one every reference GEMM takes; `d` is unused because D is written by TMA stores.
+extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
+    b2_f16(const __grid_constant__ CUtensorMap tmap_a,
+           const __grid_constant__ CUtensorMap tmap_b,
+           const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,
+           uint32_t K) {
+  b2_tilus_v3<__half>(&tmap_a, &tmap_b, &tmap_d, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(b2::kThreads, 1)
+    b2_bf16(const __grid_constant__ CUtensorMap tmap_a,
+            const __grid_constant__ CUtensorMap tmap_b,
+            const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,
+            uint32_t K) {
+  b2_tilus_v3<__nv_bfloat16>(&tmap_a, &tmap_b, &tmap_d, M, N, K);
 }

@@ -46,7 +46,6 @@ constexpr uint32_t kBytesA = BLK_M * BLK_K * F16_SIZE;  // 16384
 constexpr uint32_t kBytesB = BLK_N * BLK_K * F16_SIZE;  // 16384
 constexpr uint32_t kStageTxBytes = kBytesA + kBytesB;   // 32768 per stage on tma2mma
 constexpr uint32_t kBytesEpi = BLK_M * kEpiN * F16_SIZE;
-constexpr uint32_t kIdesc = umma_idesc_f16(UmmaInput::F16, UmmaInput::F16, BLK_M, BLK_N);
 // Dynamic shared memory (1024 B aligned for the 128 B swizzle): Asmem, Bsmem, Dsmem.
 constexpr uint32_t kSmemA = 0;
 constexpr uint32_t kSmemB = kSmemA + PIPE_DEPTH * kBytesA;
@@ -55,11 +54,12 @@ constexpr uint32_t kSmemBytes = kSmemD + BLK_M * BLK_N * F16_SIZE;  // 98304
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b3
 
-extern "C" __global__ void __launch_bounds__(b3::kThreads, 1)
-    b3_tirx_step7(const __grid_constant__ CUtensorMap tmap_a,
-                  const __grid_constant__ CUtensorMap tmap_b,
-                  const __grid_constant__ CUtensorMap tmap_d, uint32_t M, uint32_t N, uint32_t K) {
+template <typename T>
+__device__ __forceinline__ void b3_tirx_step7(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,
+                                            const CUtensorMap* tmap_d, uint32_t M, uint32_t N,
+                                            uint32_t K) {
   using namespace b3;
+  constexpr uint32_t kIdesc = umma_idesc_f16(umma_input<T>(), umma_input<T>(), BLK_M, BLK_N);
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ __align__(8) uint64_t tma2mma[PIPE_DEPTH];
   __shared__ __align__(8) uint64_t mma2tma[PIPE_DEPTH];
@@ -112,8 +112,8 @@ extern "C" __global__ void __launch_bounds__(b3::kThreads, 1)
           for (uint32_t k = 0; k < K_TILES; ++k) {
             mbarrier_wait(smem_u32(&mma2tma[tma_ps.stage]), tma_ps.phase);
             const uint32_t bar = smem_u32(&tma2mma[tma_ps.stage]);
-            tma_load_2d(a_smem + tma_ps.stage * kBytesA, &tmap_a, bar, k * BLK_K, m_st);
-            tma_load_2d(b_smem + tma_ps.stage * kBytesB, &tmap_b, bar, k * BLK_K, n_st);
+            tma_load_2d(a_smem + tma_ps.stage * kBytesA, tmap_a, bar, k * BLK_K, m_st);
+            tma_load_2d(b_smem + tma_ps.stage * kBytesB, tmap_b, bar, k * BLK_K, n_st);
             mbarrier_arrive_expect_tx(bar, kStageTxBytes);
             tma_ps.advance();
           }
@@ -170,7 +170,7 @@ extern "C" __global__ void __launch_bounds__(b3::kThreads, 1)
         mbarrier_arrive(smem_u32(&ld2mma));
 #pragma unroll
       for (uint32_t c = 0; c < BLK_N / 32; ++c)
-        stage_row_sw128<__half>(d_smem + c / 2 * kBytesEpi, row, c % 2, acc[c]);
+        stage_row_sw128<T>(d_smem + c / 2 * kBytesEpi, row, c % 2, acc[c]);
       // Dsmem writes must be visible to the TMA store (async proxy) before thread 0 issues it.
       // BUG(proxy-fence-missing): no fence.proxy.async between st.shared and the TMA store
       if constexpr (!wsv_bug("proxy-fence-missing"))
@@ -184,7 +184,7 @@ extern "C" __global__ void __launch_bounds__(b3::kThreads, 1)
       if (warp_id == 0 && lane_id == 0) {
         const int32_t m_st = ts.m_idx() * BLK_M, n_st = ts.n_idx() * BLK_N;
         for (uint32_t e = 0; e < BLK_N / kEpiN; ++e)
-          tma_store_2d(&tmap_d, d_smem + e * kBytesEpi, n_st + e * kEpiN, m_st);
+          tma_store_2d(tmap_d, d_smem + e * kBytesEpi, n_st + e * kEpiN, m_st);
         // BUG(bulk-store-reuse): no commit_group + wait_group before the next tile rewrites Dsmem
         if constexpr (!wsv_bug("bulk-store-reuse")) {
           bulk_commit_group();
@@ -205,4 +205,22 @@ extern "C" __global__ void __launch_bounds__(b3::kThreads, 1)
     if (!wsv_bug("tcgen05-alloc-lane-guard") || lane_id == 0)
       tmem_dealloc<1>(tmem, kTmemCols);
   }
+}
+
+// Entry points, fp16 (the seed's type) and bf16: A, B and D share the element type. The parameter
+// list is the one every reference GEMM takes; `d` is unused because D is written by TMA stores.
+extern "C" __global__ void __launch_bounds__(b3::kThreads, 1)
+    b3_f16(const __grid_constant__ CUtensorMap tmap_a,
+           const __grid_constant__ CUtensorMap tmap_b,
+           const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,
+           uint32_t K) {
+  b3_tirx_step7<__half>(&tmap_a, &tmap_b, &tmap_d, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(b3::kThreads, 1)
+    b3_bf16(const __grid_constant__ CUtensorMap tmap_a,
+            const __grid_constant__ CUtensorMap tmap_b,
+            const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,
+            uint32_t K) {
+  b3_tirx_step7<__nv_bfloat16>(&tmap_a, &tmap_b, &tmap_d, M, N, K);
 }

@@ -50,18 +50,4 @@ __device__ __forceinline__ void stage_row_sw128(uint32_t atom, uint32_t row, uin
   }
 }
 
-// Writes 16 accumulator columns of one row into an unswizzled staging tile of 16 columns
-// (32 B per row), the layout of a CU_TENSOR_MAP_SWIZZLE_NONE box {16, rows}.
-template <typename Out>
-__device__ __forceinline__ void stage_row_16(uint32_t tile, uint32_t row,
-                                             const uint32_t (&acc)[16]) {
-  const uint32_t row_addr = tile + row * 32;
-#pragma unroll
-  for (uint32_t i = 0; i < 2; ++i)
-    st_shared_v4(row_addr + i * 16, pack_pair<Out>(acc[8 * i + 0], acc[8 * i + 1]),
-                 pack_pair<Out>(acc[8 * i + 2], acc[8 * i + 3]),
-                 pack_pair<Out>(acc[8 * i + 4], acc[8 * i + 5]),
-                 pack_pair<Out>(acc[8 * i + 6], acc[8 * i + 7]));
-}
-
 }  // namespace wsv

@@ -6,7 +6,11 @@
 // Each wrapper names the PTX ISA section (by title) whose semantics it relies on. A kernel must use one CtaGroup for every
 // tcgen05 instruction it contains: ptxas rejects a function that mixes .cta_group::1 and ::2.
 #pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
+#include <type_traits>
 
 #include "ptx_sync.cuh"
 
@@ -74,6 +78,13 @@ __device__ __forceinline__ void tcgen05_fence_after_thread_sync() {
 // ---- UMMA descriptors (PTX ISA: Shared memory descriptor; Instruction descriptor) ---------------
 
 enum class UmmaInput : uint32_t { F16 = 0, BF16 = 1 };
+
+// The A/B format field of the instruction descriptor for an element type.
+template <typename T>
+__host__ __device__ constexpr UmmaInput umma_input() {
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "fp16 or bf16");
+  return std::is_same_v<T, __half> ? UmmaInput::F16 : UmmaInput::BF16;
+}
 
 // Instruction descriptor for tcgen05.mma .kind::f16, dense, fp32 accumulator, both operands
 // K-major, no negation:
@@ -166,18 +177,6 @@ __device__ __forceinline__ void tmem_ld_32x32b_x32(uint32_t taddr, uint32_t (&r)
         "=r"(r[14]), "=r"(r[15]), "=r"(r[16]), "=r"(r[17]), "=r"(r[18]), "=r"(r[19]),
         "=r"(r[20]), "=r"(r[21]), "=r"(r[22]), "=r"(r[23]), "=r"(r[24]), "=r"(r[25]),
         "=r"(r[26]), "=r"(r[27]), "=r"(r[28]), "=r"(r[29]), "=r"(r[30]), "=r"(r[31])
-      : "r"(taddr)
-      : "memory");
-}
-
-// The 16-column form, for epilogues that drain 16 columns at a time.
-__device__ __forceinline__ void tmem_ld_32x32b_x16(uint32_t taddr, uint32_t (&r)[16]) {
-  asm volatile(
-      "tcgen05.ld.sync.aligned.32x32b.x16.b32"
-      " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, [%16];"
-      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]),
-        "=r"(r[7]), "=r"(r[8]), "=r"(r[9]), "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]),
-        "=r"(r[14]), "=r"(r[15])
       : "r"(taddr)
       : "memory");
 }
