@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Checks that ptxas_resources.py fails where it must: a file ptxas rejects, a bug variant whose
+instructions equal its kernel's, a kernel missing from the manifest; and that it records the
+registers of a file that assembles. Runs the real ptxas (given with --ptxas) on tiny PTX files."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PTXAS = None
+
+HEADER = ".version 9.0\n.target sm_100a\n.address_size 64\n"
+GOOD = HEADER + """
+.visible .entry k(.param .u64 p) {
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+"""
+# The same program with other register numbers and line info: not a different program.
+GOOD_RENUMBERED = GOOD.replace("%r1", "%r2").replace("ret;", ".loc 1 7 3\n  ret;")
+# A real change: the store now happens only in thread 0.
+GOOD_CHANGED = GOOD.replace("  st.global.u32 [%rd1], %r1;\n",
+                            "  .reg .pred %p<2>;\n  setp.eq.u32 %p1, %r1, 0;\n"
+                            "  @%p1 st.global.u32 [%rd1], %r1;\n")
+BROKEN = HEADER + ".visible .entry k() {\n  not_an_instruction;\n  ret;\n}\n"
+
+
+class PtxasResourcesTest(unittest.TestCase):
+    def run_script(self, files, variants, kernels="k"):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, text in files.items():
+                with open(os.path.join(tmp, name), "w") as f:
+                    f.write(text)
+            manifest = {"schema": "wsv-kernels/1", "ptx_dir": tmp, "kernels": [{
+                "name": "k", "arch": "sm_100a", "source": "k.cu", "ptx": "k.ptx",
+                "variants": [{"bug": bug, "ptx": ptx} for bug, ptx in variants]}]}
+            with open(os.path.join(tmp, "kernels.json"), "w") as f:
+                json.dump(manifest, f)
+            out = os.path.join(tmp, "resources.txt")
+            proc = subprocess.run(
+                [sys.executable, os.path.join(HERE, "ptxas_resources.py"), "--ptxas", PTXAS,
+                 "--manifest", os.path.join(tmp, "kernels.json"), "--arch", "sm_100a",
+                 "--kernels", kernels, "--out", out], capture_output=True, text=True)
+            table = ""
+            if os.path.exists(out):
+                with open(out) as f:
+                    table = f.read()
+        return proc.returncode, proc.stderr, table
+
+    def test_records_registers_of_each_entry(self):
+        rc, err, table = self.run_script({"k.ptx": GOOD, "k.bug-x.ptx": GOOD_CHANGED},
+                                         [("x", "k.bug-x.ptx")])
+        self.assertEqual(rc, 0, err)
+        rows = [l.split() for l in table.splitlines() if l.startswith("k")]
+        self.assertEqual([r[:2] for r in rows], [["k.ptx", "k"], ["k.bug-x.ptx", "k"]])
+        self.assertTrue(all(int(r[2]) > 0 for r in rows), table)
+
+    def test_fails_when_ptxas_rejects_a_variant(self):
+        rc, err, _ = self.run_script({"k.ptx": GOOD, "k.bug-x.ptx": BROKEN},
+                                     [("x", "k.bug-x.ptx")])
+        self.assertEqual(rc, 1)
+        self.assertIn("k.bug-x.ptx: ptxas -arch=sm_100a failed", err)
+
+    def test_fails_when_the_bug_was_optimized_away(self):
+        rc, err, _ = self.run_script({"k.ptx": GOOD, "k.bug-x.ptx": GOOD_RENUMBERED},
+                                     [("x", "k.bug-x.ptx")])
+        self.assertEqual(rc, 1)
+        self.assertIn("the seeded bug 'x' did not survive compilation", err)
+
+    def test_fails_on_a_missing_kernel_or_file(self):
+        rc, err, _ = self.run_script({"k.ptx": GOOD}, [("x", "k.bug-x.ptx")], kernels="k,other")
+        self.assertEqual(rc, 1)
+        self.assertIn("k.bug-x.ptx: missing", err)
+        self.assertIn("other: not in", err)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ptxas", required=True)
+    args, rest = ap.parse_known_args()
+    PTXAS = args.ptxas
+    unittest.main(argv=[sys.argv[0]] + rest)
