@@ -1,7 +1,8 @@
 // B1 - Tilus Blackwell matmul V2: multi-stage software pipeline, one warp issues both TMA and MMA
 // (seed 002, "BlackwellMatmulV2").
 //
-// D[M,N] fp16 = A[M,K] fp16 (K-major) x B[N,K]^T fp16 (K-major), fp32 accumulator in TMEM.
+// D[M,N] = A[M,K] (K-major) x B[N,K]^T (K-major), fp16 (the seed's type) or bf16 in and out, fp32
+// accumulator in TMEM.
 // Grid (M/128, N/128), 128 threads (4 warps), one 128 x 128 output tile per CTA.
 //
 // Roles (warp_id = tid / 32)
@@ -106,7 +107,6 @@ __device__ __forceinline__ void b1_tilus_v2(const CUtensorMap* tmap_a, const CUt
     if (warp_id == 0) {
       if (k + STAGES - 1 < K_TILES && elect_one_sync()) load_k_tile(preload_stage, k + STAGES - 1);
       mbarrier_wait(smem_u32(&tma_barriers[current_stage]), tma_phase);
-      tcgen05_fence_after_thread_sync();
       if (elect_one_sync()) {
         const uint64_t a_desc = umma_sdesc_sw128(s_a + current_stage * kBytesA);
         const uint64_t b_desc = umma_sdesc_sw128(s_b + current_stage * kBytesB);

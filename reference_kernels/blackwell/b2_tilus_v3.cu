@@ -1,7 +1,8 @@
 // B2 - Tilus Blackwell matmul V3: warp specialization, a TMA warp and an MMA warp
 // (seed 000, "BlackwellMatmulV3").
 //
-// D[M,N] fp16 = A[M,K] fp16 (K-major) x B[N,K]^T fp16 (K-major), fp32 accumulator in TMEM.
+// D[M,N] = A[M,K] (K-major) x B[N,K]^T (K-major), fp16 (the seed's type) or bf16 in and out, fp32
+// accumulator in TMEM.
 // Grid (M/128, N/128), 128 threads (4 warps), one 128 x 128 output tile per CTA.
 //
 // Roles (thread groups of the seed)
@@ -115,7 +116,6 @@ __device__ __forceinline__ void b2_tilus_v3(const CUtensorMap* tmap_a, const CUt
 #pragma unroll 1
     for (uint32_t k = 0; k < K_TILES; ++k) {
       mbarrier_wait(smem_u32(&full_barriers[stage]), consumer_phase);
-      tcgen05_fence_after_thread_sync();
       if (leader) {
         const uint64_t a_desc = umma_sdesc_sw128(s_a + stage * kBytesA);
         const uint64_t b_desc = umma_sdesc_sw128(s_b + stage * kBytesB);

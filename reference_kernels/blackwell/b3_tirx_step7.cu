@@ -1,6 +1,7 @@
 // B3 - TIRx GEMM Step 7: warp specialization + pipeline, persistent (seed 001, "Step 7").
 //
-// D[M,N] fp16 = A[M,K] fp16 (K-major) x B[N,K]^T fp16 (K-major), fp32 accumulator in TMEM.
+// D[M,N] = A[M,K] (K-major) x B[N,K]^T (K-major), fp16 (the seed's type) or bf16 in and out, fp32
+// accumulator in TMEM.
 // Grid = one CTA per SM, 256 threads (WG_NUMBER = 2). Each CTA walks 128 x 128 output tiles:
 // tile = blockIdx.x, blockIdx.x + gridDim.x, ... (the same sequence in every role).
 //
@@ -136,7 +137,6 @@ __device__ __forceinline__ void b3_tirx_step7(const CUtensorMap* tmap_a, const C
 #pragma unroll 1
           for (uint32_t k = 0; k < mma_k_tiles; ++k) {
             mbarrier_wait(smem_u32(&tma2mma[mma_ps.stage]), mma_ps.phase);
-            tcgen05_fence_after_thread_sync();
             const uint64_t a_desc = umma_sdesc_sw128(a_smem + mma_ps.stage * kBytesA);
             const uint64_t b_desc = umma_sdesc_sw128(b_smem + mma_ps.stage * kBytesB);
 #pragma unroll

@@ -152,7 +152,6 @@ __device__ __forceinline__ void b5_tirx_step9(const CUtensorMap* tmap_a, const C
 #pragma unroll 1
           for (uint32_t k = 0; k < K_TILES; ++k) {
             mbarrier_wait(smem_u32(&tma2mma[mma_ps.stage]), mma_ps.phase);
-            tcgen05_fence_after_thread_sync();
             const uint64_t a_desc =
                 umma_sdesc_sw128(a_smem + (mma_ps.stage * NUM_CONSUMER + c) * kBytesA);
             const uint64_t b_desc = umma_sdesc_sw128(b_smem + mma_ps.stage * kBytesB);

@@ -135,7 +135,6 @@ __device__ __forceinline__ void b6_cutedsl_ws(const CUtensorMap* tmap_a, const C
 #pragma unroll 1
     for (uint32_t k_tile = 0; k_tile < num_k_tiles; ++k_tile) {
       if (!peek_ab_full) mbarrier_wait(smem_u32(&ab_full[ab_consumer.stage]), ab_consumer.phase);
-      tcgen05_fence_after_thread_sync();
       const uint32_t empty = smem_u32(&ab_empty[ab_consumer.stage]);
       if (leader) {
         const uint64_t a_desc = umma_sdesc_sw128(sA + ab_consumer.stage * kBytesA);

@@ -8,7 +8,9 @@ every seeded-bug variant. The run fails when
   - a listed PTX file is missing or does not assemble,
   - ptxas reports no resource line for an entry the file declares,
   - a bug variant compiles to the same instructions as its kernel (the seeded bug was optimized
-    away, so the variant would test nothing).
+    away, so the variant would test nothing),
+  - the kernel's source does not mark each variant's bug with `// BUG(<check>): ...`, or marks a
+    check that no variant builds.
 The table goes to stdout and to --out.
 """
 import argparse
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 
+BUG_RE = re.compile(r"//\s*BUG\(([\w-]+)\):")
 ENTRY_RE = re.compile(r"^\s*\.(?:visible\s+)?\.entry\s+([A-Za-z_$][\w$]*)", re.M)
 COMPILING_RE = re.compile(r"Compiling entry function '([^']+)'")
 PROPS_RE = re.compile(
@@ -80,6 +83,8 @@ def main():
     ap.add_argument("--arch", required=True, help="for example sm_100a")
     ap.add_argument("--kernels", required=True, help="comma-separated kernel names to check")
     ap.add_argument("--out", required=True, help="where the resource table is written")
+    ap.add_argument("--source-root", required=True,
+                    help="the repository root the manifest's source paths are relative to")
     args = ap.parse_args()
 
     with open(args.manifest) as f:
@@ -99,6 +104,18 @@ def main():
         if kernel["arch"] != args.arch:
             errors.append(f"{name}: built for {kernel['arch']}, expected {args.arch}")
         files = [(None, kernel["ptx"])] + [(v["bug"], v["ptx"]) for v in kernel["variants"]]
+        source = os.path.join(args.source_root, kernel["source"])
+        if os.path.exists(source):
+            with open(source) as f:
+                marked = set(BUG_RE.findall(f.read()))
+            built = {bug for bug, _ in files[1:]}
+            for bug in sorted(built - marked):
+                errors.append(f"{kernel['source']}: no `// BUG({bug}): ...` marker for variant "
+                              f"{bug}")
+            for bug in sorted(marked - built):
+                errors.append(f"{kernel['source']}: marks BUG({bug}) but no variant builds it")
+        else:
+            errors.append(f"{name}: source {source} not found")
         base_instructions = None
         for bug, ptx in files:
             path = os.path.join(ptx_dir, ptx)

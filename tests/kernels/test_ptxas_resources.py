@@ -34,8 +34,12 @@ BROKEN = HEADER + ".visible .entry k() {\n  not_an_instruction;\n  ret;\n}\n"
 
 
 class PtxasResourcesTest(unittest.TestCase):
-    def run_script(self, files, variants, kernels="k"):
+    def run_script(self, files, variants, kernels="k", source=None):
+        if source is None:
+            source = "".join(f"// BUG({bug}): seeded\n" for bug, _ in variants)
         with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "k.cu"), "w") as f:
+                f.write(source)
             for name, text in files.items():
                 with open(os.path.join(tmp, name), "w") as f:
                     f.write(text)
@@ -48,7 +52,8 @@ class PtxasResourcesTest(unittest.TestCase):
             proc = subprocess.run(
                 [sys.executable, os.path.join(HERE, "ptxas_resources.py"), "--ptxas", PTXAS,
                  "--manifest", os.path.join(tmp, "kernels.json"), "--arch", "sm_100a",
-                 "--kernels", kernels, "--out", out], capture_output=True, text=True)
+                 "--kernels", kernels, "--out", out, "--source-root", tmp],
+                capture_output=True, text=True)
             table = ""
             if os.path.exists(out):
                 with open(out) as f:
@@ -80,6 +85,13 @@ class PtxasResourcesTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("k.bug-x.ptx: missing", err)
         self.assertIn("other: not in", err)
+
+    def test_fails_when_markers_and_variants_disagree(self):
+        rc, err, _ = self.run_script({"k.ptx": GOOD, "k.bug-x.ptx": GOOD_CHANGED},
+                                     [("x", "k.bug-x.ptx")], source="// BUG(y): seeded\n")
+        self.assertEqual(rc, 1)
+        self.assertIn("no `// BUG(x): ...` marker for variant x", err)
+        self.assertIn("marks BUG(y) but no variant builds it", err)
 
 
 if __name__ == "__main__":
