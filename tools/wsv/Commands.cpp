@@ -6,11 +6,19 @@ namespace wsv {
 #ifdef WSV_HAVE_ANALYZER
 extern const Command ParseCommand;
 #endif
+#ifdef WSV_HAVE_RUNNER
+extern const Command RunCommand;
+extern const Command KernelsCommand;
+#endif
 
 const Command *commands() {
   static const Command Table[] = {
 #ifdef WSV_HAVE_ANALYZER
       ParseCommand,
+#endif
+#ifdef WSV_HAVE_RUNNER
+      RunCommand,
+      KernelsCommand,
 #endif
       {nullptr, nullptr, nullptr, nullptr},
   };

@@ -1,0 +1,14 @@
+// The kernel families KernelRegistry.cpp collects; each is defined in its own file.
+#pragma once
+
+#include "wsv/runner/KernelRegistry.h"
+
+#include <vector>
+
+namespace wsv {
+namespace runner {
+
+std::vector<KernelSpec> hopperKernelSpecs(); // HopperKernels.cpp: h1-h5, sm_90a
+
+} // namespace runner
+} // namespace wsv
