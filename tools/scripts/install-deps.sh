@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ python3           # build
   llvm-19-dev llvm-19-tools               # LLVM Support, FileCheck, lit, llvm-objcopy/readelf
+  libzstd-dev                             # static LLVM Support links zstd; llvm-19-dev lacks it
   clang-19 libclang-rt-19-dev             # clang PTX of the kernels, libFuzzer and sanitizers
   libz3-dev nlohmann-json3-dev            # the solver, JSON output
   libgtest-dev libbenchmark-dev           # tests and benchmarks

@@ -1,0 +1,389 @@
+//===- ParseOperands.cpp - instructions and their operands ------------------------===//
+#include "ConstantExpr.h"
+#include "ParserImpl.h"
+
+using namespace wsv::ptx;
+using llvm::StringRef;
+
+//===--- Operand layout ------------------------------------------------------------------===//
+
+OperandData OperandBuilder::closeList(size_t From, OperandKind Kind, const char *Ptr) {
+  OperandData List;
+  List.Ptr = Ptr;
+  List.Kind = Kind;
+  List.Rel = static_cast<int64_t>(Children.size());
+  List.Len = static_cast<uint32_t>(Open.size() - From);
+  Children.append(Open.begin() + From, Open.end());
+  Open.resize(From);
+  return List;
+}
+
+void OperandBuilder::write(Operand &Dest, const OperandData &D, int32_t Rel) {
+  Dest.Ptr = D.Ptr;
+  Dest.Rel = Rel;
+  Dest.Len = D.Len;
+  Dest.Kind = static_cast<uint32_t>(D.Kind);
+  Dest.Flags = D.Flags;
+}
+
+static bool hasElements(const OperandData &D) {
+  return D.Kind > OperandKind::Expression && !(D.Flags & 8 /*FlagInlineAddress*/);
+}
+
+void OperandBuilder::materialize(Operand *Dest) const {
+  const int64_t NumTop = static_cast<int64_t>(Top.size());
+  for (int64_t I = 0; I < NumTop; ++I) {
+    const OperandData &D = Top[I];
+    int64_t Rel = hasElements(D) ? NumTop + D.Rel - I : D.Rel;
+    write(*new (&Dest[I]) Operand(), D, static_cast<int32_t>(Rel));
+  }
+  for (int64_t J = 0, E = static_cast<int64_t>(Children.size()); J < E; ++J) {
+    const OperandData &D = Children[J];
+    int64_t Rel = hasElements(D) ? D.Rel - J : D.Rel;
+    write(*new (&Dest[NumTop + J]) Operand(), D, static_cast<int32_t>(Rel));
+  }
+}
+
+llvm::ArrayRef<Operand> Parser::materializeOperands() {
+  size_t N = Ops.total();
+  if (!N)
+    return {};
+  Operand *Dest = static_cast<Operand *>(M.Alloc.Allocate(N * sizeof(Operand), alignof(Operand)));
+  Ops.materialize(Dest);
+  return {Dest, Ops.Top.size()};
+}
+
+OperandData Parser::leaf(const Token &T, OperandKind Kind, uint8_t Flags) {
+  OperandData D;
+  D.Ptr = T.Ptr;
+  D.Len = T.Length;
+  D.Kind = Kind;
+  D.Flags = Flags;
+  return D;
+}
+
+static OperandKind nameKind(StringRef Name) {
+  if (Name == "_")
+    return OperandKind::Sink;
+  if (Name[0] == '%' && isSpecialRegisterName(Name.take_until([](char C) { return C == '.'; })))
+    return OperandKind::SpecialRegister;
+  return OperandKind::Name;
+}
+
+/// Leaves are limited to 16 MiB of text by the 24-bit length; longer ones are refused.
+static constexpr uint32_t MaxLeafLength = (1u << 24) - 1;
+
+//===--- Instructions ---------------------------------------------------------------------===//
+
+/// ::= [@[!]pred] opcode [operand {, operand}] ;
+bool Parser::parseInstruction() {
+  const char *Start = Tok.Ptr;
+  uint32_t Line = Tok.Line;
+  Ops.clear();
+  if (Tok.is(TokenKind::At)) {
+    next();
+    uint8_t Flags = consumeIf(TokenKind::Exclaim) ? 1 /*FlagNegated*/ : 0;
+    if (Tok.isNot(TokenKind::Identifier))
+      return expected("expected a predicate after '@'");
+    if (Tok.Length > MaxLeafLength)
+      return expected("predicate name is too long");
+    Ops.Top.push_back(leaf(Tok, nameKind(Tok.text()), Flags));
+    next();
+    if (Tok.isNot(TokenKind::Identifier))
+      return expected("expected an opcode after the predicate guard");
+  }
+  Token Opcode = Tok;
+  if (Opcode.Length > UINT16_MAX)
+    return expected("opcode is too long");
+  // `(a, b)` is an argument list in a call and a parenthesized constant anywhere else.
+  InCall = Opcode.text() == "call" || Opcode.text().starts_with("call.");
+  next();
+  // A statement start on the next line means the ';' is missing, not that operands follow.
+  bool NoOperands = Tok.is(TokenKind::Semicolon) || Tok.is(TokenKind::Eof) ||
+                    (Tok.AtLineStart && (Tok.is(TokenKind::Directive) || Tok.is(TokenKind::At) ||
+                                         Tok.is(TokenKind::RBrace)));
+  if (!NoOperands) {
+    do {
+      if (parseOperand(Ops.Top))
+        return true;
+    } while (consumeIf(TokenKind::Comma));
+  }
+  if (Tok.isNot(TokenKind::Semicolon) && !Tok.AtLineStart && Tok.isNot(TokenKind::Eof) &&
+      Tok.isNot(TokenKind::RBrace))
+    return expected("expected ',' or ';' after the operand");
+  if (expectSemicolon("the instruction"))
+    return true;
+
+  size_t N = Ops.total();
+  if (N > UINT16_MAX)
+    return error(Start, "instruction has too many operands");
+  void *Mem = M.Alloc.Allocate(sizeof(Instruction) + N * sizeof(Operand), alignof(Instruction));
+  auto *I = new (Mem) Instruction(Start, Line);
+  // The opcode is found from the statement's start; a guard separated from its opcode by
+  // more than 64 KiB (only ever in hostile input) gives up the guard's position instead.
+  if (Opcode.Ptr - Start > UINT16_MAX) {
+    I->Ptr = Opcode.Ptr;
+    I->Line = Opcode.Line;
+  }
+  I->Aux = static_cast<uint16_t>(Opcode.Ptr - I->Ptr);
+  I->OpcodeLength = static_cast<uint16_t>(Opcode.Length);
+  I->NumOperands = static_cast<uint16_t>(Ops.Top.size());
+  if (Start != Opcode.Ptr)
+    I->Flags |= Instruction::FlagGuarded;
+  I->DebugLoc = CurrentLoc;
+  Ops.materialize(reinterpret_cast<Operand *>(I + 1));
+  addStatement(I);
+  return false;
+}
+
+/// ::= address | vector | call-list | !name | [-] number | string | name [| name]
+///   | name (+|-) int | generic(name) [(+|-) int]
+bool Parser::parseOperand(llvm::SmallVectorImpl<OperandData> &Out) {
+  switch (Tok.Kind) {
+  case TokenKind::LBracket:
+    return parseAddress(Out);
+  case TokenKind::LBrace:
+    return parseBraceVector(Out);
+  case TokenKind::LParen:
+    if (InCall)
+      return parseCallList(Out);
+    return parseNumber(Out);
+  case TokenKind::Exclaim: {
+    if (peek().isNot(TokenKind::Identifier))
+      return parseNumber(Out);
+    next();
+    if (Tok.Length > MaxLeafLength)
+      return expected("name is too long");
+    Out.push_back(leaf(Tok, nameKind(Tok.text()), 1 /*FlagNegated*/));
+    next();
+    return false;
+  }
+  case TokenKind::Minus:
+  case TokenKind::Plus:
+  case TokenKind::Tilde:
+  case TokenKind::Integer:
+  case TokenKind::Float:
+    return parseNumber(Out);
+  case TokenKind::String:
+    if (Tok.Length > MaxLeafLength)
+      return expected("string is too long");
+    Out.push_back(leaf(Tok, OperandKind::String));
+    next();
+    return false;
+  case TokenKind::Identifier: {
+    OperandData D;
+    if (parseSymbolExpression(D))
+      return true;
+    if (Tok.is(TokenKind::Pipe) && (D.Kind == OperandKind::Name || D.Kind == OperandKind::Sink)) {
+      const char *Ptr = D.Ptr;
+      size_t From = Ops.Open.size();
+      Ops.Open.push_back(D);
+      next();
+      if (Tok.isNot(TokenKind::Identifier))
+        return expected("expected a second destination after '|'");
+      Ops.Open.push_back(leaf(Tok, nameKind(Tok.text())));
+      next();
+      Out.push_back(Ops.closeList(From, OperandKind::Pair, Ptr));
+      return false;
+    }
+    Out.push_back(D);
+    return false;
+  }
+  default:
+    return expected("expected an operand");
+  }
+}
+
+/// ::= [-] int | [-] float | constant-expression
+/// A lone literal (with its sign) stays an Integer or Float operand; anything longer becomes
+/// an Expression operand holding its source span, validated and evaluated here so that a
+/// bad expression is reported where it is.
+bool Parser::parseNumber(llvm::SmallVectorImpl<OperandData> &Out) {
+  const char *Start = Tok.Ptr;
+  State Saved = save();
+  bool Negative = Tok.is(TokenKind::Minus);
+  if (Negative)
+    next();
+  if ((Tok.is(TokenKind::Integer) || Tok.is(TokenKind::Float)) &&
+      !isBinaryOperator(peek().Kind)) {
+    if (Tok.Length > MaxLeafLength)
+      return expected("literal is too long");
+    Out.push_back(leaf(Tok, Tok.is(TokenKind::Integer) ? OperandKind::Integer : OperandKind::Float,
+                       Negative ? 1 /*FlagNegated*/ : 0));
+    next();
+    return false;
+  }
+  if (Negative)
+    restore(Saved);
+  ConstantValue Value;
+  ConstantError Failure;
+  if (evaluateConstantExpression(Tok, [this] { next(); }, Value, Failure)) {
+    if (Tok.is(TokenKind::Error))
+      return true;
+    return error(Failure.Ptr, Failure.Message);
+  }
+  if (PrevEnd - Start > MaxLeafLength)
+    return error(Start, "constant expression is too long");
+  OperandData D;
+  D.Ptr = Start;
+  D.Len = static_cast<uint32_t>(PrevEnd - Start);
+  D.Kind = OperandKind::Expression;
+  Out.push_back(D);
+  return false;
+}
+
+/// ::= name [(+|-) int | - name] | generic ( name ) [(+|-) int]
+/// Leaves D as a Name (or SpecialRegister/Sink), SymbolOffset or SymbolDifference.
+bool Parser::parseSymbolExpression(OperandData &D) {
+  if (Tok.Length > MaxLeafLength)
+    return expected("name is too long");
+  uint8_t Flags = 0;
+  Token Name = Tok;
+  if (Tok.is(TokenKind::Identifier) && Tok.text() == "generic" && peek().is(TokenKind::LParen)) {
+    next();
+    next();
+    if (Tok.isNot(TokenKind::Identifier))
+      return expected("expected a variable name inside 'generic( )'");
+    if (Tok.Length > MaxLeafLength)
+      return expected("name is too long");
+    Name = Tok;
+    next();
+    if (Tok.isNot(TokenKind::RParen))
+      return expected("expected ')' after the variable name in 'generic( )'");
+    Flags = 2; // FlagGeneric
+  }
+  const char *Start = Name.Ptr;
+  // A directive token here is a section's name used as a value (`.debug_loc+133`).
+  D = leaf(Name, Flags || Name.is(TokenKind::Directive) ? OperandKind::Name : nameKind(Name.text()),
+           Flags);
+  next();
+  bool Plus = Tok.is(TokenKind::Plus), Minus = Tok.is(TokenKind::Minus);
+  if ((!Plus && !Minus) || D.Kind != OperandKind::Name)
+    return false;
+  Token After = peek();
+  if (Plus && After.is(TokenKind::Minus)) {
+    next();
+    After = peek();
+    Minus = true;
+  }
+  if (After.is(TokenKind::Integer)) {
+    next();
+    size_t From = Ops.Open.size();
+    Ops.Open.push_back(D);
+    Ops.Open.push_back(leaf(Tok, OperandKind::Integer, Minus ? 1 : 0));
+    next();
+    D = Ops.closeList(From, OperandKind::SymbolOffset, Start);
+    D.Flags = Flags;
+    return false;
+  }
+  if (Minus && !Plus && After.is(TokenKind::Identifier) && !Flags) {
+    next();
+    size_t From = Ops.Open.size();
+    Ops.Open.push_back(D);
+    Ops.Open.push_back(leaf(Tok, nameKind(Tok.text())));
+    next();
+    D = Ops.closeList(From, OperandKind::SymbolDifference, Start);
+    return false;
+  }
+  return expected("expected an integer offset after the symbol");
+}
+
+/// ::= '[' base [(+ | + - | -) int] {, operand} ']'
+bool Parser::parseAddress(llvm::SmallVectorImpl<OperandData> &Out) {
+  const char *Open = Tok.Ptr;
+  next();
+  size_t From = Ops.Open.size();
+  OperandData Base;
+  if (Tok.is(TokenKind::Identifier)) {
+    if (Tok.Length > MaxLeafLength)
+      return expected("name is too long");
+    Base = leaf(Tok, nameKind(Tok.text()));
+  } else if (Tok.is(TokenKind::Integer)) {
+    Base = leaf(Tok, OperandKind::Integer);
+  } else {
+    return expected("expected a register, a variable or an address inside '[ ]'");
+  }
+  next();
+  Ops.Open.push_back(Base);
+  bool HasOffset = false;
+  int64_t Offset = 0;
+  bool OffsetFits = true;
+  if (Tok.is(TokenKind::Plus) || Tok.is(TokenKind::Minus)) {
+    bool Negative = Tok.is(TokenKind::Minus);
+    next();
+    if (!Negative && consumeIf(TokenKind::Minus))
+      Negative = true;
+    if (Tok.isNot(TokenKind::Integer))
+      return expected("expected an integer offset in the address");
+    uint64_t Magnitude = 0;
+    OffsetFits = parseIntegerLiteral(Tok.text(), Magnitude) && Magnitude <= INT32_MAX;
+    Offset = Negative ? -static_cast<int64_t>(Magnitude) : static_cast<int64_t>(Magnitude);
+    Ops.Open.push_back(leaf(Tok, OperandKind::Integer, Negative ? 1 : 0));
+    HasOffset = true;
+    next();
+  }
+  bool Extras = false;
+  while (consumeIf(TokenKind::Comma)) {
+    Extras = true;
+    if (parseOperand(Ops.Open))
+      return true;
+  }
+  if (Tok.isNot(TokenKind::RBracket))
+    return expected("expected ']' after the address");
+  next();
+  uint8_t Flags = HasOffset ? 4 /*FlagHasOffset*/ : 0;
+  if (!Extras && OffsetFits && Base.Kind != OperandKind::Integer) {
+    // The common `[%r1+8]`: base name and offset in one operand.
+    Ops.Open.resize(From);
+    OperandData D = Base;
+    D.Kind = OperandKind::Address;
+    D.Flags = Flags | 8 /*FlagInlineAddress*/;
+    D.Rel = Offset;
+    Out.push_back(D);
+    return false;
+  }
+  OperandData D = Ops.closeList(From, OperandKind::Address, Open);
+  D.Flags = Flags;
+  Out.push_back(D);
+  return false;
+}
+
+/// ::= '{' [operand {, operand}] '}'
+bool Parser::parseBraceVector(llvm::SmallVectorImpl<OperandData> &Out) {
+  const char *Open = Tok.Ptr;
+  next();
+  size_t From = Ops.Open.size();
+  if (Tok.isNot(TokenKind::RBrace)) {
+    do {
+      if (Tok.is(TokenKind::LBrace) || Tok.is(TokenKind::LBracket) || Tok.is(TokenKind::LParen))
+        return expected("expected a register or a value in the vector");
+      if (parseOperand(Ops.Open))
+        return true;
+    } while (consumeIf(TokenKind::Comma));
+  }
+  if (Tok.isNot(TokenKind::RBrace))
+    return expected("expected '}' at the end of the vector");
+  next();
+  Out.push_back(Ops.closeList(From, OperandKind::Vector, Open));
+  return false;
+}
+
+/// ::= '(' [operand {, operand}] ')'
+bool Parser::parseCallList(llvm::SmallVectorImpl<OperandData> &Out) {
+  const char *Open = Tok.Ptr;
+  next();
+  size_t From = Ops.Open.size();
+  if (Tok.isNot(TokenKind::RParen)) {
+    do {
+      if (Tok.is(TokenKind::LBrace) || Tok.is(TokenKind::LBracket) || Tok.is(TokenKind::LParen))
+        return expected("expected a name in the list");
+      if (parseOperand(Ops.Open))
+        return true;
+    } while (consumeIf(TokenKind::Comma));
+  }
+  if (Tok.isNot(TokenKind::RParen))
+    return expected("expected ')' at the end of the list");
+  next();
+  Out.push_back(Ops.closeList(From, OperandKind::List, Open));
+  return false;
+}
