@@ -28,6 +28,7 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
+#include "launch.h"
 #include "tcgen05.cuh"
 #include "wsv_bug.h"
 
@@ -47,6 +48,11 @@ constexpr uint32_t kSmemC = kSmemB + STAGES * kBytesB;
 constexpr uint32_t kSmemBytes = kSmemC + BLOCK_M * E_BLOCK_N * 2;  // 147456
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b1
+
+// The launch the host reads from this PTX (launch.h).
+WSV_BLACKWELL_LAUNCH(b1::BLOCK_M, b1::BLOCK_N, b1::BLOCK_K, b1::kThreads, /*ClusterM=*/1, b1::kSmemBytes,
+                     /*Persistent=*/0, /*BoxARows=*/b1::BLOCK_M, /*BoxBRows=*/b1::BLOCK_N,
+                     /*BoxDRows=*/b1::BLOCK_M, /*BoxDCols=*/b1::E_BLOCK_N);
 
 template <typename T>
 __device__ __forceinline__ void b1_tilus_v2(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

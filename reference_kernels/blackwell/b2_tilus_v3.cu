@@ -27,6 +27,7 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
+#include "launch.h"
 #include "tcgen05.cuh"
 #include "wsv_bug.h"
 
@@ -46,6 +47,11 @@ constexpr uint32_t kSmemC = kSmemB + STAGES * kBytesB;
 constexpr uint32_t kSmemBytes = kSmemC + BLOCK_M * E_BLOCK_N * 2;  // 147456
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b2
+
+// The launch the host reads from this PTX (launch.h).
+WSV_BLACKWELL_LAUNCH(b2::BLOCK_M, b2::BLOCK_N, b2::BLOCK_K, b2::kThreads, /*ClusterM=*/1, b2::kSmemBytes,
+                     /*Persistent=*/0, /*BoxARows=*/b2::BLOCK_M, /*BoxBRows=*/b2::BLOCK_N,
+                     /*BoxDRows=*/b2::BLOCK_M, /*BoxDCols=*/b2::E_BLOCK_N);
 
 template <typename T>
 __device__ __forceinline__ void b2_tilus_v3(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

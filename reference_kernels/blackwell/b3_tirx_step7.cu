@@ -30,6 +30,7 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
+#include "launch.h"
 #include "pipeline.cuh"
 #include "tcgen05.cuh"
 #include "wsv_bug.h"
@@ -54,6 +55,11 @@ constexpr uint32_t kSmemD = kSmemB + PIPE_DEPTH * kBytesB;
 constexpr uint32_t kSmemBytes = kSmemD + BLK_M * BLK_N * F16_SIZE;  // 98304
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b3
+
+// The launch the host reads from this PTX (launch.h).
+WSV_BLACKWELL_LAUNCH(b3::BLK_M, b3::BLK_N, b3::BLK_K, b3::kThreads, /*ClusterM=*/1, b3::kSmemBytes,
+                     /*Persistent=*/1, /*BoxARows=*/b3::BLK_M, /*BoxBRows=*/b3::BLK_N,
+                     /*BoxDRows=*/b3::BLK_M, /*BoxDCols=*/b3::kEpiN);
 
 template <typename T>
 __device__ __forceinline__ void b3_tirx_step7(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

@@ -35,6 +35,7 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
+#include "launch.h"
 #include "pipeline.cuh"
 #include "tcgen05.cuh"
 #include "wsv_bug.h"
@@ -62,6 +63,11 @@ constexpr uint32_t kSmemD = kSmemB + PIPE_DEPTH * kBytesB;
 constexpr uint32_t kSmemBytes = kSmemD + BLK_M * kEpiChunk * F16_SIZE;  // 163840
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b4
+
+// The launch the host reads from this PTX (launch.h).
+WSV_BLACKWELL_LAUNCH(/*TileM=*/b4::BLK_M, /*TileN=*/b4::MMA_N, b4::BLK_K, b4::kThreads, b4::CTA_GROUP,
+                     b4::kSmemBytes, /*Persistent=*/1, /*BoxARows=*/b4::BLK_M,
+                     /*BoxBRows=*/b4::BLK_N, /*BoxDRows=*/b4::BLK_M, /*BoxDCols=*/b4::kEpiN);
 
 template <typename T>
 __device__ __forceinline__ void b4_tirx_step8(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

@@ -36,6 +36,7 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
+#include "launch.h"
 #include "pipeline.cuh"
 #include "tcgen05.cuh"
 #include "wsv_bug.h"
@@ -63,6 +64,12 @@ constexpr uint32_t kSmemD = kSmemB + PIPE_DEPTH * kBytesB;
 constexpr uint32_t kSmemBytes = kSmemD + NUM_CONSUMER * kBytesEpi;  // 229376
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b5
+
+// The launch the host reads from this PTX (launch.h).
+WSV_BLACKWELL_LAUNCH(/*TileM=*/b5::NUM_CONSUMER * b5::BLK_M, /*TileN=*/b5::MMA_N, b5::BLK_K,
+                     b5::kThreads, b5::CTA_GROUP, b5::kSmemBytes, /*Persistent=*/1,
+                     /*BoxARows=*/b5::BLK_M, /*BoxBRows=*/b5::BLK_N, /*BoxDRows=*/b5::BLK_M,
+                     /*BoxDCols=*/b5::EPI_N);
 
 template <typename T>
 __device__ __forceinline__ void b5_tirx_step9(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

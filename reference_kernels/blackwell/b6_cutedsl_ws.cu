@@ -30,6 +30,7 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
+#include "launch.h"
 #include "pipeline.cuh"
 #include "tcgen05.cuh"
 #include "wsv_bug.h"
@@ -53,6 +54,11 @@ constexpr uint32_t kSmemD = kSmemB + AB_STAGES * kBytesB;
 constexpr uint32_t kSmemBytes = kSmemD + BM * BN * 2;  // 163840
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b6
+
+// The launch the host reads from this PTX (launch.h).
+WSV_BLACKWELL_LAUNCH(b6::BM, b6::BN, b6::BK, b6::kThreads, /*ClusterM=*/1, b6::kSmemBytes, /*Persistent=*/0,
+                     /*BoxARows=*/b6::BM, /*BoxBRows=*/b6::BN, /*BoxDRows=*/b6::BM,
+                     /*BoxDCols=*/b6::kEpiN);
 
 template <typename T>
 __device__ __forceinline__ void b6_cutedsl_ws(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

@@ -10,7 +10,10 @@ every seeded-bug variant. The run fails when
   - a bug variant compiles to the same instructions as its kernel (the seeded bug was optimized
     away, so the variant would test nothing),
   - the kernel's source does not mark each variant's bug with `// BUG(<check>): ...`, or marks a
-    check that no variant builds.
+    check that no variant builds,
+  - the launch description the PTX publishes (`wsv_blackwell_launch`, launch.h) is missing, or
+    disagrees with the PTX: threads vs .maxntid, cluster size vs .reqnctapercluster, or static
+    plus dynamic shared memory over the 227 KB an sm_100 CTA may have.
 The table goes to stdout and to --out.
 """
 import argparse
@@ -22,6 +25,10 @@ import sys
 import tempfile
 
 BUG_RE = re.compile(r"//\s*BUG\(([\w-]+)\):")
+LAUNCH_RE = re.compile(r"\bwsv_blackwell_launch\[(\d+)\]\s*=\s*\{([^}]*)\}")
+LAUNCH_FIELDS = ("version", "tile_m", "tile_n", "tile_k", "threads", "cluster_m", "dyn_smem",
+                 "persistent", "box_a_rows", "box_b_rows", "box_d_rows", "box_d_cols")
+MAX_SMEM_PER_CTA = 227 * 1024
 ENTRY_RE = re.compile(r"^\s*\.(?:visible\s+)?\.entry\s+([A-Za-z_$][\w$]*)", re.M)
 COMPILING_RE = re.compile(r"Compiling entry function '([^']+)'")
 PROPS_RE = re.compile(
@@ -50,6 +57,27 @@ def parse_ptxas(stderr):
             current["barriers"] = int(m.group(2) or 0)
             current["smem"] = int(m.group(3) or 0)
     return info
+
+
+def launch_description(ptx_text):
+    """The fields of the `wsv_blackwell_launch` initializer (little-endian uint32), or None."""
+    m = LAUNCH_RE.search(ptx_text)
+    if not m:
+        return None
+    data = bytes(int(b) for b in m.group(2).split(","))
+    data = data.ljust(int(m.group(1)), b"\0")
+    words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
+    return dict(zip(LAUNCH_FIELDS, words))
+
+
+def entry_directive(ptx_text, entry, directive):
+    """The integers of `directive` (.maxntid, .reqnctapercluster) on `entry`, or None."""
+    m = re.search(r"\.entry\s+%s\s*\(.*?\)\s*((?:\.\w+[^{]*?)*)\{" % re.escape(entry),
+                  ptx_text, re.S)
+    if not m:
+        return None
+    d = re.search(r"\.%s\s+([\d,\s]+)" % directive, m.group(1))
+    return [int(x) for x in d.group(1).replace(",", " ").split()] if d else None
 
 
 def instructions(ptx_text):
@@ -133,6 +161,10 @@ def main():
             elif base_instructions is not None and insts == base_instructions:
                 errors.append(f"{ptx}: same instructions as {kernel['ptx']}: the seeded bug "
                               f"'{bug}' did not survive compilation")
+            launch = launch_description(text)
+            if launch is None:
+                errors.append(f"{ptx}: publishes no wsv_blackwell_launch")
+                launch = {}
             rc, stderr = assemble(args.ptxas, args.arch, path)
             if rc != 0:
                 errors.append(f"{ptx}: ptxas -arch={args.arch} failed (exit {rc}):\n{stderr}")
@@ -143,13 +175,32 @@ def main():
                 if not figures or "regs" not in figures:
                     errors.append(f"{ptx}: ptxas printed no resource usage for {entry}")
                     continue
+                figures = dict(figures, **{k: launch.get(k, 0)
+                                           for k in ("threads", "cluster_m", "dyn_smem")})
+                if not launch:
+                    rows.append((ptx, entry, figures))
+                    continue
+                maxntid = entry_directive(text, entry, "maxntid")
+                if maxntid and maxntid[0] != launch["threads"]:
+                    errors.append(f"{ptx}: {entry} has .maxntid {maxntid[0]}, the launch "
+                                  f"description {launch['threads']} threads")
+                cluster = entry_directive(text, entry, "reqnctapercluster") or [1]
+                if cluster[0] != launch["cluster_m"]:
+                    errors.append(f"{ptx}: {entry} declares clusters of {cluster[0]}, the "
+                                  f"launch description {launch['cluster_m']}")
+                total = figures["smem"] + launch["dyn_smem"]
+                if total > MAX_SMEM_PER_CTA:
+                    errors.append(f"{ptx}: {entry} needs {total} B of shared memory per CTA, "
+                                  f"over {MAX_SMEM_PER_CTA}")
                 rows.append((ptx, entry, figures))
 
     header = ("# ptxas -arch=%s -v, %s\n"
-              "# smem is static shared memory (barriers and the 1024 B alignment of the\n"
-              "# dynamic tile buffers); the tiles' dynamic shared memory is set at launch.\n"
+              "# smem: static shared memory (barriers, padded to the 1024 B alignment of the\n"
+              "# tile buffers); dyn_smem, threads, cluster_m: from the launch description the\n"
+              "# PTX publishes (wsv_blackwell_launch), as the host launches it.\n"
               % (args.arch, version[-1] if version else "unknown ptxas"))
-    cols = ("ptx", "entry", "regs", "smem", "barriers", "stack", "spill_st", "spill_ld")
+    cols = ("ptx", "entry", "regs", "smem", "dyn_smem", "threads", "cluster_m", "barriers",
+            "stack", "spill_st", "spill_ld")
     width = max([len(r[0]) for r in rows] + [len(cols[0])])
     lines = [header + f"{cols[0]:<{width}}  {cols[1]:<8} " +
              " ".join(f"{c:>8}" for c in cols[2:])]

@@ -14,8 +14,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PTXAS = None
 
 HEADER = ".version 9.0\n.target sm_100a\n.address_size 64\n"
-GOOD = HEADER + """
-.visible .entry k(.param .u64 p) {
+
+
+def launch_global(threads=128, cluster=1, dyn_smem=4096):
+    """A `wsv_blackwell_launch` initializer as nvcc writes it (launch.h field order)."""
+    words = [1, 128, 128, 64, threads, cluster, dyn_smem, 0, 128, 128, 128, 64]
+    data = b"".join(w.to_bytes(4, "little") for w in words)
+    return (".global .align 4 .b8 wsv_blackwell_launch[48] = {%s};\n"
+            % ", ".join(str(b) for b in data))
+
+
+GOOD = HEADER + launch_global() + """
+.visible .entry k(.param .u64 p)
+.maxntid 128, 1, 1
+{
   .reg .b32 %r<3>;
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
@@ -30,7 +42,7 @@ GOOD_RENUMBERED = GOOD.replace("%r1", "%r2").replace("ret;", ".loc 1 7 3\n  ret;
 GOOD_CHANGED = GOOD.replace("  st.global.u32 [%rd1], %r1;\n",
                             "  .reg .pred %p<2>;\n  setp.eq.u32 %p1, %r1, 0;\n"
                             "  @%p1 st.global.u32 [%rd1], %r1;\n")
-BROKEN = HEADER + ".visible .entry k() {\n  not_an_instruction;\n  ret;\n}\n"
+BROKEN = HEADER + launch_global() + ".visible .entry k() {\n  not_an_instruction;\n  ret;\n}\n"
 
 
 class PtxasResourcesTest(unittest.TestCase):
@@ -92,6 +104,27 @@ class PtxasResourcesTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("no `// BUG(x): ...` marker for variant x", err)
         self.assertIn("marks BUG(y) but no variant builds it", err)
+
+    def test_reads_the_launch_description(self):
+        rc, err, table = self.run_script({"k.ptx": GOOD}, [])
+        self.assertEqual(rc, 0, err)
+        header = table.splitlines()[4].split()
+        row = dict(zip(header, table.splitlines()[5].split()))
+        self.assertEqual((row["dyn_smem"], row["threads"], row["cluster_m"]), ("4096", "128", "1"))
+
+    def test_fails_when_the_launch_description_disagrees_with_the_ptx(self):
+        wrong = GOOD.replace(launch_global(), launch_global(threads=256, cluster=2,
+                                                            dyn_smem=228 * 1024))
+        rc, err, _ = self.run_script({"k.ptx": wrong}, [])
+        self.assertEqual(rc, 1)
+        self.assertIn("has .maxntid 128, the launch description 256 threads", err)
+        self.assertIn("declares clusters of 1, the launch description 2", err)
+        self.assertIn("B of shared memory per CTA, over 232448", err)
+
+    def test_fails_without_a_launch_description(self):
+        rc, err, _ = self.run_script({"k.ptx": GOOD.replace(launch_global(), "")}, [])
+        self.assertEqual(rc, 1)
+        self.assertIn("k.ptx: publishes no wsv_blackwell_launch", err)
 
 
 if __name__ == "__main__":
