@@ -7,7 +7,7 @@
 //
 // Roles (warp_id = tid / 32)
 //   warp 0 (tid 0-31)   TMA + MMA: the whole warp waits on the barriers; one elected lane issues
-//                       arrive.expect_tx, the two TMA loads, the 4 UMMAs of a k-tile, tcgen05.commit
+//                       arrive.expect_tx, the two TMA loads, a k-tile's 4 UMMAs, tcgen05.commit
 //   warps 1-3 (32-127)  no work in the main loop, but every iteration ends in cta_sync for all 4
 //   all 128 threads     epilogue; warp 0 (all lanes) allocates and deallocates 128 TMEM columns
 // Barriers (init count: who arrives, per phase)
@@ -28,8 +28,8 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
-#include "launch.h"
 #include "tcgen05.cuh"
+#include "wsv_abi.h"
 #include "wsv_bug.h"
 
 namespace b1 {
@@ -49,10 +49,14 @@ constexpr uint32_t kSmemBytes = kSmemC + BLOCK_M * E_BLOCK_N * 2;  // 147456
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b1
 
-// The launch the host reads from this PTX (launch.h).
-WSV_BLACKWELL_LAUNCH(b1::BLOCK_M, b1::BLOCK_N, b1::BLOCK_K, b1::kThreads, /*ClusterM=*/1, b1::kSmemBytes,
-                     /*Persistent=*/0, /*BoxARows=*/b1::BLOCK_M, /*BoxBRows=*/b1::BLOCK_N,
-                     /*BoxDRows=*/b1::BLOCK_M, /*BoxDCols=*/b1::E_BLOCK_N);
+// What `wsv run` reads from this PTX to launch it (reference_kernels/common/wsv_abi.h).
+extern "C" __device__ const wsv::abi::KernelInfo wsv_kernel_info = {
+    /*Version=*/wsv::abi::KernelInfoVersion, /*TileM=*/b1::BLOCK_M, /*TileN=*/b1::BLOCK_N,
+    /*TileK=*/b1::BLOCK_K, /*Stages=*/b1::STAGES, /*Threads=*/b1::kThreads, /*ClusterM=*/1,
+    /*SmemBytes=*/b1::kSmemBytes, /*Persistent=*/0, /*BoxARows=*/b1::BLOCK_M,
+    /*BoxBRows=*/b1::BLOCK_N, /*BoxDRows=*/b1::BLOCK_M, /*BoxDCols=*/b1::E_BLOCK_N,
+    /*TensorMaps=*/wsv::abi::TensorMapsAsParams, /*MinKTiles=*/1, /*Roles=*/"tma+mma,idle,epilogue",
+    /*Barriers=*/"tma_barriers,mma_barrier"};
 
 template <typename T>
 __device__ __forceinline__ void b1_tilus_v2(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

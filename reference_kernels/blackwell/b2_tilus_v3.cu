@@ -27,8 +27,8 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
-#include "launch.h"
 #include "tcgen05.cuh"
+#include "wsv_abi.h"
 #include "wsv_bug.h"
 
 namespace b2 {
@@ -48,10 +48,14 @@ constexpr uint32_t kSmemBytes = kSmemC + BLOCK_M * E_BLOCK_N * 2;  // 147456
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b2
 
-// The launch the host reads from this PTX (launch.h).
-WSV_BLACKWELL_LAUNCH(b2::BLOCK_M, b2::BLOCK_N, b2::BLOCK_K, b2::kThreads, /*ClusterM=*/1, b2::kSmemBytes,
-                     /*Persistent=*/0, /*BoxARows=*/b2::BLOCK_M, /*BoxBRows=*/b2::BLOCK_N,
-                     /*BoxDRows=*/b2::BLOCK_M, /*BoxDCols=*/b2::E_BLOCK_N);
+// What `wsv run` reads from this PTX to launch it (reference_kernels/common/wsv_abi.h).
+extern "C" __device__ const wsv::abi::KernelInfo wsv_kernel_info = {
+    /*Version=*/wsv::abi::KernelInfoVersion, /*TileM=*/b2::BLOCK_M, /*TileN=*/b2::BLOCK_N,
+    /*TileK=*/b2::BLOCK_K, /*Stages=*/b2::STAGES, /*Threads=*/b2::kThreads, /*ClusterM=*/1,
+    /*SmemBytes=*/b2::kSmemBytes, /*Persistent=*/0, /*BoxARows=*/b2::BLOCK_M,
+    /*BoxBRows=*/b2::BLOCK_N, /*BoxDRows=*/b2::BLOCK_M, /*BoxDCols=*/b2::E_BLOCK_N,
+    /*TensorMaps=*/wsv::abi::TensorMapsAsParams, /*MinKTiles=*/1, /*Roles=*/"tma,mma,epilogue",
+    /*Barriers=*/"full_barriers,empty_barriers,flush_barrier"};
 
 template <typename T>
 __device__ __forceinline__ void b2_tilus_v3(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

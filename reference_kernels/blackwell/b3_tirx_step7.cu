@@ -30,9 +30,9 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
-#include "launch.h"
 #include "pipeline.cuh"
 #include "tcgen05.cuh"
+#include "wsv_abi.h"
 #include "wsv_bug.h"
 
 namespace b3 {
@@ -56,10 +56,14 @@ constexpr uint32_t kSmemBytes = kSmemD + BLK_M * BLK_N * F16_SIZE;  // 98304
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b3
 
-// The launch the host reads from this PTX (launch.h).
-WSV_BLACKWELL_LAUNCH(b3::BLK_M, b3::BLK_N, b3::BLK_K, b3::kThreads, /*ClusterM=*/1, b3::kSmemBytes,
-                     /*Persistent=*/1, /*BoxARows=*/b3::BLK_M, /*BoxBRows=*/b3::BLK_N,
-                     /*BoxDRows=*/b3::BLK_M, /*BoxDCols=*/b3::kEpiN);
+// What `wsv run` reads from this PTX to launch it (reference_kernels/common/wsv_abi.h).
+extern "C" __device__ const wsv::abi::KernelInfo wsv_kernel_info = {
+    /*Version=*/wsv::abi::KernelInfoVersion, /*TileM=*/b3::BLK_M, /*TileN=*/b3::BLK_N,
+    /*TileK=*/b3::BLK_K, /*Stages=*/b3::PIPE_DEPTH, /*Threads=*/b3::kThreads, /*ClusterM=*/1,
+    /*SmemBytes=*/b3::kSmemBytes, /*Persistent=*/1, /*BoxARows=*/b3::BLK_M, /*BoxBRows=*/b3::BLK_N,
+    /*BoxDRows=*/b3::BLK_M, /*BoxDCols=*/b3::kEpiN, /*TensorMaps=*/wsv::abi::TensorMapsAsParams,
+    /*MinKTiles=*/1, /*Roles=*/"tma_producer,mma_consumer,writeback",
+    /*Barriers=*/"tma2mma,mma2tma,mma2ld,ld2mma"};
 
 template <typename T>
 __device__ __forceinline__ void b3_tirx_step7(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

@@ -35,9 +35,9 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
-#include "launch.h"
 #include "pipeline.cuh"
 #include "tcgen05.cuh"
+#include "wsv_abi.h"
 #include "wsv_bug.h"
 
 namespace b4 {
@@ -64,10 +64,14 @@ constexpr uint32_t kSmemBytes = kSmemD + BLK_M * kEpiChunk * F16_SIZE;  // 16384
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b4
 
-// The launch the host reads from this PTX (launch.h).
-WSV_BLACKWELL_LAUNCH(/*TileM=*/b4::BLK_M, /*TileN=*/b4::MMA_N, b4::BLK_K, b4::kThreads, b4::CTA_GROUP,
-                     b4::kSmemBytes, /*Persistent=*/1, /*BoxARows=*/b4::BLK_M,
-                     /*BoxBRows=*/b4::BLK_N, /*BoxDRows=*/b4::BLK_M, /*BoxDCols=*/b4::kEpiN);
+// What `wsv run` reads from this PTX to launch it (reference_kernels/common/wsv_abi.h).
+extern "C" __device__ const wsv::abi::KernelInfo wsv_kernel_info = {
+    /*Version=*/wsv::abi::KernelInfoVersion, /*TileM=*/b4::BLK_M, /*TileN=*/b4::MMA_N,
+    /*TileK=*/b4::BLK_K, /*Stages=*/b4::PIPE_DEPTH, /*Threads=*/b4::kThreads,
+    /*ClusterM=*/b4::CTA_GROUP, /*SmemBytes=*/b4::kSmemBytes, /*Persistent=*/1,
+    /*BoxARows=*/b4::BLK_M, /*BoxBRows=*/b4::BLK_N, /*BoxDRows=*/b4::BLK_M, /*BoxDCols=*/b4::kEpiN,
+    /*TensorMaps=*/wsv::abi::TensorMapsAsParams, /*MinKTiles=*/1,
+    /*Roles=*/"tma_producer,mma_consumer,writeback", /*Barriers=*/"tma2mma,mma2tma,mma2ld,ld2mma"};
 
 template <typename T>
 __device__ __forceinline__ void b4_tirx_step8(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,
@@ -106,7 +110,7 @@ __device__ __forceinline__ void b4_tirx_step8(const CUtensorMap* tmap_a, const C
   if (wg_id == 0 && warp_id == 0) tmem_alloc<CTA_GROUP>(smem_u32(&tmem_addr_slot), kTmemCols);
   tcgen05_fence_before_thread_sync();
   if constexpr (wsv_bug("mbarrier-init-visibility"))
-    // BUG(mbarrier-init-visibility): cta_sync, not cluster_sync: the peer may use them uninitialized
+    // BUG(mbarrier-init-visibility): cta_sync, not cluster_sync: the peer may use them too early
     __syncthreads();
   else
     cluster_sync();
@@ -223,8 +227,8 @@ __device__ __forceinline__ void b4_tirx_step8(const CUtensorMap* tmap_a, const C
 
 // Entry points, fp16 (the seed's type) and bf16: A, B and D share the element type. The parameter
 // list is the one every reference GEMM takes; `d` is unused because D is written by TMA stores.
-// __cluster_dims__ puts the cluster shape into the PTX (.reqnctapercluster 2, 1, 1).
-extern "C" __global__ void __cluster_dims__(b4::CTA_GROUP, 1, 1) __launch_bounds__(b4::kThreads, 1)
+// Launched in clusters of CTA_GROUP CTAs along x (KernelInfo::ClusterM).
+extern "C" __global__ void __launch_bounds__(b4::kThreads, 1)
     b4_f16(const __grid_constant__ CUtensorMap tmap_a,
            const __grid_constant__ CUtensorMap tmap_b,
            const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,
@@ -232,7 +236,7 @@ extern "C" __global__ void __cluster_dims__(b4::CTA_GROUP, 1, 1) __launch_bounds
   b4_tirx_step8<__half>(&tmap_a, &tmap_b, &tmap_d, M, N, K);
 }
 
-extern "C" __global__ void __cluster_dims__(b4::CTA_GROUP, 1, 1) __launch_bounds__(b4::kThreads, 1)
+extern "C" __global__ void __launch_bounds__(b4::kThreads, 1)
     b4_bf16(const __grid_constant__ CUtensorMap tmap_a,
             const __grid_constant__ CUtensorMap tmap_b,
             const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,

@@ -36,9 +36,9 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
-#include "launch.h"
 #include "pipeline.cuh"
 #include "tcgen05.cuh"
+#include "wsv_abi.h"
 #include "wsv_bug.h"
 
 namespace b5 {
@@ -65,11 +65,15 @@ constexpr uint32_t kSmemBytes = kSmemD + NUM_CONSUMER * kBytesEpi;  // 229376
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b5
 
-// The launch the host reads from this PTX (launch.h).
-WSV_BLACKWELL_LAUNCH(/*TileM=*/b5::NUM_CONSUMER * b5::BLK_M, /*TileN=*/b5::MMA_N, b5::BLK_K,
-                     b5::kThreads, b5::CTA_GROUP, b5::kSmemBytes, /*Persistent=*/1,
-                     /*BoxARows=*/b5::BLK_M, /*BoxBRows=*/b5::BLK_N, /*BoxDRows=*/b5::BLK_M,
-                     /*BoxDCols=*/b5::EPI_N);
+// What `wsv run` reads from this PTX to launch it (reference_kernels/common/wsv_abi.h).
+extern "C" __device__ const wsv::abi::KernelInfo wsv_kernel_info = {
+    /*Version=*/wsv::abi::KernelInfoVersion, /*TileM=*/b5::NUM_CONSUMER * b5::BLK_M,
+    /*TileN=*/b5::MMA_N, /*TileK=*/b5::BLK_K, /*Stages=*/b5::PIPE_DEPTH, /*Threads=*/b5::kThreads,
+    /*ClusterM=*/b5::CTA_GROUP, /*SmemBytes=*/b5::kSmemBytes, /*Persistent=*/1,
+    /*BoxARows=*/b5::BLK_M, /*BoxBRows=*/b5::BLK_N, /*BoxDRows=*/b5::BLK_M, /*BoxDCols=*/b5::EPI_N,
+    /*TensorMaps=*/wsv::abi::TensorMapsAsParams, /*MinKTiles=*/1,
+    /*Roles=*/"tma_producer,mma_consumer0,mma_consumer1,writeback0,writeback1",
+    /*Barriers=*/"tma2mma,mma2tma,mma2ld,ld2mma"};
 
 template <typename T>
 __device__ __forceinline__ void b5_tirx_step9(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,
@@ -231,8 +235,8 @@ __device__ __forceinline__ void b5_tirx_step9(const CUtensorMap* tmap_a, const C
 
 // Entry points, fp16 (the seed's type) and bf16: A, B and D share the element type. The parameter
 // list is the one every reference GEMM takes; `d` is unused because D is written by TMA stores.
-// __cluster_dims__ puts the cluster shape into the PTX (.reqnctapercluster 2, 1, 1).
-extern "C" __global__ void __cluster_dims__(b5::CTA_GROUP, 1, 1) __launch_bounds__(b5::kThreads, 1)
+// Launched in clusters of CTA_GROUP CTAs along x (KernelInfo::ClusterM).
+extern "C" __global__ void __launch_bounds__(b5::kThreads, 1)
     b5_f16(const __grid_constant__ CUtensorMap tmap_a,
            const __grid_constant__ CUtensorMap tmap_b,
            const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,
@@ -240,7 +244,7 @@ extern "C" __global__ void __cluster_dims__(b5::CTA_GROUP, 1, 1) __launch_bounds
   b5_tirx_step9<__half>(&tmap_a, &tmap_b, &tmap_d, M, N, K);
 }
 
-extern "C" __global__ void __cluster_dims__(b5::CTA_GROUP, 1, 1) __launch_bounds__(b5::kThreads, 1)
+extern "C" __global__ void __launch_bounds__(b5::kThreads, 1)
     b5_bf16(const __grid_constant__ CUtensorMap tmap_a,
             const __grid_constant__ CUtensorMap tmap_b,
             const __grid_constant__ CUtensorMap tmap_d, uint16_t* d, uint32_t M, uint32_t N,

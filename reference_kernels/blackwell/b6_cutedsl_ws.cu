@@ -30,9 +30,9 @@
 #include <cuda.h>
 
 #include "epilogue.cuh"
-#include "launch.h"
 #include "pipeline.cuh"
 #include "tcgen05.cuh"
+#include "wsv_abi.h"
 #include "wsv_bug.h"
 
 namespace b6 {
@@ -55,10 +55,14 @@ constexpr uint32_t kSmemBytes = kSmemD + BM * BN * 2;  // 163840
 static_assert(kSmemBytes <= 227 * 1024, "sm_100 allows 227 KB of dynamic shared memory per CTA");
 }  // namespace b6
 
-// The launch the host reads from this PTX (launch.h).
-WSV_BLACKWELL_LAUNCH(b6::BM, b6::BN, b6::BK, b6::kThreads, /*ClusterM=*/1, b6::kSmemBytes, /*Persistent=*/0,
-                     /*BoxARows=*/b6::BM, /*BoxBRows=*/b6::BN, /*BoxDRows=*/b6::BM,
-                     /*BoxDCols=*/b6::kEpiN);
+// What `wsv run` reads from this PTX to launch it (reference_kernels/common/wsv_abi.h).
+extern "C" __device__ const wsv::abi::KernelInfo wsv_kernel_info = {
+    /*Version=*/wsv::abi::KernelInfoVersion, /*TileM=*/b6::BM, /*TileN=*/b6::BN, /*TileK=*/b6::BK,
+    /*Stages=*/b6::AB_STAGES, /*Threads=*/b6::kThreads, /*ClusterM=*/1,
+    /*SmemBytes=*/b6::kSmemBytes, /*Persistent=*/0, /*BoxARows=*/b6::BM, /*BoxBRows=*/b6::BN,
+    /*BoxDRows=*/b6::BM, /*BoxDCols=*/b6::kEpiN, /*TensorMaps=*/wsv::abi::TensorMapsAsParams,
+    /*MinKTiles=*/1, /*Roles=*/"tma,mma,epilogue",
+    /*Barriers=*/"ab_full,ab_empty,acc_full,acc_empty"};
 
 template <typename T>
 __device__ __forceinline__ void b6_cutedsl_ws(const CUtensorMap* tmap_a, const CUtensorMap* tmap_b,

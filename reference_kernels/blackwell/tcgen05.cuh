@@ -3,8 +3,9 @@
 // onto mbarriers, TMEM loads, the tcgen05 thread-sync fences, and the two cluster forms the 2-CTA
 // kernels need (mapa, and TMA loads with .cta_group::2).
 //
-// Each wrapper names the PTX ISA section (by title) whose semantics it relies on. A kernel must use one CtaGroup for every
-// tcgen05 instruction it contains: ptxas rejects a function that mixes .cta_group::1 and ::2.
+// Each wrapper names the PTX ISA section (by title) whose semantics it relies on. A kernel must use
+// one CtaGroup for every tcgen05 instruction it contains: ptxas rejects a function that mixes
+// .cta_group::1 and ::2 ("uses single CTA and CTA pair granularity ... not allowed").
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -56,8 +57,9 @@ __device__ __forceinline__ void tmem_relinquish_alloc_permit() {
     asm volatile("tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;" ::: "memory");
 }
 
-// TMEM addresses are (lane << 16) | column (PTX ISA: Tensor Memory addressing). A warp reaches only the 32 lanes of its
-// quarter, 32 * (warp % 4), so the epilogue row of a thread is its lane in that quarter.
+// TMEM addresses are (lane << 16) | column (PTX ISA: Tensor Memory addressing). A warp reaches
+// only the 32 lanes of its quarter, 32 * (warp % 4): the epilogue row of a thread is its lane in
+// that quarter.
 __device__ __forceinline__ uint32_t tmem_addr(uint32_t base, uint32_t lane, uint32_t column) {
   return base + (lane << 16) + column;
 }
@@ -96,9 +98,10 @@ __host__ __device__ constexpr uint32_t umma_idesc_f16(UmmaInput A, UmmaInput B, 
          ((N >> 3) << 17) | ((M >> 4) << 24);
 }
 
-// Shared-memory descriptor of a K-major operand tile that TMA wrote with CU_TENSOR_MAP_SWIZZLE_128B:
-// rows of 64 16-bit elements (128 B), eight rows per 1024 B swizzle atom, atoms packed one after
-// another along M/N. The tile must start 1024 B aligned (base offset 0).
+// Shared-memory descriptor of a K-major operand tile that TMA wrote with the 128 B swizzle
+// (CU_TENSOR_MAP_SWIZZLE_128B): rows of 64 16-bit elements (128 B), eight rows per 1024 B swizzle
+// atom, atoms packed one after another along M/N. The tile must start 1024 B aligned (base
+// offset 0).
 //   bits 0-13 start >> 4, 16-29 leading byte offset >> 4 (unused for swizzled K-major, 16 B),
 //   32-45 stride byte offset >> 4 (1024 B between 8-row groups), 46-48 version 0b001,
 //   61-63 swizzle mode (2 = 128 B).

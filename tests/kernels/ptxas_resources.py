@@ -11,9 +11,10 @@ every seeded-bug variant. The run fails when
     away, so the variant would test nothing),
   - the kernel's source does not mark each variant's bug with `// BUG(<check>): ...`, or marks a
     check that no variant builds,
-  - the launch description the PTX publishes (`wsv_blackwell_launch`, launch.h) is missing, or
-    disagrees with the PTX: threads vs .maxntid, cluster size vs .reqnctapercluster, or static
-    plus dynamic shared memory over the 227 KB an sm_100 CTA may have.
+  - the launch description the PTX publishes for `wsv run` (`wsv_kernel_info`, a KernelInfo of
+    reference_kernels/common/wsv_abi.h) is missing, or disagrees with the PTX: threads vs
+    .maxntid, cluster size vs .reqnctapercluster (where the PTX declares one), or static plus
+    dynamic shared memory over the 227 KB an sm_100 CTA may have.
 The table goes to stdout and to --out.
 """
 import argparse
@@ -25,9 +26,11 @@ import sys
 import tempfile
 
 BUG_RE = re.compile(r"//\s*BUG\(([\w-]+)\):")
-LAUNCH_RE = re.compile(r"\bwsv_blackwell_launch\[(\d+)\]\s*=\s*\{([^}]*)\}")
-LAUNCH_FIELDS = ("version", "tile_m", "tile_n", "tile_k", "threads", "cluster_m", "dyn_smem",
-                 "persistent", "box_a_rows", "box_b_rows", "box_d_rows", "box_d_cols")
+LAUNCH_RE = re.compile(r"\bwsv_kernel_info\[(\d+)\]\s*=\s*\{([^}]*)\}")
+# KernelInfo's uint32 fields, in order (wsv_abi.h); its two char[64] name lists follow.
+LAUNCH_FIELDS = ("version", "tile_m", "tile_n", "tile_k", "stages", "threads", "cluster_m",
+                 "dyn_smem", "persistent", "box_a_rows", "box_b_rows", "box_d_rows", "box_d_cols",
+                 "tensor_maps", "min_k_tiles")
 MAX_SMEM_PER_CTA = 227 * 1024
 ENTRY_RE = re.compile(r"^\s*\.(?:visible\s+)?\.entry\s+([A-Za-z_$][\w$]*)", re.M)
 COMPILING_RE = re.compile(r"Compiling entry function '([^']+)'")
@@ -60,13 +63,13 @@ def parse_ptxas(stderr):
 
 
 def launch_description(ptx_text):
-    """The fields of the `wsv_blackwell_launch` initializer (little-endian uint32), or None."""
+    """The uint32 fields of the `wsv_kernel_info` initializer (little endian), or None."""
     m = LAUNCH_RE.search(ptx_text)
     if not m:
         return None
     data = bytes(int(b) for b in m.group(2).split(","))
     data = data.ljust(int(m.group(1)), b"\0")
-    words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data), 4)]
+    words = [int.from_bytes(data[i:i + 4], "little") for i in range(0, 4 * len(LAUNCH_FIELDS), 4)]
     return dict(zip(LAUNCH_FIELDS, words))
 
 
@@ -163,7 +166,7 @@ def main():
                               f"'{bug}' did not survive compilation")
             launch = launch_description(text)
             if launch is None:
-                errors.append(f"{ptx}: publishes no wsv_blackwell_launch")
+                errors.append(f"{ptx}: publishes no wsv_kernel_info")
                 launch = {}
             rc, stderr = assemble(args.ptxas, args.arch, path)
             if rc != 0:
@@ -184,8 +187,8 @@ def main():
                 if maxntid and maxntid[0] != launch["threads"]:
                     errors.append(f"{ptx}: {entry} has .maxntid {maxntid[0]}, the launch "
                                   f"description {launch['threads']} threads")
-                cluster = entry_directive(text, entry, "reqnctapercluster") or [1]
-                if cluster[0] != launch["cluster_m"]:
+                cluster = entry_directive(text, entry, "reqnctapercluster")
+                if cluster and cluster[0] != launch["cluster_m"]:
                     errors.append(f"{ptx}: {entry} declares clusters of {cluster[0]}, the "
                                   f"launch description {launch['cluster_m']}")
                 total = figures["smem"] + launch["dyn_smem"]
@@ -197,7 +200,7 @@ def main():
     header = ("# ptxas -arch=%s -v, %s\n"
               "# smem: static shared memory (barriers, padded to the 1024 B alignment of the\n"
               "# tile buffers); dyn_smem, threads, cluster_m: from the launch description the\n"
-              "# PTX publishes (wsv_blackwell_launch), as the host launches it.\n"
+              "# PTX publishes for `wsv run` (wsv_kernel_info), as the runner launches it.\n"
               % (args.arch, version[-1] if version else "unknown ptxas"))
     cols = ("ptx", "entry", "regs", "smem", "dyn_smem", "threads", "cluster_m", "barriers",
             "stack", "spill_st", "spill_ld")

@@ -17,16 +17,18 @@ HEADER = ".version 9.0\n.target sm_100a\n.address_size 64\n"
 
 
 def launch_global(threads=128, cluster=1, dyn_smem=4096):
-    """A `wsv_blackwell_launch` initializer as nvcc writes it (launch.h field order)."""
-    words = [1, 128, 128, 64, threads, cluster, dyn_smem, 0, 128, 128, 128, 64]
-    data = b"".join(w.to_bytes(4, "little") for w in words)
-    return (".global .align 4 .b8 wsv_blackwell_launch[48] = {%s};\n"
+    """A `wsv_kernel_info` initializer as nvcc writes it (wsv_abi.h KernelInfo, 188 bytes; nvcc
+    leaves out the trailing zero bytes)."""
+    words = [1, 128, 128, 64, 4, threads, cluster, dyn_smem, 0, 128, 128, 128, 64, 0, 1]
+    data = b"".join(w.to_bytes(4, "little") for w in words) + b"p,c"
+    return (".global .align 4 .b8 wsv_kernel_info[188] = {%s};\n"
             % ", ".join(str(b) for b in data))
 
 
 GOOD = HEADER + launch_global() + """
 .visible .entry k(.param .u64 p)
 .maxntid 128, 1, 1
+.reqnctapercluster 1, 1, 1
 {
   .reg .b32 %r<3>;
   .reg .b64 %rd<2>;
@@ -124,7 +126,7 @@ class PtxasResourcesTest(unittest.TestCase):
     def test_fails_without_a_launch_description(self):
         rc, err, _ = self.run_script({"k.ptx": GOOD.replace(launch_global(), "")}, [])
         self.assertEqual(rc, 1)
-        self.assertIn("k.ptx: publishes no wsv_blackwell_launch", err)
+        self.assertIn("k.ptx: publishes no wsv_kernel_info", err)
 
 
 if __name__ == "__main__":
