@@ -31,6 +31,7 @@ namespace {
 using FamilyFn = std::vector<KernelSpec> (*)();
 const FamilyFn Families[] = {
     hopperKernelSpecs,
+    blackwellKernelSpecs,
 };
 
 } // namespace
