@@ -87,7 +87,7 @@ unsigned LocDirective::inlinedAtColumn() const { return Extra ? Extra->Column : 
 const LocDirective *LocDirective::inlinedAt() const { return Extra ? Extra->Parent : nullptr; }
 
 StringRef TargetDirective::architecture() const {
-  for (const Operand &N : Names)
+  for (Operand N : names())
     if (N.text().starts_with("sm_"))
       return N.text();
   return {};

@@ -65,7 +65,8 @@ void DiagnosticEngine::print(const Diagnostic &D, const llvm::SourceMgr &SM,
     return;
   }
   // The shown line: up to LineWindow characters either side of the caret, with "..." where
-  // it was cut, and control bytes shown as '?' so binary input cannot garble the terminal.
+  // it was cut, and control and non-ASCII bytes shown as '?' so binary input cannot garble the terminal
+  // (one '?' per byte keeps the caret under its column).
   const char *Ptr = D.Loc.getPointer();
   StringRef Buffer = SM.getMemoryBuffer(SM.FindBufferContainingLoc(D.Loc))->getBuffer();
   const char *LineStart = Ptr - (D.Column - 1);
@@ -83,7 +84,7 @@ void DiagnosticEngine::print(const Diagnostic &D, const llvm::SourceMgr &SM,
   std::string Shown = CutStart ? "..." : "";
   for (const char *P = From; P != LineEnd; ++P) {
     unsigned char C = static_cast<unsigned char>(*P);
-    Shown.push_back((C < 0x20 && C != '\t') || C == 0x7f ? '?' : static_cast<char>(C));
+    Shown.push_back((C < 0x20 && C != '\t') || C >= 0x7f ? '?' : static_cast<char>(C));
   }
   if (CutEnd)
     Shown += "...";

@@ -21,7 +21,7 @@ static bool sameTokens(StringRef A, StringRef B) {
   }
 }
 
-bool wsv::ptx::operandsEqual(const Operand &A, const Operand &B) {
+bool wsv::ptx::operandsEqual(Operand A, Operand B) {
   if (A.kind() != B.kind() || A.isNegated() != B.isNegated() || A.isGeneric() != B.isGeneric())
     return false;
   if (A.is(OperandKind::Expression))
@@ -30,12 +30,12 @@ bool wsv::ptx::operandsEqual(const Operand &A, const Operand &B) {
     return A.text() == B.text();
   if (A.is(OperandKind::Address)) {
     if (A.hasAddressOffset() != B.hasAddressOffset() ||
-        (A.addressBaseOperand() == nullptr) != (B.addressBaseOperand() == nullptr))
+        A.isInlineAddress() != B.isInlineAddress())
       return false;
-    if (!A.addressBaseOperand())
+    if (A.isInlineAddress())
       return A.addressBaseName() == B.addressBaseName() && A.addressOffset() == B.addressOffset();
   }
-  ArrayRef<Operand> EA = A.elements(), EB = B.elements();
+  OperandRange EA = A.elements(), EB = B.elements();
   if (EA.size() != EB.size())
     return false;
   // Element trees are at most a few levels deep (initializer nesting is capped).
@@ -71,7 +71,7 @@ private:
     return false;
   }
 
-  bool operands(const Statement &At, ArrayRef<Operand> A, ArrayRef<Operand> B) {
+  bool operands(const Statement &At, OperandRange A, OperandRange B) {
     if (A.size() != B.size())
       return differ(&At, "operand count " + llvm::Twine(A.size()) + " differs from " +
                              llvm::Twine(B.size()));
@@ -105,7 +105,7 @@ private:
                                 "' differs");
       return true;
     }
-    if (!operandsEqual(*IA->value(), *IB->value()))
+    if (!operandsEqual(IA->value(), IB->value()))
       return differ(&A, "initializer of '" + A.name() + "' differs");
     return true;
   }
@@ -136,8 +136,8 @@ private:
       const auto &A = llvm::cast<Instruction>(SA), &B = llvm::cast<Instruction>(SB);
       if (A.opcode() != B.opcode())
         return differ(&SA, "opcode '" + A.opcode() + "' differs from '" + B.opcode() + "'");
-      const Operand *GA = A.guard(), *GB = B.guard();
-      if ((GA == nullptr) != (GB == nullptr) || (GA && !operandsEqual(*GA, *GB)))
+      Operand GA = A.guard(), GB = B.guard();
+      if (GA.isValid() != GB.isValid() || (GA && !operandsEqual(GA, GB)))
         return differ(&SA, "predicate guard differs");
       return operands(SA, A.operands(), B.operands());
     }

@@ -15,14 +15,6 @@ StringRef Module::bufferName() const {
   return SrcMgr.getMemoryBuffer(bufferId())->getBufferIdentifier();
 }
 
-SourceLocation Module::location(const char *Ptr, unsigned Line) const {
-  assert(Ptr >= Source.begin() && Ptr <= Source.end() && "pointer into this module's source");
-  StringRef Before(Source.begin(), Ptr - Source.begin());
-  size_t NL = Before.rfind('\n');
-  size_t LineStart = NL == StringRef::npos ? 0 : NL + 1;
-  return {bufferName(), Line, static_cast<unsigned>(Before.size() - LineStart + 1)};
-}
-
 SourceLocation Module::location(const char *Ptr) const {
   auto LineCol = SrcMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(Ptr), bufferId());
   return {bufferName(), LineCol.first, LineCol.second};

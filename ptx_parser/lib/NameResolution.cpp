@@ -110,16 +110,16 @@ const VariableDecl *NameResolver::findVariable(const Scope &From, StringRef Name
   return nullptr;
 }
 
-const Statement *NameResolver::resolveLabel(const Instruction &I, const Operand &Op) const {
+const Statement *NameResolver::resolveLabel(const Instruction &I, Operand Op) const {
   const Scope *S = scopeOf(I);
-  if (!S || !Op.isName())
+  if (!S || !Op || !Op.isName())
     return nullptr;
   return findLabel(*S, Op.text());
 }
 
-RegisterRef NameResolver::resolveRegister(const Instruction &I, const Operand &Op) const {
+RegisterRef NameResolver::resolveRegister(const Instruction &I, Operand Op) const {
   const Scope *S = scopeOf(I);
-  if (!S || !Op.isName())
+  if (!S || !Op || !Op.isName())
     return {};
   return findRegister(*S, Op.text());
 }

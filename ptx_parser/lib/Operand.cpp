@@ -75,30 +75,37 @@ std::optional<double> Operand::floatValue() const {
   return isNegated() ? -Value : Value;
 }
 
+const char *Operand::ptr() const {
+  if (isLeaf() || isInlineAddress())
+    return Base + Slot->Offset;
+  OperandRange Elements = elements();
+  return Elements.empty() ? Base : Elements.front().ptr();
+}
+
 StringRef Operand::addressBaseName() const {
   if (kind() != OperandKind::Address)
     return {};
   if (isInlineAddress())
-    return {Ptr, Len};
-  const Operand &Base = elements()[0];
-  return Base.is(OperandKind::Integer) ? StringRef() : Base.text();
+    return StringRef(Base + Slot->Offset, Slot->Len & 0xFF);
+  Operand B = elements()[0];
+  return B.is(OperandKind::Integer) ? StringRef() : B.text();
 }
 
-const Operand *Operand::addressBaseOperand() const {
+std::optional<int64_t> Operand::addressBaseInteger() const {
   if (kind() != OperandKind::Address || isInlineAddress())
-    return nullptr;
-  return &elements()[0];
+    return std::nullopt;
+  return elements()[0].integerValue();
 }
 
 std::optional<int64_t> Operand::addressOffset() const {
   if (kind() != OperandKind::Address || !hasAddressOffset())
     return 0;
   if (isInlineAddress())
-    return Rel;
+    return static_cast<int16_t>(Slot->Len >> 8);
   return elements()[1].integerValue();
 }
 
-llvm::ArrayRef<Operand> Operand::addressExtras() const {
+OperandRange Operand::addressExtras() const {
   if (kind() != OperandKind::Address || isInlineAddress())
     return {};
   return elements().drop_front(hasAddressOffset() ? 2 : 1);

@@ -24,9 +24,9 @@ static unsigned integerWidth(StringRef Type, bool &Signed) {
 /// ::= {linkage | space | .align n | .vN | .ptr [space] [.align n] | .attribute(...) | type}
 ///     name {'[' [n] ']'} [= initializer] ;
 /// Parameters (DeclContext::Param) end after the dimensions, without ';'.
-VariableDecl *Parser::parseVariableDecl(DeclContext Context, uint8_t Linkage, const char *Start,
-                                        uint32_t Line) {
-  auto *V = create<VariableDecl>(Start, Line);
+VariableDecl *Parser::parseVariableDecl(DeclContext Context, uint8_t Linkage,
+                                        const char *Start) {
+  auto *V = create<VariableDecl>(Start);
   V->LinkageFlags = Linkage;
   bool PointerSeen = false;
   while (Tok.is(TokenKind::Directive)) {
@@ -138,7 +138,7 @@ VariableDecl *Parser::parseVariableDecl(DeclContext Context, uint8_t Linkage, co
 
 /// ::= .reg [.vN] type name[<count>] {, name[<count>]} ;
 bool Parser::parseRegisterDecl() {
-  auto *R = create<RegisterDecl>(Tok.Ptr, Tok.Line);
+  auto *R = create<RegisterDecl>(Tok.Ptr);
   next();
   while (Tok.is(TokenKind::Directive)) {
     if (unsigned Width = vectorWidthOf(Tok.text()))
@@ -201,7 +201,10 @@ bool Parser::parseInitializer(VariableDecl &V) {
     return true;
   Ops.Top.push_back(Ops.Open.back());
   Ops.Open.pop_back();
-  Init->Value = materializeOperands().data();
+  uint32_t Count = 0;
+  Init->Base = V.Ptr;
+  if (materializeOperands(V.Ptr, Init->Value, Count))
+    return true;
   V.Init = Init;
   return false;
 }

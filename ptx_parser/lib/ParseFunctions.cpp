@@ -19,7 +19,6 @@ static uint8_t linkageBit(StringRef D) {
 /// ::= {linkage} (function | variable)
 bool Parser::parseLinkageItem() {
   const char *Start = Tok.Ptr;
-  uint32_t Line = Tok.Line;
   uint8_t Linkage = 0;
   while (Tok.is(TokenKind::Directive)) {
     uint8_t Bit = linkageBit(Tok.text());
@@ -29,9 +28,9 @@ bool Parser::parseLinkageItem() {
     next();
   }
   if (Tok.isDirective(".entry") || Tok.isDirective(".func"))
-    return parseFunction(Start, Line, Linkage);
+    return parseFunction(Start, Linkage);
   if (Tok.is(TokenKind::Directive) && isStateSpace(Tok.text())) {
-    VariableDecl *V = parseVariableDecl(DeclContext::Module, Linkage, Start, Line);
+    VariableDecl *V = parseVariableDecl(DeclContext::Module, Linkage, Start);
     if (!V)
       return true;
     Items.push_back(V);
@@ -41,8 +40,8 @@ bool Parser::parseLinkageItem() {
 }
 
 /// ::= (.entry | .func [(returns)]) name [(params)] {header-directive} ({ body } | ;)
-bool Parser::parseFunction(const char *Start, uint32_t Line, uint8_t Linkage) {
-  auto *F = create<Function>(Start, Line);
+bool Parser::parseFunction(const char *Start, uint8_t Linkage) {
+  auto *F = create<Function>(Start);
   F->LinkageFlags = Linkage;
   bool Entry = Tok.isDirective(".entry");
   if (Entry)
@@ -93,7 +92,7 @@ bool Parser::parseParamList(llvm::SmallVectorImpl<const VariableDecl *> &Params)
   do {
     if (!Tok.isDirective(".param") && !Tok.isDirective(".reg"))
       return expected("expected '.param' or '.reg' in a parameter list");
-    VariableDecl *V = parseVariableDecl(DeclContext::Param, 0, Tok.Ptr, Tok.Line);
+    VariableDecl *V = parseVariableDecl(DeclContext::Param, 0, Tok.Ptr);
     if (!V)
       return true;
     Params.push_back(V);
@@ -103,7 +102,7 @@ bool Parser::parseParamList(llvm::SmallVectorImpl<const VariableDecl *> &Params)
 
 void Parser::openScope(const Token &Brace) {
   Scope *Parent = ScopeStack.empty() ? nullptr : ScopeStack.back().Node;
-  auto *S = create<Scope>(Brace.Ptr, Brace.Line, Parent);
+  auto *S = create<Scope>(Brace.Ptr, Parent);
   if (Parent)
     addStatement(S);
   ScopeStack.push_back({S, StmtStack.size()});
@@ -177,7 +176,7 @@ bool Parser::parseBodyStatement() {
     if (D == ".loc")
       return parseLoc();
     if (isStateSpace(D)) {
-      VariableDecl *V = parseVariableDecl(DeclContext::Body, 0, Tok.Ptr, Tok.Line);
+      VariableDecl *V = parseVariableDecl(DeclContext::Body, 0, Tok.Ptr);
       if (!V)
         return true;
       addStatement(V);
@@ -215,12 +214,12 @@ bool Parser::parseLabelOrTargets() {
     return parseTargetList(LabelTok, Tok.isDirective(".calltargets"));
   if (Tok.isDirective(".callprototype"))
     return parseCallPrototype(LabelTok);
-  addStatement(create<Label>(LabelTok.Ptr, LabelTok.Line, LabelTok.Length));
+  addStatement(create<Label>(LabelTok.Ptr, LabelTok.Length));
   return false;
 }
 
 bool Parser::parseTargetList(const Token &LabelTok, bool CallTargets) {
-  auto *T = create<TargetList>(LabelTok.Ptr, LabelTok.Line, LabelTok.Length);
+  auto *T = create<TargetList>(LabelTok.Ptr, LabelTok.Length);
   if (CallTargets)
     T->Flags |= TargetList::FlagCallTargets;
   next();
@@ -232,7 +231,8 @@ bool Parser::parseTargetList(const Token &LabelTok, bool CallTargets) {
     Ops.Top.push_back(leaf(Tok, OperandKind::Name));
     next();
   } while (consumeIf(TokenKind::Comma));
-  T->Targets = materializeOperands();
+  if (materializeOperands(T->Ptr, T->Targets, T->NumTargets))
+    return true;
   if (expectSemicolon(CallTargets ? "'.calltargets'" : "'.branchtargets'"))
     return true;
   addStatement(T);
@@ -241,7 +241,7 @@ bool Parser::parseTargetList(const Token &LabelTok, bool CallTargets) {
 
 /// ::= label ':' .callprototype [(returns)] '_' (params) [.noreturn] ';'
 bool Parser::parseCallPrototype(const Token &LabelTok) {
-  auto *P = create<CallPrototype>(LabelTok.Ptr, LabelTok.Line, LabelTok.Length);
+  auto *P = create<CallPrototype>(LabelTok.Ptr, LabelTok.Length);
   next();
   llvm::SmallVector<const VariableDecl *, 4> Returns, Params;
   if (Tok.is(TokenKind::LParen)) {
@@ -270,7 +270,7 @@ bool Parser::parseCallPrototype(const Token &LabelTok) {
 
 /// ::= .loc file line column [, function_name label [+ offset], inlined_at file line column]
 bool Parser::parseLoc() {
-  auto *L = create<LocDirective>(Tok.Ptr, Tok.Line);
+  auto *L = create<LocDirective>(Tok.Ptr);
   next();
   uint64_t Values[3];
   static const char *const What[3] = {"a file index", "a line number", "a column number"};

@@ -18,39 +18,60 @@ OperandData OperandBuilder::closeList(size_t From, OperandKind Kind, const char 
   return List;
 }
 
-void OperandBuilder::write(Operand &Dest, const OperandData &D, int32_t Rel) {
-  Dest.Ptr = D.Ptr;
-  Dest.Rel = Rel;
-  Dest.Len = D.Len;
+static bool hasElements(const OperandData &D) {
+  return D.Kind > OperandKind::Expression && !(D.Flags & OperandSlot::FlagInlineAddress);
+}
+
+static bool write(OperandSlot &Dest, const OperandData &D, int64_t Index, const char *Base) {
+  int64_t Offset;
+  uint32_t Len = D.Len;
+  if (hasElements(D)) {
+    Offset = D.Rel - Index;
+  } else {
+    Offset = D.Ptr - Base;
+    if (D.Flags & OperandSlot::FlagInlineAddress)
+      Len = D.Len | static_cast<uint32_t>(static_cast<uint16_t>(D.Rel)) << 8;
+  }
+  if (Offset > INT32_MAX || Offset < INT32_MIN)
+    return false;
+  Dest.Offset = static_cast<int32_t>(Offset);
+  Dest.Len = Len;
   Dest.Kind = static_cast<uint32_t>(D.Kind);
   Dest.Flags = D.Flags;
+  return true;
 }
 
-static bool hasElements(const OperandData &D) {
-  return D.Kind > OperandKind::Expression && !(D.Flags & 8 /*FlagInlineAddress*/);
-}
-
-void OperandBuilder::materialize(Operand *Dest) const {
+bool OperandBuilder::materialize(OperandSlot *Dest, const char *Base) const {
+  // Elements are laid out after the top-level operands: Children[J] lands at NumTop + J, so
+  // a composite's element index Rel (into Children) becomes NumTop + Rel.
   const int64_t NumTop = static_cast<int64_t>(Top.size());
+  bool Ok = true;
   for (int64_t I = 0; I < NumTop; ++I) {
-    const OperandData &D = Top[I];
-    int64_t Rel = hasElements(D) ? NumTop + D.Rel - I : D.Rel;
-    write(*new (&Dest[I]) Operand(), D, static_cast<int32_t>(Rel));
+    OperandData D = Top[I];
+    if (hasElements(D))
+      D.Rel += NumTop;
+    Ok &= write(Dest[I], D, I, Base);
   }
   for (int64_t J = 0, E = static_cast<int64_t>(Children.size()); J < E; ++J) {
-    const OperandData &D = Children[J];
-    int64_t Rel = hasElements(D) ? D.Rel - J : D.Rel;
-    write(*new (&Dest[NumTop + J]) Operand(), D, static_cast<int32_t>(Rel));
+    OperandData D = Children[J];
+    if (hasElements(D))
+      D.Rel += NumTop;
+    Ok &= write(Dest[NumTop + J], D, NumTop + J, Base);
   }
+  return Ok;
 }
 
-llvm::ArrayRef<Operand> Parser::materializeOperands() {
+bool Parser::materializeOperands(const char *Base, const OperandSlot *&Slots, uint32_t &Count) {
+  Slots = nullptr;
+  Count = static_cast<uint32_t>(Ops.Top.size());
   size_t N = Ops.total();
   if (!N)
-    return {};
-  Operand *Dest = static_cast<Operand *>(M.Alloc.Allocate(N * sizeof(Operand), alignof(Operand)));
-  Ops.materialize(Dest);
-  return {Dest, Ops.Top.size()};
+    return false;
+  auto *Dest = M.Alloc.Allocate<OperandSlot>(N);
+  if (!Ops.materialize(Dest, Base))
+    return error(Base, "statement is too long: its operands lie 2 GiB or more from its start");
+  Slots = Dest;
+  return false;
 }
 
 OperandData Parser::leaf(const Token &T, OperandKind Kind, uint8_t Flags) {
@@ -78,11 +99,10 @@ static constexpr uint32_t MaxLeafLength = (1u << 24) - 1;
 /// ::= [@[!]pred] opcode [operand {, operand}] ;
 bool Parser::parseInstruction() {
   const char *Start = Tok.Ptr;
-  uint32_t Line = Tok.Line;
   Ops.clear();
   if (Tok.is(TokenKind::At)) {
     next();
-    uint8_t Flags = consumeIf(TokenKind::Exclaim) ? 1 /*FlagNegated*/ : 0;
+    uint8_t Flags = consumeIf(TokenKind::Exclaim) ? OperandSlot::FlagNegated : 0;
     if (Tok.isNot(TokenKind::Identifier))
       return expected("expected a predicate after '@'");
     if (Tok.Length > MaxLeafLength)
@@ -115,23 +135,22 @@ bool Parser::parseInstruction() {
     return true;
 
   size_t N = Ops.total();
-  if (N > UINT16_MAX)
+  if (Ops.Top.size() > UINT16_MAX)
     return error(Start, "instruction has too many operands");
-  void *Mem = M.Alloc.Allocate(sizeof(Instruction) + N * sizeof(Operand), alignof(Instruction));
-  auto *I = new (Mem) Instruction(Start, Line);
+  void *Mem = M.Alloc.Allocate(sizeof(Instruction) + N * sizeof(OperandSlot), alignof(Instruction));
+  auto *I = new (Mem) Instruction(Start);
   // The opcode is found from the statement's start; a guard separated from its opcode by
   // more than 64 KiB (only ever in hostile input) gives up the guard's position instead.
-  if (Opcode.Ptr - Start > UINT16_MAX) {
+  if (Opcode.Ptr - Start > UINT16_MAX)
     I->Ptr = Opcode.Ptr;
-    I->Line = Opcode.Line;
-  }
   I->Aux = static_cast<uint16_t>(Opcode.Ptr - I->Ptr);
   I->OpcodeLength = static_cast<uint16_t>(Opcode.Length);
   I->NumOperands = static_cast<uint16_t>(Ops.Top.size());
   if (Start != Opcode.Ptr)
     I->Flags |= Instruction::FlagGuarded;
   I->DebugLoc = CurrentLoc;
-  Ops.materialize(reinterpret_cast<Operand *>(I + 1));
+  if (!Ops.materialize(reinterpret_cast<OperandSlot *>(I + 1), I->Ptr))
+    return error(Start, "instruction is too long: its operands lie 2 GiB or more from its start");
   addStatement(I);
   return false;
 }
@@ -154,7 +173,7 @@ bool Parser::parseOperand(llvm::SmallVectorImpl<OperandData> &Out) {
     next();
     if (Tok.Length > MaxLeafLength)
       return expected("name is too long");
-    Out.push_back(leaf(Tok, nameKind(Tok.text()), 1 /*FlagNegated*/));
+    Out.push_back(leaf(Tok, nameKind(Tok.text()), OperandSlot::FlagNegated));
     next();
     return false;
   }
@@ -209,7 +228,7 @@ bool Parser::parseNumber(llvm::SmallVectorImpl<OperandData> &Out) {
     if (Tok.Length > MaxLeafLength)
       return expected("literal is too long");
     Out.push_back(leaf(Tok, Tok.is(TokenKind::Integer) ? OperandKind::Integer : OperandKind::Float,
-                       Negative ? 1 /*FlagNegated*/ : 0));
+                       Negative ? OperandSlot::FlagNegated : 0));
     next();
     return false;
   }
@@ -250,7 +269,7 @@ bool Parser::parseSymbolExpression(OperandData &D) {
     next();
     if (Tok.isNot(TokenKind::RParen))
       return expected("expected ')' after the variable name in 'generic( )'");
-    Flags = 2; // FlagGeneric
+    Flags = OperandSlot::FlagGeneric;
   }
   const char *Start = Name.Ptr;
   // A directive token here is a section's name used as a value (`.debug_loc+133`).
@@ -270,7 +289,7 @@ bool Parser::parseSymbolExpression(OperandData &D) {
     next();
     size_t From = Ops.Open.size();
     Ops.Open.push_back(D);
-    Ops.Open.push_back(leaf(Tok, OperandKind::Integer, Minus ? 1 : 0));
+    Ops.Open.push_back(leaf(Tok, OperandKind::Integer, Minus ? OperandSlot::FlagNegated : 0));
     next();
     D = Ops.closeList(From, OperandKind::SymbolOffset, Start);
     D.Flags = Flags;
@@ -316,9 +335,11 @@ bool Parser::parseAddress(llvm::SmallVectorImpl<OperandData> &Out) {
     if (Tok.isNot(TokenKind::Integer))
       return expected("expected an integer offset in the address");
     uint64_t Magnitude = 0;
-    OffsetFits = parseIntegerLiteral(Tok.text(), Magnitude) && Magnitude <= INT32_MAX;
+    bool Parsed = parseIntegerLiteral(Tok.text(), Magnitude) && Magnitude <= INT32_MAX;
     Offset = Negative ? -static_cast<int64_t>(Magnitude) : static_cast<int64_t>(Magnitude);
-    Ops.Open.push_back(leaf(Tok, OperandKind::Integer, Negative ? 1 : 0));
+    // An inline address keeps its offset in 16 bits; others get an Integer element.
+    OffsetFits = Parsed && Offset >= INT16_MIN && Offset <= INT16_MAX;
+    Ops.Open.push_back(leaf(Tok, OperandKind::Integer, Negative ? OperandSlot::FlagNegated : 0));
     HasOffset = true;
     next();
   }
@@ -331,13 +352,13 @@ bool Parser::parseAddress(llvm::SmallVectorImpl<OperandData> &Out) {
   if (Tok.isNot(TokenKind::RBracket))
     return expected("expected ']' after the address");
   next();
-  uint8_t Flags = HasOffset ? 4 /*FlagHasOffset*/ : 0;
-  if (!Extras && OffsetFits && Base.Kind != OperandKind::Integer) {
-    // The common `[%r1+8]`: base name and offset in one operand.
+  uint8_t Flags = HasOffset ? OperandSlot::FlagHasOffset : 0;
+  if (!Extras && OffsetFits && Base.Kind != OperandKind::Integer && Base.Len <= UINT8_MAX) {
+    // The common `[%r1+8]`: base name and offset in one slot.
     Ops.Open.resize(From);
     OperandData D = Base;
     D.Kind = OperandKind::Address;
-    D.Flags = Flags | 8 /*FlagInlineAddress*/;
+    D.Flags = Flags | OperandSlot::FlagInlineAddress;
     D.Rel = Offset;
     Out.push_back(D);
     return false;

@@ -23,7 +23,7 @@ static unsigned dataWidth(StringRef D) {
 
 /// ::= .section name { {label : | data-line} }
 bool Parser::parseSection() {
-  auto *S = create<Section>(Tok.Ptr, Tok.Line);
+  auto *S = create<Section>(Tok.Ptr);
   next();
   if (Tok.isNot(TokenKind::Directive) && Tok.isNot(TokenKind::Identifier))
     return expected("expected a section name such as '.debug_str'");
@@ -48,7 +48,7 @@ bool Parser::parseSection() {
     bool Failed;
     if (Tok.is(TokenKind::Identifier) && peek().is(TokenKind::Colon)) {
       flushSectionRun();
-      SectionItems.push_back(create<Label>(Tok.Ptr, Tok.Line, Tok.Length));
+      SectionItems.push_back(create<Label>(Tok.Ptr, Tok.Length));
       next();
       next();
       Failed = false;
@@ -76,7 +76,7 @@ bool Parser::parseSection() {
 bool Parser::flushSectionRun() {
   if (!RunCount)
     return false;
-  auto *D = create<SectionData>(RunPtr, RunLine);
+  auto *D = create<SectionData>(RunPtr);
   uint8_t *Data = M.Alloc.Allocate<uint8_t>(PackedBytes.size());
   std::copy(PackedBytes.begin(), PackedBytes.end(), Data);
   D->Packed = Data;
@@ -105,7 +105,6 @@ static bool fitsWidth(uint64_t Magnitude, bool Negative, unsigned Width, uint64_
 bool Parser::parseSectionData() {
   unsigned Width = dataWidth(Tok.text());
   const char *Start = Tok.Ptr;
-  uint32_t Line = Tok.Line;
   next();
 
   // Plain integers join the current run when the width matches.
@@ -131,7 +130,6 @@ bool Parser::parseSectionData() {
     if (!RunCount || RunWidth != Width) {
       flushSectionRun();
       RunPtr = Start;
-      RunLine = Line;
       RunWidth = Width;
     }
     for (uint64_t V : Values)
@@ -145,7 +143,7 @@ bool Parser::parseSectionData() {
   // Labels and expressions: one node with operands.
   restore(Saved);
   flushSectionRun();
-  auto *D = create<SectionData>(Start, Line);
+  auto *D = create<SectionData>(Start);
   D->Width = static_cast<uint8_t>(Width);
   Ops.clear();
   do {
@@ -163,7 +161,8 @@ bool Parser::parseSectionData() {
     if (parseOperand(Ops.Top))
       return true;
   } while (consumeIf(TokenKind::Comma));
-  D->Ops = materializeOperands();
+  if (materializeOperands(D->Ptr, D->Ops, D->NumOps))
+    return true;
   consumeIf(TokenKind::Semicolon);
   SectionItems.push_back(D);
   return false;

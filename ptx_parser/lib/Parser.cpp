@@ -234,7 +234,6 @@ void Parser::parseModule() {
   M.Items = copy<const Statement *>(Items);
   M.Functions = copy<const Function *>(FunctionList);
   M.Files = copy<const FileDirective *>(FileList);
-  M.LineCount = Tok.Line;
 }
 
 void Parser::parseModuleItem() {
@@ -301,7 +300,7 @@ void Parser::parseModuleItem() {
 
 /// ::= .version major.minor
 bool Parser::parseVersion() {
-  auto *V = create<VersionDirective>(Tok.Ptr, Tok.Line);
+  auto *V = create<VersionDirective>(Tok.Ptr);
   next();
   if (Tok.isNot(TokenKind::Float) || !Tok.text().contains('.'))
     return expected("expected a version number such as '9.0'");
@@ -319,7 +318,7 @@ bool Parser::parseVersion() {
 
 /// ::= .target name {, name}
 bool Parser::parseTarget() {
-  auto *T = create<TargetDirective>(Tok.Ptr, Tok.Line);
+  auto *T = create<TargetDirective>(Tok.Ptr);
   next();
   Ops.clear();
   do {
@@ -328,7 +327,8 @@ bool Parser::parseTarget() {
     Ops.Top.push_back(leaf(Tok, OperandKind::Name));
     next();
   } while (consumeIf(TokenKind::Comma));
-  T->Names = materializeOperands();
+  if (materializeOperands(T->Ptr, T->Names, T->NumNames))
+    return true;
   if (!M.Target)
     M.Target = T;
   Items.push_back(T);
@@ -337,7 +337,7 @@ bool Parser::parseTarget() {
 
 /// ::= .address_size (32 | 64)
 bool Parser::parseAddressSize() {
-  auto *A = create<AddressSizeDirective>(Tok.Ptr, Tok.Line);
+  auto *A = create<AddressSizeDirective>(Tok.Ptr);
   next();
   uint64_t Bits = 0;
   const char *At = Tok.Ptr;
@@ -354,7 +354,7 @@ bool Parser::parseAddressSize() {
 
 /// ::= .file index "path" [, timestamp, size]
 bool Parser::parseFile() {
-  auto *F = create<FileDirective>(Tok.Ptr, Tok.Line);
+  auto *F = create<FileDirective>(Tok.Ptr);
   next();
   uint64_t Index = 0;
   const char *At = Tok.Ptr;
@@ -387,7 +387,7 @@ Directive *Parser::parseDirective(bool Semicolon) {
     expected("directive name is too long");
     return nullptr;
   }
-  auto *D = create<Directive>(Tok.Ptr, Tok.Line, Tok.Length);
+  auto *D = create<Directive>(Tok.Ptr, Tok.Length);
   next();
   Ops.clear();
   bool HasOperands = Semicolon ? Tok.isNot(TokenKind::Semicolon)
@@ -401,7 +401,8 @@ Directive *Parser::parseDirective(bool Semicolon) {
         return nullptr;
     } while (consumeIf(TokenKind::Comma));
   }
-  D->Ops = materializeOperands();
+  if (materializeOperands(D->Ptr, D->Ops, D->NumOps))
+    return nullptr;
   if (Semicolon) {
     D->Flags |= Directive::FlagSemicolon;
     if (expectSemicolon("directive"))

@@ -24,8 +24,8 @@
 namespace wsv {
 namespace ptx {
 
-/// An operand while it is being built: the same fields as Operand, but copyable, with
-/// composite elements addressed by an index into OperandBuilder::Children.
+/// An operand while it is being built: absolute text pointer, and composite elements
+/// addressed by an index into OperandBuilder::Children.
 struct OperandData {
   const char *Ptr = nullptr;
   int64_t Rel = 0; ///< composites: index of the first element in Children; addresses: offset
@@ -33,6 +33,8 @@ struct OperandData {
   OperandKind Kind = OperandKind::Name;
   uint8_t Flags = 0;
 };
+
+using detail::OperandSlot;
 
 /// Collects the operands of one statement: the top-level list and, in Children, the element
 /// blocks of composites. Operands are laid out as [top-level..., children...].
@@ -50,9 +52,9 @@ struct OperandBuilder {
   size_t total() const { return Top.size() + Children.size(); }
   /// Moves Open[From, end) into Children as one block and returns a composite pointing at it.
   OperandData closeList(size_t From, OperandKind Kind, const char *Ptr);
-  /// Writes the operands to Dest (room for total()), fixing up element indexes.
-  void materialize(Operand *Dest) const;
-  static void write(Operand &Dest, const OperandData &D, int32_t Rel);
+  /// Writes the operands to Dest (room for total()): text as offsets from Base, elements as
+  /// relative indexes. False when some text is 2 GiB or more away from Base.
+  bool materialize(OperandSlot *Dest, const char *Base) const;
 };
 
 class Parser {
@@ -109,7 +111,9 @@ private:
     std::uninitialized_copy(Items.begin(), Items.end(), Dest);
     return {Dest, Items.size()};
   }
-  llvm::ArrayRef<Operand> materializeOperands();
+  /// Copies the built operands into the allocator, offsets counted from Base (the owning
+  /// statement's start). Returns true (and reports) when a statement is too long for that.
+  bool materializeOperands(const char *Base, const OperandSlot *&Slots, uint32_t &Count);
 
   //===--- Module level -------------------------------------------------------------===//
   void parseModuleItem();
@@ -126,7 +130,7 @@ private:
   bool parseLinkageItem();
 
   //===--- Functions and bodies ------------------------------------------------------===//
-  bool parseFunction(const char *Start, uint32_t Line, uint8_t Linkage);
+  bool parseFunction(const char *Start, uint8_t Linkage);
   bool parseParamList(llvm::SmallVectorImpl<const VariableDecl *> &Params);
   bool parseBody(Function &F);
   bool parseBodyStatement();
@@ -140,8 +144,7 @@ private:
 
   //===--- Declarations -------------------------------------------------------------===//
   enum class DeclContext { Module, Body, Param };
-  VariableDecl *parseVariableDecl(DeclContext Context, uint8_t Linkage, const char *Start,
-                                  uint32_t Line);
+  VariableDecl *parseVariableDecl(DeclContext Context, uint8_t Linkage, const char *Start);
   bool parseRegisterDecl();
   bool parseInitializer(VariableDecl &V);
   bool tryPackedList(unsigned Width, bool Signed, bool FloatBits, Initializer &Init);
@@ -188,7 +191,6 @@ private:
   // The section being parsed: a run of packed integers not yet turned into a node.
   llvm::SmallVector<const Statement *, 64> SectionItems;
   const char *RunPtr = nullptr;
-  uint32_t RunLine = 0;
   unsigned RunWidth = 0;
   uint64_t RunCount = 0;
 

@@ -27,7 +27,7 @@ void indent(raw_ostream &OS, unsigned Depth) {
     OS << '\t';
 }
 
-void printOperands(llvm::ArrayRef<Operand> Ops, raw_ostream &OS) {
+void printOperands(OperandRange Ops, raw_ostream &OS) {
   for (size_t I = 0; I < Ops.size(); ++I) {
     if (I)
       OS << ", ";
@@ -62,7 +62,7 @@ void printPackedValue(uint64_t Value, unsigned Width, bool Signed, bool FloatBit
 
 void printInitializer(const Initializer &Init, raw_ostream &OS) {
   if (!Init.isPacked()) {
-    printOperand(*Init.value(), OS);
+    printOperand(Init.value(), OS);
     return;
   }
   OS << '{';
@@ -146,8 +146,8 @@ void printSimple(const Statement &S, unsigned Depth, raw_ostream &OS) {
   case StmtKind::Instruction: {
     const auto &I = llvm::cast<Instruction>(S);
     indent(OS, Depth);
-    if (const Operand *G = I.guard())
-      OS << (G->isNegated() ? "@!" : "@") << G->text() << ' ';
+    if (Operand G = I.guard())
+      OS << (G.isNegated() ? "@!" : "@") << G.text() << ' ';
     OS << I.opcode();
     if (!I.operands().empty()) {
       OS << '\t';
@@ -315,7 +315,7 @@ void printFunction(const Function &F, raw_ostream &OS) {
 
 } // namespace
 
-void wsv::ptx::printOperand(const Operand &Op, raw_ostream &OS) {
+void wsv::ptx::printOperand(Operand Op, raw_ostream &OS) {
   switch (Op.kind()) {
   case OperandKind::Name:
   case OperandKind::SpecialRegister:
@@ -348,20 +348,20 @@ void wsv::ptx::printOperand(const Operand &Op, raw_ostream &OS) {
   }
   case OperandKind::Address: {
     OS << '[';
-    if (const Operand *Base = Op.addressBaseOperand()) {
-      printOperand(*Base, OS);
-      if (Op.hasAddressOffset()) {
-        const Operand &Offset = Op.elements()[1];
-        OS << (Offset.isNegated() ? "+-" : "+") << Offset.text();
-      }
-      for (const Operand &Extra : Op.addressExtras()) {
-        OS << ", ";
-        printOperand(Extra, OS);
-      }
-    } else {
+    if (Op.isInlineAddress()) {
       OS << Op.addressBaseName();
       if (Op.hasAddressOffset())
         OS << '+' << *Op.addressOffset();
+    } else {
+      printOperand(Op.elements()[0], OS);
+      if (Op.hasAddressOffset()) {
+        Operand Offset = Op.elements()[1];
+        OS << (Offset.isNegated() ? "+-" : "+") << Offset.text();
+      }
+      for (Operand Extra : Op.addressExtras()) {
+        OS << ", ";
+        printOperand(Extra, OS);
+      }
     }
     OS << ']';
     return;
@@ -383,7 +383,7 @@ void wsv::ptx::printOperand(const Operand &Op, raw_ostream &OS) {
     return;
   case OperandKind::SymbolOffset: {
     printOperand(Op.elements()[0], OS);
-    const Operand &Offset = Op.elements()[1];
+    Operand Offset = Op.elements()[1];
     OS << (Offset.isNegated() ? '-' : '+') << Offset.text();
     return;
   }

@@ -4,9 +4,11 @@
 // module is freeing its slabs: no destructor walks a million nested scopes. Names and opcodes
 // are views into the source buffer; lists are arrays in the same allocator.
 //
-// A node carries where it starts (a pointer into the buffer) and its line; Module::location()
-// turns that into file, line and column. An instruction also points at the `.loc` directive
-// that governs it, which is how a finding maps back to a CUDA source line.
+// A node carries where it starts: a pointer into the buffer, like an llvm::SMLoc.
+// Module::location() turns it into file, line and column through the SourceMgr (whose line
+// table is built once, on first use), so nodes do not spend four bytes each on a line number.
+// An instruction also points at the `.loc` directive that governs it, which is how a finding
+// maps back to a CUDA source line.
 //
 // Scopes are statements: a function body is a Scope, and every `{ ... }` inside it (inline-asm
 // blocks, call sequences) is a nested Scope with its own declarations and labels. NameResolver
@@ -62,14 +64,11 @@ public:
   /// Where the statement starts: the '@' of a guard, the opcode, the directive, the label.
   const char *ptr() const { return Ptr; }
   llvm::SMLoc loc() const { return llvm::SMLoc::getFromPointer(Ptr); }
-  /// 1-based line of ptr().
-  unsigned line() const { return Line; }
 
 protected:
-  Statement(StmtKind Kind, const char *Ptr, uint32_t Line) : Ptr(Ptr), Line(Line), Kind(Kind) {}
+  explicit Statement(StmtKind Kind, const char *Ptr) : Ptr(Ptr), Kind(Kind) {}
 
   const char *Ptr;
-  uint32_t Line;
   StmtKind Kind;
   uint8_t Flags = 0;
   uint16_t Aux = 0;
@@ -130,11 +129,12 @@ public:
   /// Whether the opcode starts with Prefix followed by '.' or its end, e.g. `mbarrier.try_wait`.
   bool opcodeStartsWith(llvm::StringRef Prefix) const;
 
-  /// The predicate guard (`@%p1` or `@!%p1`, the latter with isNegated()), or nullptr.
-  const Operand *guard() const { return (Flags & FlagGuarded) ? &Ops()[0] : nullptr; }
-  llvm::ArrayRef<Operand> operands() const {
+  /// The predicate guard (`@%p1` or `@!%p1`, the latter with isNegated()); invalid when the
+  /// instruction has none.
+  Operand guard() const { return (Flags & FlagGuarded) ? Operand(Ptr, slots()) : Operand(); }
+  OperandRange operands() const {
     unsigned Skip = (Flags & FlagGuarded) ? 1 : 0;
-    return {Ops() + Skip, static_cast<size_t>(NumOperands - Skip)};
+    return OperandRange(Ptr, slots() + Skip, NumOperands - Skip);
   }
   /// The `.loc` directive in effect for this instruction (the last one before it in its
   /// function), or nullptr when there is none.
@@ -143,16 +143,19 @@ public:
 private:
   friend class Parser;
   enum : uint8_t { FlagGuarded = 1 };
-  Instruction(const char *Ptr, uint32_t Line) : Statement(StmtKind::Instruction, Ptr, Line) {}
-  const Operand *Ops() const { return reinterpret_cast<const Operand *>(this + 1); }
+  explicit Instruction(const char *Ptr) : Statement(StmtKind::Instruction, Ptr) {}
+  const detail::OperandSlot *slots() const {
+    return reinterpret_cast<const detail::OperandSlot *>(this + 1);
+  }
 
-  const LocDirective *DebugLoc = nullptr;
   uint16_t OpcodeLength = 0;
-  uint16_t NumOperands = 0; ///< including the guard
+  uint16_t NumOperands = 0; ///< top-level operands, including the guard
+  const LocDirective *DebugLoc = nullptr;
 };
 
-static_assert(sizeof(Instruction) == 32, "instructions must stay compact: they dominate memory");
-static_assert(sizeof(Instruction) % alignof(Operand) == 0, "operands follow the instruction");
+static_assert(sizeof(Instruction) == 24, "instructions must stay compact: they dominate memory");
+static_assert(sizeof(Instruction) % alignof(detail::OperandSlot) == 0,
+              "operand slots follow the instruction");
 
 class Label : public Statement {
 public:
@@ -161,8 +164,8 @@ public:
 
 private:
   friend class Parser;
-  Label(const char *Ptr, uint32_t Line, uint32_t NameLength)
-      : Statement(StmtKind::Label, Ptr, Line), NameLength(NameLength) {}
+  Label(const char *Ptr, uint32_t NameLength)
+      : Statement(StmtKind::Label, Ptr), NameLength(NameLength) {}
   uint32_t NameLength;
 };
 
@@ -177,8 +180,8 @@ public:
 
 private:
   friend class Parser;
-  Scope(const char *Ptr, uint32_t Line, const Scope *Parent)
-      : Statement(StmtKind::Scope, Ptr, Line), Parent(Parent),
+  Scope(const char *Ptr, const Scope *Parent)
+      : Statement(StmtKind::Scope, Ptr), Parent(Parent),
         Depth(Parent ? Parent->Depth + 1 : 0) {}
   llvm::ArrayRef<const Statement *> Body;
   const Scope *Parent;
@@ -205,7 +208,7 @@ public:
 
 private:
   friend class Parser;
-  RegisterDecl(const char *Ptr, uint32_t Line) : Statement(StmtKind::RegisterDecl, Ptr, Line) {}
+  RegisterDecl(const char *Ptr) : Statement(StmtKind::RegisterDecl, Ptr) {}
   llvm::StringRef Type;
   llvm::ArrayRef<RegisterName> Names;
   uint8_t VectorWidth = 0;
@@ -226,12 +229,13 @@ public:
   /// `.f32`/`.f64` lists of `0f`/`0d` bit patterns, packed as their bits.
   bool isFloatBits() const { return FloatBits; }
   /// Not packed: the value as an operand tree (a Vector for brace lists).
-  const Operand *value() const { return Value; }
+  Operand value() const { return Value ? Operand(Base, Value) : Operand(); }
 
 private:
   friend class Parser;
   const uint8_t *Packed = nullptr;
-  const Operand *Value = nullptr;
+  const char *Base = nullptr; ///< the declaration's start, which operand offsets count from
+  const detail::OperandSlot *Value = nullptr;
   uint64_t Count = 0;
   uint8_t Width = 0;
   bool Signed = false;
@@ -272,7 +276,7 @@ public:
 private:
   friend class Parser;
   enum : uint8_t { FlagPointer = 1 };
-  VariableDecl(const char *Ptr, uint32_t Line) : Statement(StmtKind::VariableDecl, Ptr, Line) {}
+  VariableDecl(const char *Ptr) : Statement(StmtKind::VariableDecl, Ptr) {}
   llvm::StringRef Name, Space, Type, PtrSpace, Attribute;
   llvm::ArrayRef<int64_t> Dims;
   const Initializer *Init = nullptr;
@@ -314,7 +318,7 @@ private:
     bool HasOffset = false;
     const LocDirective *Parent = nullptr;
   };
-  LocDirective(const char *Ptr, uint32_t Line) : Statement(StmtKind::Loc, Ptr, Line) {}
+  LocDirective(const char *Ptr) : Statement(StmtKind::Loc, Ptr) {}
   uint32_t FileIndex = 0, SourceLine = 0, SourceColumn = 0;
   InlineInfo *Extra = nullptr;
 };
@@ -325,7 +329,7 @@ class Directive : public Statement {
 public:
   static bool classof(const Statement *S) { return S->kind() == StmtKind::Directive; }
   llvm::StringRef name() const { return {Ptr, NameLength}; }
-  llvm::ArrayRef<Operand> operands() const { return Ops; }
+  OperandRange operands() const { return OperandRange(Ptr, Ops, NumOps); }
   /// Written with a terminating ';' (`.pragma` and directives in bodies and at module level);
   /// function-header directives such as `.maxntid` have none.
   bool hasSemicolon() const { return Flags & FlagSemicolon; }
@@ -333,9 +337,10 @@ public:
 private:
   friend class Parser;
   enum : uint8_t { FlagSemicolon = 1 };
-  Directive(const char *Ptr, uint32_t Line, uint32_t NameLength)
-      : Statement(StmtKind::Directive, Ptr, Line), NameLength(NameLength) {}
-  llvm::ArrayRef<Operand> Ops;
+  Directive(const char *Ptr, uint32_t NameLength)
+      : Statement(StmtKind::Directive, Ptr), NameLength(NameLength) {}
+  const detail::OperandSlot *Ops = nullptr;
+  uint32_t NumOps = 0;
   uint32_t NameLength;
 };
 
@@ -345,14 +350,15 @@ public:
   static bool classof(const Statement *S) { return S->kind() == StmtKind::TargetList; }
   llvm::StringRef label() const { return {Ptr, LabelLength}; }
   bool isBranchTargets() const { return !(Flags & FlagCallTargets); }
-  llvm::ArrayRef<Operand> targets() const { return Targets; }
+  OperandRange targets() const { return OperandRange(Ptr, Targets, NumTargets); }
 
 private:
   friend class Parser;
   enum : uint8_t { FlagCallTargets = 1 };
-  TargetList(const char *Ptr, uint32_t Line, uint32_t LabelLength)
-      : Statement(StmtKind::TargetList, Ptr, Line), LabelLength(LabelLength) {}
-  llvm::ArrayRef<Operand> Targets;
+  TargetList(const char *Ptr, uint32_t LabelLength)
+      : Statement(StmtKind::TargetList, Ptr), LabelLength(LabelLength) {}
+  const detail::OperandSlot *Targets = nullptr;
+  uint32_t NumTargets = 0;
   uint32_t LabelLength;
 };
 
@@ -370,8 +376,8 @@ public:
 private:
   friend class Parser;
   enum : uint8_t { FlagReturnList = 1, FlagNoReturn = 2 };
-  CallPrototype(const char *Ptr, uint32_t Line, uint32_t LabelLength)
-      : Statement(StmtKind::CallPrototype, Ptr, Line), LabelLength(LabelLength) {}
+  CallPrototype(const char *Ptr, uint32_t LabelLength)
+      : Statement(StmtKind::CallPrototype, Ptr), LabelLength(LabelLength) {}
   llvm::ArrayRef<const VariableDecl *> Returns, Params;
   uint32_t LabelLength;
 };
@@ -388,7 +394,7 @@ public:
 
 private:
   friend class Parser;
-  VersionDirective(const char *Ptr, uint32_t Line) : Statement(StmtKind::Version, Ptr, Line) {}
+  VersionDirective(const char *Ptr) : Statement(StmtKind::Version, Ptr) {}
   llvm::StringRef Text;
   uint32_t Major = 0, Minor = 0;
 };
@@ -398,14 +404,15 @@ class TargetDirective : public Statement {
 public:
   static bool classof(const Statement *S) { return S->kind() == StmtKind::Target; }
   /// `sm_90a`, `debug`, `texmode_independent`, ... as Name operands.
-  llvm::ArrayRef<Operand> names() const { return Names; }
+  OperandRange names() const { return OperandRange(Ptr, Names, NumNames); }
   /// The first `sm_*` name, empty if none.
   llvm::StringRef architecture() const;
 
 private:
   friend class Parser;
-  TargetDirective(const char *Ptr, uint32_t Line) : Statement(StmtKind::Target, Ptr, Line) {}
-  llvm::ArrayRef<Operand> Names;
+  TargetDirective(const char *Ptr) : Statement(StmtKind::Target, Ptr) {}
+  const detail::OperandSlot *Names = nullptr;
+  uint32_t NumNames = 0;
 };
 
 /// `.address_size 64`
@@ -416,8 +423,7 @@ public:
 
 private:
   friend class Parser;
-  AddressSizeDirective(const char *Ptr, uint32_t Line)
-      : Statement(StmtKind::AddressSize, Ptr, Line) {}
+  AddressSizeDirective(const char *Ptr) : Statement(StmtKind::AddressSize, Ptr) {}
   uint32_t Bits = 0;
 };
 
@@ -435,7 +441,7 @@ public:
 private:
   friend class Parser;
   enum : uint8_t { FlagHasTimestamp = 1 };
-  FileDirective(const char *Ptr, uint32_t Line) : Statement(StmtKind::File, Ptr, Line) {}
+  FileDirective(const char *Ptr) : Statement(StmtKind::File, Ptr) {}
   llvm::StringRef Path;
   uint64_t Timestamp = 0, FileSize = 0;
   uint32_t Index = 0;
@@ -466,7 +472,7 @@ public:
 private:
   friend class Parser;
   enum : uint8_t { FlagEntry = 1, FlagReturnList = 2, FlagParamList = 4 };
-  Function(const char *Ptr, uint32_t Line) : Statement(StmtKind::Function, Ptr, Line) {}
+  Function(const char *Ptr) : Statement(StmtKind::Function, Ptr) {}
   llvm::StringRef Name;
   llvm::ArrayRef<const VariableDecl *> Returns, Params;
   llvm::ArrayRef<const Directive *> HeaderDirectives;
@@ -484,7 +490,7 @@ public:
 
 private:
   friend class Parser;
-  Section(const char *Ptr, uint32_t Line) : Statement(StmtKind::Section, Ptr, Line) {}
+  Section(const char *Ptr) : Statement(StmtKind::Section, Ptr) {}
   llvm::StringRef Name;
   llvm::ArrayRef<const Statement *> Items;
 };
@@ -497,17 +503,18 @@ public:
   static bool classof(const Statement *S) { return S->kind() == StmtKind::SectionData; }
   unsigned width() const { return Width; } ///< bytes per value: 1, 2, 4 or 8
   bool isPacked() const { return Packed != nullptr; }
-  uint64_t size() const { return isPacked() ? Count : Ops.size(); }
+  uint64_t size() const { return isPacked() ? Count : NumOps; }
   /// Packed values, zero-extended.
   uint64_t value(uint64_t I) const;
   /// Values that are labels or expressions (`$L__func_begin0`, `.debug_abbrev`, `a-b`).
-  llvm::ArrayRef<Operand> operands() const { return Ops; }
+  OperandRange operands() const { return OperandRange(Ptr, Ops, NumOps); }
 
 private:
   friend class Parser;
-  SectionData(const char *Ptr, uint32_t Line) : Statement(StmtKind::SectionData, Ptr, Line) {}
+  SectionData(const char *Ptr) : Statement(StmtKind::SectionData, Ptr) {}
   const uint8_t *Packed = nullptr;
-  llvm::ArrayRef<Operand> Ops;
+  const detail::OperandSlot *Ops = nullptr;
+  uint32_t NumOps = 0;
   uint64_t Count = 0;
   uint8_t Width = 0;
 };

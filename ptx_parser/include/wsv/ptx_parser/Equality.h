@@ -21,7 +21,7 @@ namespace ptx {
 bool structurallyEqual(const Module &A, const Module &B, std::string *Difference = nullptr);
 
 /// Operand trees, ignoring where they are.
-bool operandsEqual(const Operand &A, const Operand &B);
+bool operandsEqual(Operand A, Operand B);
 
 } // namespace ptx
 } // namespace wsv

@@ -74,13 +74,12 @@ public:
   const TargetDirective *target() const { return Target; }
   const AddressSizeDirective *addressSize() const { return AddressSize; }
 
-  /// File, line and column of a pointer into source() (for a statement: its ptr(), for an
-  /// operand: its ptr()). The column costs a scan back to the start of the line.
-  SourceLocation location(const char *Ptr, unsigned Line) const;
-  SourceLocation location(const Statement &S) const { return location(S.ptr(), S.line()); }
-  /// As above when the line is not known: looks it up in SourceMgr's line table, which is
-  /// built once on first use.
+  /// File, line and column of a pointer into source(): a statement's or an operand's ptr().
+  /// Lines come from SourceMgr's line table, built once on first use; the column costs a scan
+  /// back to the start of the line.
   SourceLocation location(const char *Ptr) const;
+  SourceLocation location(const Statement &S) const { return location(S.ptr()); }
+  SourceLocation location(const Operand &Op) const { return location(Op.ptr()); }
 
   /// The path of `.file Index`, or an empty string.
   llvm::StringRef filePath(unsigned Index) const;
@@ -111,7 +110,6 @@ private:
   const VersionDirective *Version = nullptr;
   const TargetDirective *Target = nullptr;
   const AddressSizeDirective *AddressSize = nullptr;
-  uint64_t LineCount = 0;
 };
 
 } // namespace ptx

@@ -54,8 +54,8 @@ public:
   const VariableDecl *findVariable(const Scope &From, llvm::StringRef Name) const;
 
   /// What a Name operand of I means, looked up from I's scope.
-  const Statement *resolveLabel(const Instruction &I, const Operand &Op) const;
-  RegisterRef resolveRegister(const Instruction &I, const Operand &Op) const;
+  const Statement *resolveLabel(const Instruction &I, Operand Op) const;
+  RegisterRef resolveRegister(const Instruction &I, Operand Op) const;
   /// For `bra`/`bra.uni` (guarded or not): the Label branched to; nullptr when the operand is
   /// not a label of this function.
   const Label *branchTarget(const Instruction &I) const;

@@ -18,7 +18,7 @@ namespace ptx {
 void printModule(const Module &M, llvm::raw_ostream &OS);
 /// One statement (a whole function for a Function, a whole scope for a Scope).
 void printStatement(const Statement &S, llvm::raw_ostream &OS);
-void printOperand(const Operand &Op, llvm::raw_ostream &OS);
+void printOperand(Operand Op, llvm::raw_ostream &OS);
 
 } // namespace ptx
 } // namespace wsv
