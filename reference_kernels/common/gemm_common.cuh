@@ -32,20 +32,27 @@ constexpr uint32_t elem_bytes = 2;  // bf16 and f16
 #endif
 
 // Defines `<name>_bf16` and `<name>_f16`, each calling body<elem>(a, b, d_map, d, m, n, k) where
-// the maps are generic addresses TMA can use.
-#define WSV_GEMM_ENTRIES(name, body, threads)                                                    \
-  extern "C" __global__ void __launch_bounds__(threads, 1)                                       \
+// the maps are generic addresses TMA can use. ATTRS adds launch attributes to both entries.
+#define WSV_GEMM_ENTRIES_WITH(name, body, threads, ATTRS)                                        \
+  extern "C" __global__ void __launch_bounds__(threads, 1) ATTRS                                 \
       name##_bf16(WSV_TMAP_PARAM(tma_a), WSV_TMAP_PARAM(tma_b), WSV_TMAP_PARAM(tma_d),           \
                   uint16_t* d, uint32_t m, uint32_t n, uint32_t k) {                             \
     body<wsv::elem::bf16>(WSV_TMAP_ADDR(tma_a), WSV_TMAP_ADDR(tma_b), WSV_TMAP_ADDR(tma_d), d,  \
                           m, n, k);                                                              \
   }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(threads, 1)                                       \
+  extern "C" __global__ void __launch_bounds__(threads, 1) ATTRS                                 \
       name##_f16(WSV_TMAP_PARAM(tma_a), WSV_TMAP_PARAM(tma_b), WSV_TMAP_PARAM(tma_d),            \
                  uint16_t* d, uint32_t m, uint32_t n, uint32_t k) {                              \
     body<wsv::elem::f16>(WSV_TMAP_ADDR(tma_a), WSV_TMAP_ADDR(tma_b), WSV_TMAP_ADDR(tma_d), d,   \
                          m, n, k);                                                               \
   }
+
+#define WSV_NO_ATTRS
+#define WSV_GEMM_ENTRIES(name, body, threads) WSV_GEMM_ENTRIES_WITH(name, body, threads, WSV_NO_ATTRS)
+// Cluster kernels state their shape in the PTX (.reqnctapercluster), so the analyzer and the
+// launch agree on it.
+#define WSV_GEMM_CLUSTER_ENTRIES(name, body, threads, cluster_x) \
+  WSV_GEMM_ENTRIES_WITH(name, body, threads, __cluster_dims__(cluster_x, 1, 1))
 
 // The module's self-description, read by the runner (wsv_abi.h KernelInfo).
 #define WSV_KERNEL_INFO(...) \

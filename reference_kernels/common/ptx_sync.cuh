@@ -55,6 +55,19 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t c
       : "memory");
 }
 
+// The same remote arrival with the default .release.cta semantics, as CUTLASS's ClusterBarrier
+// arrives: enough when what the arrival releases is the arriving CTA's own finished reads (a
+// wgmma group that wait_group retired), and it compiles without the GPU-scope memory barrier
+// that .release.cluster costs on sm_90.
+__device__ __forceinline__ void mbarrier_arrive_remote(uint32_t bar, uint32_t cta_rank) {
+  asm volatile(
+      "{\n\t.reg .b32 remAddr32;\n\t"
+      "mapa.shared::cluster.u32 remAddr32, %0, %1;\n\t"
+      "mbarrier.arrive.shared::cluster.b64 _, [remAddr32];\n\t}" ::"r"(bar),
+      "r"(cta_rank)
+      : "memory");
+}
+
 // True once the phase with parity `phase` has completed (the barrier's current parity differs).
 __device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t phase) {
   uint32_t ok;

@@ -90,9 +90,13 @@ __device__ __forceinline__ void check_leave() {
 }
 
 // Copies every warp of this CTA that is inside a wait into the capture, then traps after a grace
-// period in which stuck CTAs elsewhere time out and report too. Never returns.
+// period in which stuck CTAs elsewhere time out and report too. Never returns. Every thread that
+// times out lands here, often all lanes of a warp at once; only the first of the CTA captures,
+// and the others sleep (so a diverged capturing lane of their warp keeps running) until the trap,
+// trapping themselves later should the capturing thread never get there.
 __device__ __noinline__ void check_report_hang() {
   abi::HangCapture* cap = wsv_hang_capture;
+  const uint64_t grace = wsv_hang_timeout_ns / 4;
   if (cap != nullptr && atomicCAS(&check_cta_captured, 0u, 1u) == 0u) {
     const uint32_t me = check_warp_id();
     const uint32_t warps = (blockDim.x + 31) / 32;
@@ -127,14 +131,14 @@ __device__ __noinline__ void check_report_hang() {
     __threadfence_system();
     // Grace: a deadlock stalls every CTA within microseconds of each other, so their timeouts
     // fire close together; a quarter of the timeout lets them all write before the trap.
-    const uint64_t until = globaltimer_ns() + wsv_hang_timeout_ns / 4;
-    while (globaltimer_ns() < until) {
-    }
+    const uint64_t until = globaltimer_ns() + grace;
+    while (globaltimer_ns() < until) __nanosleep(10000);
     asm volatile("trap;");
   }
-  while (true) {
-    // Another warp of this CTA captured; wait for its trap.
-  }
+  const uint64_t until = globaltimer_ns() + 2 * grace;
+  while (globaltimer_ns() < until) __nanosleep(10000);
+  asm volatile("trap;");
+  while (true) __nanosleep(1000000);
 }
 
 __device__ __forceinline__ void mbarrier_wait_at(uint32_t bar, uint32_t parity, const sync_site& s) {

@@ -107,7 +107,8 @@ static json jobJson(const JobResult &R) {
           {"bench", Bench},
           {"error", R.Error},
           {"refused", R.Refused},
-          {"skipped", R.Skipped}};
+          {"skipped", R.Skipped},
+          {"notes", R.Notes}};
 }
 
 std::string toJson(const JobResult &R) { return jobJson(R).dump(); }
@@ -128,6 +129,9 @@ bool fromJson(const std::string &Line, JobResult &R) {
   R.Error = J.value("error", "");
   R.Refused = J.value("refused", false);
   R.Skipped = J.value("skipped", false);
+  for (const json &N : J.value("notes", json::array()))
+    if (N.is_string())
+      R.Notes.push_back(N.get<std::string>());
   for (const json &C : J.value("cases", json::array())) {
     CaseResult Out;
     Out.Kernel = C.value("kernel", "");
@@ -205,6 +209,8 @@ std::string formatCases(const std::vector<JobResult> &Jobs) {
       OS << (J.Skipped ? "skipped: " : J.Refused ? "refused: " : "error: ") << J.Error << "\n";
       continue;
     }
+    for (const std::string &N : J.Notes)
+      OS << "note: " << N << "\n";
     for (const CaseResult &C : J.Cases) {
       if (!Header) {
         char Buf[200];

@@ -49,14 +49,32 @@ Expected<std::unique_ptr<GemmModule>> GemmModule::load(const DriverApi &Driver,
 
   std::unique_ptr<GemmModule> M(new GemmModule(Driver));
   M->Path = PtxPath;
-  // The JIT's error log says which PTX line it rejected.
-  std::vector<char> Log(16384, '\0');
-  CUjit_option Opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *Vals[] = {Log.data(), reinterpret_cast<void *>(static_cast<uintptr_t>(Log.size() - 1))};
-  const CUresult R = Driver.ModuleLoadDataEx(&M->Module, Ptx.c_str(), 2, Opts, Vals);
+  // The JIT's error log says which PTX line it rejected; its info log carries ptxas's
+  // performance warnings (wgmma serialized, setmaxnreg ignored), which hide or cost a protocol.
+  std::vector<char> Log(16384, '\0'), Info(65536, '\0');
+  CUjit_option Opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_LOG_VERBOSE};
+  void *Vals[] = {Log.data(), reinterpret_cast<void *>(static_cast<uintptr_t>(Log.size() - 1)),
+                  Info.data(), reinterpret_cast<void *>(static_cast<uintptr_t>(Info.size() - 1)),
+                  reinterpret_cast<void *>(static_cast<uintptr_t>(1))};
+  const CUresult R = Driver.ModuleLoadDataEx(&M->Module, Ptx.c_str(), 5, Opts, Vals);
   if (R != CUDA_SUCCESS)
     return Status::error("loading " + PtxPath + ": " + Driver.errorText(R) +
                          (Log[0] ? "\n" + std::string(Log.data()) : ""));
+  std::string Line;
+  for (const char *P = Info.data();; ++P) {
+    if (*P == '\n' || *P == '\0') {
+      if (Line.find("Performance Loss") != std::string::npos ||
+          Line.find("warning") != std::string::npos)
+        M->Warnings.push_back(Line);
+      Line.clear();
+      if (*P == '\0')
+        break;
+    } else {
+      Line += *P;
+    }
+  }
 
   CUdeviceptr InfoPtr = 0;
   size_t InfoBytes = 0;

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace wsv {
 namespace runner {
@@ -45,6 +46,8 @@ public:
 
   const abi::KernelInfo &info() const { return Info; }
   const std::string &path() const { return Path; }
+  /// ptxas warnings from the JIT (performance losses, ignored setmaxnreg), one per line.
+  const std::vector<std::string> &jitWarnings() const { return Warnings; }
   /// Whether the PTX is an instrumented build (it defines wsv_hang_capture).
   bool checked() const { return CaptureGlobal != 0; }
   std::string entryName(const std::string &Kernel, Dtype T) const { return Kernel + entrySuffix(T); }
@@ -70,6 +73,7 @@ private:
   abi::KernelInfo Info{};
   CUdeviceptr CaptureGlobal = 0, TimeoutGlobal = 0, NextGlobal = 0;
   void *MapsInGlobal = nullptr; ///< three tensor maps, for builds that read them from memory
+  std::vector<std::string> Warnings;
 };
 
 } // namespace runner

@@ -282,6 +282,8 @@ JobResult runJob(const Job &J, const RunOptions &O, const EmitFn &Emit) {
     if (!M)
       return M.takeError();
     S.Module = std::move(*M);
+    for (const std::string &W : S.Module->jitWarnings())
+      R.Notes.push_back("ptxas (JIT of " + J.Ptx + "): " + W);
     if (J.Flavor == PtxFlavor::Checked) {
       if (!S.Module->checked())
         return Status::error(J.Ptx + " is not a checked build");

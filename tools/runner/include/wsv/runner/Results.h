@@ -68,6 +68,7 @@ struct JobResult {
   std::string Error; ///< a failure before any case ran (no GPU, unreadable PTX, ...)
   bool Refused = false; ///< Error is a refusal (exit code 2), not a failure
   bool Skipped = false; ///< refused, but named only through `all`: a note, exit code 0
+  std::vector<std::string> Notes; ///< e.g. ptxas warnings from loading the PTX
 
   int exitCode() const; ///< 0 all pass, 1 a failure, 2 refusal or usage
 };

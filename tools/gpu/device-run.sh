@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Builds the GPU-only configuration (no LLVM, Z3 or packaged nlohmann/json: the header folder
+# comes from .carry/include) and runs the Hopper reference kernels on the GPU: correctness checks,
+# every seeded-bug variant under --check, and benchmarks against cuBLAS. Logs and JSON go to
+# $OUT (or build-device/out); a short table is printed last.
+#
+# usage: tools/gpu/device-run.sh [step...]
+#   info     the GPU, driver and toolkit
+#   check    every kernel, bf16 and fp16, default sizes plus extra shapes, plain and --check
+#   clang    the clang-19 builds, if present
+#   bugs     every seeded variant under --check, then every hang variant without --check
+#   bench    every kernel at 4096^3 and 8192^3 against cuBLAS; the fastest with --check too
+#   tune     extra builds of the fastest kernel with other constants (TUNE_DEFINES), benched
+#   (default: info check bugs bench)
+# env: KERNELS (default "h1 h2 h3 h4 h5"), FAST (default h5), JOBS (default 16),
+#      TUNE_DEFINES ("name:-DX=1 -DY=2;name2:..."), BENCH_SIZES (default 4096,8192)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${OUT:-$top/build-device/out}
+build=${WSV_DEVICE_BUILD:-$top/build-device}
+kernels=${KERNELS:-h1 h2 h3 h4 h5}
+fast=${FAST:-h5}
+jobs=${JOBS:-16}
+sizes=${BENCH_SIZES:-4096,8192}
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(info check bugs bench)
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+
+echo "== build ($build)"
+if ! cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWSV_ANALYZER=OFF \
+      -DWSV_TESTS=OFF -DWSV_BENCHMARKS=OFF -DCMAKE_PREFIX_PATH="$top/.carry" \
+      >"$out/configure.log" 2>&1 ||
+   ! ninja -C "$build" -j "$jobs" >"$out/build.log" 2>&1; then
+  tail -40 "$out/configure.log" "$out/build.log" 2>/dev/null
+  echo "build failed"
+  exit 1
+fi
+wsv="$build/bin/wsv"
+"$wsv" kernels --format json >"$out/kernels.json"
+
+run() { # run <label> <wsv run args...>: JSON into $out/<label>.json, text log appended
+  local label=$1; shift
+  "$wsv" run "$@" --trace-dir "$out/traces" --format json >"$out/$label.json" 2>>"$out/errors.log"
+  echo "$label rc=$?" >>"$out/rc.log"
+}
+mkdir -p "$out/traces"
+
+for step in "${steps[@]}"; do
+  echo "== $step"
+  case $step in
+  info)
+    { nvidia-smi; nvcc --version; ls /usr/local/cuda/lib64 | grep -E 'cublas|cudart'; } \
+      >"$out/info.txt" 2>&1
+    head -15 "$out/info.txt"
+    ;;
+  check)
+    for k in $kernels; do
+      run "check-$k" "$k"
+      run "check-$k-checked" "$k" --check
+    done
+    ;;
+  clang)
+    for k in $kernels; do
+      if python3 -c "import json,sys; d=json.load(open('$out/kernels.json'));
+sys.exit(0 if any(x['name']=='$k' and x['clang_ptx'] for x in d['kernels']) else 1)"; then
+        run "clang-$k" "$k" --clang
+      fi
+    done
+    ;;
+  bugs)
+    python3 - "$out/kernels.json" "$kernels" >"$out/variants.txt" <<'EOF'
+import json, sys
+kernels = sys.argv[2].split()
+for k in json.load(open(sys.argv[1]))["kernels"]:
+    if k["name"] in kernels:
+        for v in k["variants"]:
+            print(k["name"], v["bug"])
+EOF
+    while read -r k bug; do
+      run "bug-$k-$bug" "$k" --bug "$bug" --check --dtype bf16 --timeout-ms 1000
+    done <"$out/variants.txt"
+    # Without --check the host watchdog alone ends a hang.
+    if grep -q "^h2 mbarrier-initial-phase$" "$out/variants.txt"; then
+      run "bug-h2-mbarrier-initial-phase-plain" h2 --bug mbarrier-initial-phase --dtype bf16 \
+        --shape 384x640x576 --watchdog-ms 3000
+    fi
+    ;;
+  bench)
+    for k in $kernels; do
+      if [ "$k" = "$fast" ]; then
+        run "bench-$k" "$k" --bench --check --sizes "$sizes"
+      else
+        run "bench-$k" "$k" --bench --sizes "$sizes"
+      fi
+    done
+    ;;
+  tune)
+    IFS=';' read -ra variants <<<"${TUNE_DEFINES:-}"
+    src=$(python3 -c "import json; print([k['source'] for k in json.load(open('$out/kernels.json'))['kernels'] if k['name']=='$fast'][0])")
+    for v in "${variants[@]}"; do
+      name=${v%%:*}
+      defs=${v#*:}
+      # shellcheck disable=SC2086
+      nvcc -ptx -lineinfo -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a \
+        -I"$top/reference_kernels/common" $defs "$top/$src" -o "$out/tune-$name.ptx" &&
+        run "tune-$name" "$fast" --ptx "$out/tune-$name.ptx" --bench --sizes "$sizes"
+    done
+    ;;
+  *)
+    echo "unknown step $step" >&2
+    ;;
+  esac
+done
+
+python3 "$top/tools/gpu/summarize.py" "$out"
