@@ -150,7 +150,7 @@ bool Parser::parseBody(Function &F) {
     }
     const char *Before = Tok.Ptr;
     if (parseBodyStatement()) {
-      recover();
+      recover(Before);
       if (Tok.Ptr == Before && Tok.isNot(TokenKind::Eof))
         next();
     }

@@ -61,7 +61,7 @@ bool Parser::parseSection() {
       Failed = expected("expected a label or a '.b8', '.b16', '.b32' or '.b64' line");
     }
     if (Failed) {
-      recover();
+      recover(Before);
       if (Tok.Ptr == Before && Tok.isNot(TokenKind::Eof))
         next();
     }

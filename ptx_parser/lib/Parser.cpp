@@ -146,7 +146,7 @@ bool Parser::expectSemicolon(const char *What) {
 
 static bool startsLine(const Token &T) { return T.AtLineStart; }
 
-void Parser::recover() {
+void Parser::recover(const char *StatementStart) {
   bool WasQuiet = Quiet;
   Quiet = true; // the rest of a broken statement would only repeat the error
   while (Tok.isNot(TokenKind::Eof)) {
@@ -156,8 +156,11 @@ void Parser::recover() {
     }
     if (Tok.is(TokenKind::LBrace) || Tok.is(TokenKind::RBrace))
       break;
-    if (startsLine(Tok) && (Tok.is(TokenKind::Directive) || Tok.is(TokenKind::At) ||
-                            (Tok.is(TokenKind::Identifier) && peek().is(TokenKind::Colon))))
+    // Statements are one per line in compiler output, so a line that starts with a name, a
+    // guard or a directive starts the next statement. (A broken multi-line `call` may then
+    // cost a second error; swallowing the valid line after a garbage one would cost more.)
+    if (startsLine(Tok) && Tok.Ptr != StatementStart &&
+        (Tok.is(TokenKind::Directive) || Tok.is(TokenKind::At) || Tok.is(TokenKind::Identifier)))
       break;
     next();
   }
@@ -237,6 +240,7 @@ void Parser::parseModule() {
 }
 
 void Parser::parseModuleItem() {
+  const char *Start = Tok.Ptr;
   bool Failed = false;
   switch (Tok.Kind) {
   case TokenKind::Directive: {
@@ -295,7 +299,7 @@ void Parser::parseModuleItem() {
     break;
   }
   if (Failed)
-    recover();
+    recover(Start);
 }
 
 /// ::= .version major.minor

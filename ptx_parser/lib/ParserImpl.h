@@ -96,8 +96,9 @@ private:
   }
   bool stop() const { return Diags.tooManyErrors(); }
   /// Skips to the end of a broken statement: past the next ';', or up to a '{', '}', or a
-  /// directive, label or guard that starts a line.
-  void recover();
+  /// directive, name or guard that starts a line (other than the broken statement's own
+  /// first token, StatementStart).
+  void recover(const char *StatementStart);
   bool parseIntegerToken(uint64_t &Value, const char *What);
 
   //===--- Allocation ---------------------------------------------------------------===//
