@@ -232,7 +232,9 @@ Token Lexer::lex() {
 /// A run of bytes that start no token is one error, so binary garbage costs one diagnostic
 /// per run rather than one per byte.
 Token Lexer::lexInvalid(const char *Start, const char *Message) {
-  ++Cur;
+  // From Start, not from Cur: a caller may have consumed the byte already (a lone '$' at the
+  // end of the input), and stepping past it again would run over the end of the buffer.
+  Cur = Start + 1;
   while (Cur != End) {
     char C = *Cur;
     if (C == '\n' || is(C, CCSpace | CCIdentStart | CCDigit) || isPunctuation(C) || C == '.' ||
