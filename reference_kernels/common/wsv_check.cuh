@@ -144,9 +144,11 @@ __device__ __noinline__ void check_report_hang() {
 __device__ __forceinline__ void mbarrier_wait_at(uint32_t bar, uint32_t parity, const sync_site& s) {
   if (mbarrier_try_wait_parity(bar, parity)) return;
   check_enter(abi::OpMbarrierWait, s, s.index, parity);
+  // Read once: a global load inside the loop would delay the reaction to the phase completing.
+  const uint64_t timeout = wsv_hang_timeout_ns;
   const uint64_t start = globaltimer_ns();
   while (!mbarrier_try_wait_parity(bar, parity)) {
-    if (globaltimer_ns() - start > wsv_hang_timeout_ns) check_report_hang();
+    if (globaltimer_ns() - start > timeout) check_report_hang();
   }
   check_leave();
 }

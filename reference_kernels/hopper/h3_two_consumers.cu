@@ -60,7 +60,9 @@ __device__ __forceinline__ void h3_gemm(const void* tma_a, const void* tma_b, co
   __syncthreads();
 
   if (wg == 0) {
-    setmaxnreg_dec<40>();
+    // BUG(setmaxnreg-nonuniform): the last producer warp keeps its registers, so the pool never
+    // holds what the consumers' setmaxnreg.inc asks for
+    if (!wsv_bug("setmaxnreg-nonuniform") || threadIdx.x / 32 != 3) setmaxnreg_dec<40>();
     if (threadIdx.x / 32 == 0 && elect_one_sync()) {
       for (uint32_t i = 0; i < k_tiles; ++i) {
         const uint32_t s = i % STAGES, round = i / STAGES;
@@ -71,8 +73,7 @@ __device__ __forceinline__ void h3_gemm(const void* tma_a, const void* tma_b, co
       }
     }
   } else {
-    // BUG(setmaxnreg-nonuniform): the last warp of each consumer warpgroup skips setmaxnreg
-    if (!wsv_bug("setmaxnreg-nonuniform") || wg_thread / 32 != 3) setmaxnreg_inc<232>();
+    setmaxnreg_inc<232>();
     const uint32_t c = wg - 1;
     const uint32_t me = ROLE_CONSUMER0 + c;
     float acc[128];

@@ -161,9 +161,10 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
       const uint32_t row0 = (tm * CLUSTER + rank) * TILE_M + 64 * c, col0 = tn * TILE_N;
 #pragma unroll
       for (uint32_t j = 0; j < TILE_N / CHUNK; ++j, ++chunk) {
-        const uint32_t buf = staging + (2 * c + chunk % 2) * CHUNK_BYTES;
-        // BUG(bulk-store-reuse): the staging buffer is rewritten without waiting for the TMA
-        // store that last read it
+        // BUG(bulk-store-reuse): one staging buffer, rewritten by the next chunk without waiting
+        // for the TMA store that reads it
+        const uint32_t buf =
+            staging + (2 * c + (wsv_bug("bulk-store-reuse") ? 0 : chunk % 2)) * CHUNK_BYTES;
         if (!wsv_bug("bulk-store-reuse") && leader) bulk_wait_group_read<1>();
         named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
 #pragma unroll

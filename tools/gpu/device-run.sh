@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the GPU-only configuration (no LLVM, Z3 or packaged nlohmann/json: the header folder
 # comes from .carry/include) and runs the Hopper reference kernels on the GPU: correctness checks,
-# every seeded-bug variant under --check, and benchmarks against cuBLAS. Logs and JSON go to
-# $OUT (or build-device/out); a short table is printed last.
+# every seeded-bug variant under --check, and benchmarks against cuBLAS. Logs, JSON and hang
+# traces go to build-device/out; when $OUT is set (the GPU machine's return folder) they are
+# packed into $OUT/device-out.tar.gz next to summary.txt. A short table is printed last.
 #
 # usage: tools/gpu/device-run.sh [step...]
 #   info     the GPU, driver and toolkit
@@ -11,19 +12,21 @@
 #   bugs     every seeded variant under --check, then every hang variant without --check
 #   bench    every kernel at 4096^3 and 8192^3 against cuBLAS; the fastest with --check too
 #   tune     extra builds of the fastest kernel with other constants (TUNE_DEFINES), benched
+#   gputests tests/gpu/gpu_test.py (what ctest -L gpu runs)
 #   (default: info check bugs bench)
 # env: KERNELS (default "h1 h2 h3 h4 h5"), FAST (default h5), JOBS (default 16),
 #      TUNE_DEFINES ("name:-DX=1 -DY=2;name2:..."), BENCH_SIZES (default 4096,8192)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=${OUT:-$top/build-device/out}
 build=${WSV_DEVICE_BUILD:-$top/build-device}
+out=$build/out
 kernels=${KERNELS:-h1 h2 h3 h4 h5}
 fast=${FAST:-h5}
 jobs=${JOBS:-16}
 sizes=${BENCH_SIZES:-4096,8192}
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(info check bugs bench)
+rm -rf "$out"
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 
@@ -79,6 +82,11 @@ for k in json.load(open(sys.argv[1]))["kernels"]:
 EOF
     while read -r k bug; do
       run "bug-$k-$bug" "$k" --bug "$bug" --check --dtype bf16 --timeout-ms 1000
+      # A race that did not fire at the default sizes gets more tiles, waves and draws.
+      if grep -q "bug-$k-$bug rc=0" "$out/rc.log"; then
+        run "bug-$k-$bug-stress" "$k" --bug "$bug" --check --dtype bf16 --timeout-ms 1000 \
+          --shape 8192x8192x1024 --repeat 3
+      fi
     done <"$out/variants.txt"
     # Without --check the host watchdog alone ends a hang.
     if grep -q "^h2 mbarrier-initial-phase$" "$out/variants.txt"; then
@@ -89,7 +97,9 @@ EOF
   bench)
     for k in $kernels; do
       if [ "$k" = "$fast" ]; then
+        # Twice: the difference between the two is the noise any comparison must beat.
         run "bench-$k" "$k" --bench --check --sizes "$sizes"
+        run "bench-$k-again" "$k" --bench --check --sizes "$sizes"
       else
         run "bench-$k" "$k" --bench --sizes "$sizes"
       fi
@@ -107,10 +117,21 @@ EOF
         run "tune-$name" "$fast" --ptx "$out/tune-$name.ptx" --bench --sizes "$sizes"
     done
     ;;
+  gputests)
+    for mode in check checked hang; do
+      python3 "$top/tests/gpu/gpu_test.py" $mode "$wsv" "$out/traces" >"$out/gputest-$mode.log" 2>&1
+      echo "gputest-$mode rc=$?" | tee -a "$out/rc.log"
+    done
+    ;;
   *)
     echo "unknown step $step" >&2
     ;;
   esac
 done
 
-python3 "$top/tools/gpu/summarize.py" "$out"
+python3 "$top/tools/gpu/summarize.py" "$out" >"$out/summary.txt"
+if [ -n "${OUT:-}" ]; then
+  tar czf "$OUT/device-out.tar.gz" -C "$out" .
+  cp "$out/summary.txt" "$OUT/"
+fi
+cat "$out/summary.txt"

@@ -85,6 +85,7 @@ static json benchJson(const BenchRow &B) {
           {"check_overhead_pct",
            B.CheckedMs > 0 && B.KernelMs > 0 ? 100.0 * (B.CheckedMs / B.KernelMs - 1) : 0.0},
           {"spread_pct", B.SpreadPct},
+          {"cublas_spread_pct", B.CublasSpreadPct},
           {"iterations", B.Iterations},
           {"input_sets", B.InputSets},
           {"verified", B.Verified},
@@ -171,6 +172,7 @@ bool fromJson(const std::string &Line, JobResult &R) {
     Row.CublasMs = B.value("cublas_ms", 0.0);
     Row.CheckedMs = B.value("checked_ms", 0.0);
     Row.SpreadPct = B.value("spread_pct", 0.0);
+    Row.CublasSpreadPct = B.value("cublas_spread_pct", 0.0);
     Row.Iterations = B.value("iterations", 0u);
     Row.InputSets = B.value("input_sets", 0u);
     Row.Verified = B.value("verified", false);

@@ -157,38 +157,43 @@ Status benchOne(GemmModule &Module, GemmModule *Plain, Cublas &Blas, cudaStream_
                           },
                           {}});
 
-  // Enough launches that the median is stable: about 3e13 flop per contender, 20 at least.
-  const uint32_t Iters = O.BenchIters ? O.BenchIters
-                                      : static_cast<uint32_t>(std::clamp(3e13 / P.flops(), 20.0, 200.0));
-  const uint32_t Rounds = 5, PerRound = (Iters + Rounds - 1) / Rounds;
-  Row.Iterations = PerRound * Rounds;
-  std::vector<cudaEvent_t> Events(2 * PerRound);
+  // Enough launches that the median is stable: about 3e13 flop per contender, 30 at least. The
+  // contenders alternate launch by launch, so clock and temperature drift hit all alike.
+  const uint32_t Iters =
+      O.BenchIters ? O.BenchIters
+                   : static_cast<uint32_t>(std::clamp(3e13 / P.flops(), 30.0, 300.0));
+  Row.Iterations = Iters;
+  const size_t N = Contenders.size();
+  std::vector<cudaEvent_t> Events(2 * N * Iters);
   for (cudaEvent_t &E : Events)
     if (Status S = cudaCheck(cudaEventCreate(&E), "creating timing events"))
       return S;
 
   uint32_t Next = 0;
-  for (Contender &C : Contenders)
-    for (int W = 0; W < 10; ++W)
+  for (int W = 0; W < 10; ++W)
+    for (Contender &C : Contenders)
       if (Status S = C.Launch(Inputs[Next++ % Sets]))
         return S;
   if (Status S = syncOrDie(Stream, Limit, R, Emit, "warming up at " + P.str()))
     return S;
-  for (uint32_t Round = 0; Round < Rounds; ++Round)
-    for (Contender &C : Contenders) {
-      for (uint32_t I = 0; I < PerRound; ++I) {
-        cudaEventRecord(Events[2 * I], Stream);
-        if (Status S = C.Launch(Inputs[Next++ % Sets]))
-          return S;
-        cudaEventRecord(Events[2 * I + 1], Stream);
-      }
-      if (Status S = syncOrDie(Stream, Limit, R, Emit, "timing at " + P.str()))
+  for (uint32_t I = 0; I < Iters; ++I)
+    for (size_t C = 0; C < N; ++C) {
+      cudaEvent_t *E = &Events[2 * (I * N + C)];
+      cudaEventRecord(E[0], Stream);
+      if (Status S = Contenders[C].Launch(Inputs[Next++ % Sets]))
         return S;
-      for (uint32_t I = 0; I < PerRound; ++I) {
-        float Ms = 0;
-        cudaEventElapsedTime(&Ms, Events[2 * I], Events[2 * I + 1]);
-        C.Ms.push_back(Ms);
-      }
+      cudaEventRecord(E[1], Stream);
+    }
+  if (Status S = syncOrDie(Stream, Limit, R, Emit, "timing at " + P.str()))
+    return S;
+  for (uint32_t I = 0; I < Iters; ++I)
+    for (size_t C = 0; C < N; ++C) {
+      float Ms = 0;
+      if (Status S = cudaCheck(cudaEventElapsedTime(&Ms, Events[2 * (I * N + C)],
+                                                    Events[2 * (I * N + C) + 1]),
+                               "reading timing events"))
+        return S;
+      Contenders[C].Ms.push_back(Ms);
     }
   for (cudaEvent_t E : Events)
     cudaEventDestroy(E);
@@ -196,7 +201,9 @@ Status benchOne(GemmModule &Module, GemmModule *Plain, Cublas &Blas, cudaStream_
   const Percentiles K = percentiles(Contenders[0].Ms);
   Row.KernelMs = K.Median;
   Row.SpreadPct = K.Median > 0 ? 100.0 * (K.P90 - K.P10) / K.Median : 0;
-  Row.CublasMs = percentiles(Contenders[1].Ms).Median;
+  const Percentiles B = percentiles(Contenders[1].Ms);
+  Row.CublasMs = B.Median;
+  Row.CublasSpreadPct = B.Median > 0 ? 100.0 * (B.P90 - B.P10) / B.Median : 0;
   if (Plain)
     Row.CheckedMs = percentiles(Contenders[2].Ms).Median;
   return Status::ok();

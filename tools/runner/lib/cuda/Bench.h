@@ -14,9 +14,10 @@ namespace runner {
 
 /// Appends one BenchRow per size and dtype to R, emitting R after each. Method: every input set
 /// is a fresh random draw, enough sets rotate that together they exceed 3x the L2 cache, so each
-/// launch reads its operands from memory; 10 warm-up launches of each contender; then rounds
-/// that interleave the contenders (so clock and temperature drift hits all alike), each launch
-/// bracketed by its own pair of CUDA events; the median of each contender's launches is the time.
+/// launch reads its operands from memory; 10 warm-up launches of each contender; then the
+/// contenders alternate launch by launch (so clock and temperature drift hits all alike), each
+/// launch bracketed by its own pair of CUDA events; the median of a contender's launches is its
+/// time.
 void runBench(const DriverApi &Driver, GemmModule &Module, Cublas &Blas, cudaStream_t Stream,
               const Job &J, const RunOptions &O, const cudaDeviceProp &Prop, JobResult &R,
               const EmitFn &Emit);

@@ -9,6 +9,7 @@
 #include "wsv/runner/Runner.h"
 #include "wsv/runner/Trace.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -306,8 +307,14 @@ JobResult runJob(const Job &J, const RunOptions &O, const EmitFn &Emit) {
   if (RunChecks)
     for (Dtype T : O.Dtypes) {
       std::vector<Problem> Problems = O.Problems;
-      if (Problems.empty())
+      if (Problems.empty()) {
         Problems = defaultCheckProblems(Info, T);
+        // A seeded bug's first failure ends the job (a hang or trap loses the context), so the
+        // largest problem goes first: several tiles per CTA and a wrapping ring give every role
+        // a wait to be caught in.
+        if (!J.Variant.empty())
+          std::reverse(Problems.begin(), Problems.end());
+      }
       for (Problem P : Problems) {
         P.Type = T;
         for (uint32_t Rep = 0; Rep < O.Repeats; ++Rep) {

@@ -43,6 +43,7 @@ struct BenchRow {
   uint32_t Size = 0; ///< M = N = K
   double KernelMs = 0, CublasMs = 0, CheckedMs = 0; ///< medians; CheckedMs 0 when not timed
   double SpreadPct = 0;    ///< (p90 - p10) / median of the kernel's timings, percent
+  double CublasSpreadPct = 0; ///< the same for cuBLAS
   uint32_t Iterations = 0; ///< timed launches per measurement
   uint32_t InputSets = 0;  ///< rotated input sets
   bool Verified = false;   ///< the timed kernel's output was checked at this size
