@@ -29,7 +29,11 @@ def have_gpu():
 def run(wsv, args):
     p = subprocess.run([wsv, "run", *args, "--format", "json"], capture_output=True, text=True)
     sys.stderr.write(p.stderr)
-    return p.returncode, json.loads(p.stdout)
+    try:
+        return p.returncode, json.loads(p.stdout)
+    except ValueError:
+        print(f"wsv run {' '.join(args)}: exit code {p.returncode}, no JSON report")
+        sys.exit(1)
 
 
 def main():

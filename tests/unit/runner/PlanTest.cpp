@@ -140,6 +140,18 @@ TEST(Plan, AllRunsEveryKernelWithASpec) {
   ASSERT_TRUE(J);
   ASSERT_EQ(J->size(), 2u); // x9 has PTX only
   EXPECT_TRUE((*J)[0].FromAll);
+  // With --check or --clang, `all` means the kernels that have that build.
+  RunOptions Checked = options({"all"});
+  Checked.Check = true;
+  J = planJobs(Checked, manifest());
+  ASSERT_TRUE(J) << J.status().message();
+  EXPECT_EQ(J->size(), 2u);
+  RunOptions Clang = options({"all"});
+  Clang.Clang = true;
+  J = planJobs(Clang, manifest());
+  ASSERT_TRUE(J) << J.status().message();
+  ASSERT_EQ(J->size(), 1u);
+  EXPECT_EQ((*J)[0].Kernel, "h2");
   RunOptions O = options({"all"});
   O.Bug = "mbarrier-initial-phase";
   J = planJobs(O, manifest());

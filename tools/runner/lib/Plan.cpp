@@ -74,14 +74,20 @@ Expected<std::vector<Job>> planJobs(const RunOptions &O, const Manifest &M) {
         continue; // PTX-only kernels (no launch spec) are analyzed, not run
       if (!O.Bug.empty() && !K.variant(O.Bug))
         continue;
+      // `all --check` / `all --clang` means every kernel that has that build.
+      if ((O.Check && K.CheckedPtx.empty()) || (O.Clang && K.ClangPtx.empty()))
+        continue;
       Expected<Job> J = planOne(O, M, K, /*FromAll=*/true);
       if (!J)
         return J.takeError();
       Jobs.push_back(*J);
     }
     if (Jobs.empty())
-      return Status::error(O.Bug.empty() ? "no runnable kernel in the manifest"
-                                         : "no kernel has the variant '" + O.Bug + "'");
+      return Status::error(!O.Bug.empty() ? "no kernel has the variant '" + O.Bug + "'"
+                                          : std::string("no runnable kernel in the manifest") +
+                                                (O.Check   ? " has a checked build"
+                                                 : O.Clang ? " has a clang build"
+                                                           : ""));
     return Jobs;
   }
   for (const std::string &Name : O.Kernels) {
