@@ -14,8 +14,9 @@
 //   empty[s]  init 4 = 2 consumers x 2 CTAs; each consumer's thread 0 arrives on both CTAs'.
 //   phases    one counter per role runs over all tiles: stage it % 4, parity (it / 4) & 1
 //             (producer: empty parity ^ 1), never reset at a tile boundary.
-//   epilogue  per consumer, 4 chunks of 64 x 64 through 2 staging buffers of 8 KiB (128B swizzle):
-//             thread 0 waits bulk wait_group.read 1 (the store that last read this buffer is done);
+//   epilogue  per consumer, 4 chunks of 64 x 64 through B = 2 staging buffers of 8 KiB (128B
+//             swizzle): thread 0 waits bulk wait_group.read B - 1 (the store that last read this
+//             buffer is done);
 //             bar.sync 2 + c, 128; stmatrix; fence.proxy.async; bar.sync 2 + c, 128; thread 0
 //             issues the TMA store and commit_group. Before exit: wait_group 0, barrier.cluster.
 #include "gemm_common.cuh"
@@ -28,6 +29,15 @@
 #endif
 #ifndef H5_GROUP
 #define H5_GROUP 8
+#endif
+// Staging buffers per consumer: with 4 a tile's four chunks never wait for a store, at the price
+// of a pipeline stage (PERF.md).
+#ifndef H5_STAGING_BUFFERS
+#define H5_STAGING_BUFFERS 2
+#endif
+// Measurement only (PERF.md): 0 leaves D unwritten, to time the kernel without its epilogue.
+#ifndef H5_EPILOGUE
+#define H5_EPILOGUE 1
 #endif
 
 namespace {
@@ -43,10 +53,13 @@ constexpr uint32_t B_HALF_BYTES = B_BYTES / CLUSTER;
 constexpr uint32_t STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr uint32_t CHUNK = 64;                                   // D columns per TMA store
 constexpr uint32_t CHUNK_BYTES = 64 * CHUNK * elem_bytes;        // 64 rows x 64 columns
-constexpr uint32_t STAGING_BYTES = CONSUMERS * 2 * CHUNK_BYTES;  // two buffers per consumer
+constexpr uint32_t BUFFERS = H5_STAGING_BUFFERS;                 // staging buffers per consumer
+constexpr uint32_t STAGING_BYTES = CONSUMERS * BUFFERS * CHUNK_BYTES;
 constexpr uint32_t THREADS = 128 * (1 + CONSUMERS);
 constexpr uint32_t SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + STAGING_BYTES + 2 * STAGES * 8;
 constexpr uint32_t BAR_EPILOGUE = 2;  // named barriers 2 and 3: one per consumer warpgroup
+static_assert(SMEM_BYTES + 1024 <= 232448, "shared memory: 227 KiB per CTA, 1 KiB kept for the "
+                                           "checked build's static state");
 
 enum role : uint32_t { ROLE_PRODUCER, ROLE_CONSUMER0, ROLE_CONSUMER1 };
 enum barrier : uint32_t { BAR_FULL, BAR_EMPTY };
@@ -160,12 +173,12 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
 
       const uint32_t row0 = (tm * CLUSTER + rank) * TILE_M + 64 * c, col0 = tn * TILE_N;
 #pragma unroll
-      for (uint32_t j = 0; j < TILE_N / CHUNK; ++j, ++chunk) {
+      for (uint32_t j = 0; j < (H5_EPILOGUE ? TILE_N / CHUNK : 0); ++j, ++chunk) {
         // BUG(bulk-store-reuse): one staging buffer, rewritten by the next chunk without waiting
         // for the TMA store that reads it
         const uint32_t buf =
-            staging + (2 * c + (wsv_bug("bulk-store-reuse") ? 0 : chunk % 2)) * CHUNK_BYTES;
-        if (!wsv_bug("bulk-store-reuse") && leader) bulk_wait_group_read<1>();
+            staging + (BUFFERS * c + (wsv_bug("bulk-store-reuse") ? 0 : chunk % BUFFERS)) * CHUNK_BYTES;
+        if (!wsv_bug("bulk-store-reuse") && leader) bulk_wait_group_read<BUFFERS - 1>();
         named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
 #pragma unroll
         for (uint32_t q = 0; q < CHUNK / 16; ++q) {

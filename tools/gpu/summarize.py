@@ -100,7 +100,7 @@ def main(out):
 
     print("\n== bench (median TFLOP/s)")
     print(f"{'file':<22} {'dtype':<5} {'size':>5} {'kernel':>8} {'cuBLAS':>8} {'ratio':>6} "
-          f"{'checked':>8} {'check%':>7} {'spread':>7} verified")
+          f"{'checked':>8} {'check%':>7} {'spread':>7} {'ctas':>5} verified")
     for path in sorted(glob.glob(os.path.join(out, "bench-*.json")) +
                        glob.glob(os.path.join(out, "tune-*.json"))):
         doc = load(path)
@@ -114,7 +114,7 @@ def main(out):
                 ver = "pass" if b.get("verified_pass") else ("FAIL" if b.get("verified") else "no")
                 print(f"{os.path.basename(path)[:-5]:<22} {b['dtype']:<5} {b['size']:>5} "
                       f"{b['kernel_tflops']:8.1f} {b['cublas_tflops']:8.1f} {b['ratio']:6.3f} "
-                      f"{chk} {pct} {b['spread_pct']:6.1f}% {ver}")
+                      f"{chk} {pct} {b['spread_pct']:6.1f}% {b.get('grid_ctas', 0):>5} {ver}")
 
 
 if __name__ == "__main__":

@@ -88,6 +88,7 @@ static json benchJson(const BenchRow &B) {
           {"cublas_spread_pct", B.CublasSpreadPct},
           {"iterations", B.Iterations},
           {"input_sets", B.InputSets},
+          {"grid_ctas", B.GridCtas},
           {"verified", B.Verified},
           {"verified_pass", B.VerifiedPass}};
 }
@@ -175,6 +176,7 @@ bool fromJson(const std::string &Line, JobResult &R) {
     Row.CublasSpreadPct = B.value("cublas_spread_pct", 0.0);
     Row.Iterations = B.value("iterations", 0u);
     Row.InputSets = B.value("input_sets", 0u);
+    Row.GridCtas = B.value("grid_ctas", 0u);
     Row.Verified = B.value("verified", false);
     Row.VerifiedPass = B.value("verified_pass", false);
     R.Bench.push_back(Row);

@@ -75,6 +75,7 @@ Status benchOne(GemmModule &Module, GemmModule *Plain, Cublas &Blas, cudaStream_
       return Resident.takeError();
     G = J.Spec->Geometry(Info, P, *Resident);
   }
+  Row.GridCtas = G.Grid[0] * G.Grid[1] * G.Grid[2];
 
   const uint64_t ABytes = uint64_t(P.M) * P.K * 2, BBytes = uint64_t(P.N) * P.K * 2,
                  DBytes = uint64_t(P.M) * P.N * 2;

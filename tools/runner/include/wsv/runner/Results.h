@@ -46,6 +46,7 @@ struct BenchRow {
   double CublasSpreadPct = 0; ///< the same for cuBLAS
   uint32_t Iterations = 0; ///< timed launches per measurement
   uint32_t InputSets = 0;  ///< rotated input sets
+  uint32_t GridCtas = 0;   ///< CTAs launched (a persistent grid's size)
   bool Verified = false;   ///< the timed kernel's output was checked at this size
   bool VerifiedPass = false;
 
