@@ -246,8 +246,7 @@ enum class OperandRole : uint8_t {
   Src,             ///< source address
   Size,            ///< bytes of a non-tensor bulk copy
   TensorMap,       ///< `[tensorMap, tensorCoords]`; tensorMap() and coords() pick its parts
-  Im2colInfo,      ///< im2col offsets (a vector) or the im2col::w halo
-  Im2colWOffset,   ///< im2col::w offset
+  Im2colInfo,      ///< `{...}`: im2col offsets, or the im2col::w halo and offset
   CtaMask,         ///< 16-bit mask of the cluster's CTAs a multicast reaches
   CachePolicy,     ///< 64-bit L2 cache policy
   ByteMask,        ///< 16-bit byte mask of cp.async.bulk .cp_mask
@@ -393,9 +392,12 @@ public:
 
 private:
   friend class SyncOpBuilder;
+  /// Which part of an operand a role names: elect.sync's `d|p` holds two results.
+  enum class Part : uint8_t { Whole, PairFirst, PairSecond };
   struct RoleSlot {
     OperandRole Role;
     uint8_t Index; ///< position in instruction().operands()
+    Part Of;
   };
   int indexOf(OperandRole Role) const;
 
@@ -501,6 +503,7 @@ enum class AmountSource : uint8_t {
   Operand,   ///< the operand named by AmountRole
   Constant,  ///< AmountConstant (an absent count means 1; try_cancel completes 16 bytes)
   TensorBox, ///< a tensor copy's box, which the tensor map holds and PTX does not show
+  AllThreads, ///< a named barrier without a thread count: every thread of the CTA
 };
 
 struct ModelStep {
