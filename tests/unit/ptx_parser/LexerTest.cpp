@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -175,12 +176,21 @@ TEST(Lexer, InvalidBytesIncludingNulFormOneTokenPerRun) {
 
 TEST(Lexer, EndOfInputWithoutTerminatorIsSafe) {
   // The buffer is not NUL-terminated past its end: every scan must stop at End.
-  std::string Backing = "0x1F.";
-  for (size_t N = 0; N <= Backing.size(); ++N) {
-    Lexer L(llvm::StringRef(Backing.data(), N));
-    unsigned Tokens = 0;
-    while (L.lex().isNot(TokenKind::Eof))
-      ASSERT_LT(++Tokens, 10u);
+  // Each text is cut at every length and lexed from a copy of exactly that size, so a read
+  // past the end shows up under the sanitizers.
+  for (const char *Text : {"0x1F.", "$", "a $", "%", ".", "\"abc", "/*", "/", "0f", "a::",
+                           "0b", "1e+", "@!", "<<"}) {
+    llvm::StringRef Full(Text);
+    for (size_t N = 0; N <= Full.size(); ++N) {
+      std::unique_ptr<char[]> Exact(new char[N ? N : 1]);
+      std::copy(Full.begin(), Full.begin() + N, Exact.get());
+      Lexer L(llvm::StringRef(Exact.get(), N));
+      unsigned Tokens = 0;
+      for (Token T = L.lex(); T.isNot(TokenKind::Eof); T = L.lex()) {
+        ASSERT_LT(++Tokens, 10u) << Text;
+        ASSERT_LE(T.Ptr + T.Length, Exact.get() + N) << Text << " cut at " << N;
+      }
+    }
   }
 }
 
