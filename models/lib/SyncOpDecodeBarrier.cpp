@@ -85,7 +85,9 @@ SyncDecodeResult decodeNamedBarrier(const ptx::Instruction &I, ModifierCursor &C
   case SyncKind::BarrierSync:
     if (Ops.empty() || Ops.size() > 2)
       return FailBarrier("a barrier sync takes a{, b}");
-    B.roles(0, {OperandRole::BarrierId, OperandRole::ThreadCount});
+    B.role(OperandRole::BarrierId, 0);
+    if (Ops.size() == 2)
+      B.role(OperandRole::ThreadCount, 1);
     break;
   case SyncKind::BarrierArrive:
     // An arrive must say how many threads complete the barrier: it does not wait to see.
