@@ -35,11 +35,6 @@
 #ifndef H5_STAGING_BUFFERS
 #define H5_STAGING_BUFFERS 2
 #endif
-// Named barriers per epilogue chunk: 2 as the protocol above says; 1 moves thread 0's wait for
-// the older store before the data barrier, so that barrier also frees the next buffer.
-#ifndef H5_EPILOGUE_BARRIERS
-#define H5_EPILOGUE_BARRIERS 2
-#endif
 // 1: stmatrix + TMA store (the protocol above); 2: plain stores from registers (PERF.md compares
 // them); 0, for measurement only: D is left unwritten, to time the kernel without an epilogue.
 #ifndef H5_EPILOGUE
@@ -196,10 +191,8 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
           // for the TMA store that reads it
           const uint32_t slot = wsv_bug("bulk-store-reuse") ? 0 : chunk % BUFFERS;
           const uint32_t buf = staging + (BUFFERS * c + slot) * CHUNK_BYTES;
-          if constexpr (H5_EPILOGUE_BARRIERS == 2) {
-            if (!wsv_bug("bulk-store-reuse") && leader) bulk_wait_group_read<BUFFERS - 1>();
-            named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
-          }
+          if (!wsv_bug("bulk-store-reuse") && leader) bulk_wait_group_read<BUFFERS - 1>();
+          named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
 #pragma unroll
           for (uint32_t q = 0; q < CHUNK / 16; ++q) {
             const uint32_t g = (CHUNK / 8) * j + 2 * q;  // first of the two 8-column groups
@@ -212,11 +205,6 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
           }
           // BUG(proxy-fence-missing): stmatrix writes reach the TMA store (async proxy) unfenced
           if constexpr (!wsv_bug("proxy-fence-missing")) fence_proxy_async_shared();
-          if constexpr (H5_EPILOGUE_BARRIERS == 1) {
-            // Stores up to chunk - 1 are issued; the next chunk's buffer was read by store
-            // chunk + 1 - BUFFERS, so at most BUFFERS - 2 may still be reading.
-            if (!wsv_bug("bulk-store-reuse") && leader) bulk_wait_group_read<BUFFERS - 2>();
-          }
           named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
           if (leader) {
             tma_store_2d(tma_d, buf, col0 + CHUNK * j, row0);

@@ -13,7 +13,10 @@
 #   bench    every kernel at 4096^3 and 8192^3 against cuBLAS; the fastest with --check too
 #   tune     extra builds of the fastest kernel with other constants (TUNE_DEFINES), benched
 #   gputests tests/gpu/gpu_test.py (what ctest -L gpu runs)
-#   (default: info check bugs bench)
+#   profile  Nsight Compute (detailed set, clocks left alone) of the fastest kernel and cuBLAS at
+#            PROFILE_SIZE^3 (default 4096)
+#   sweep    the fastest kernel against cuBLAS over cube sizes 1024..8192
+#   (default: info check clang bugs bench sweep gputests)
 # env: KERNELS (default "h1 h2 h3 h4 h5"), FAST (default h5), JOBS (default 16),
 #      TUNE_DEFINES ("name:-DX=1 -DY=2;name2:..."), BENCH_SIZES (default 4096,8192)
 set -uo pipefail
@@ -25,7 +28,7 @@ fast=${FAST:-h5}
 jobs=${JOBS:-16}
 sizes=${BENCH_SIZES:-4096,8192}
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(info check bugs bench)
+[ ${#steps[@]} -eq 0 ] && steps=(info check clang bugs bench sweep gputests)
 rm -rf "$out"
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -105,6 +108,9 @@ EOF
       fi
     done
     ;;
+  sweep)
+    run "sweep-$fast" "$fast" --sweep
+    ;;
   tune)
     IFS=';' read -ra variants <<<"${TUNE_DEFINES:-}"
     src=$(python3 -c "import json; print([k['source'] for k in json.load(open('$out/kernels.json'))['kernels'] if k['name']=='$fast'][0])")
@@ -116,6 +122,17 @@ EOF
         -I"$top/reference_kernels/common" $defs "$top/$src" -o "$out/tune-$name.ptx" &&
         run "tune-$name" "$fast" --ptx "$out/tune-$name.ptx" --bench --sizes "$sizes"
     done
+    ;;
+  profile)
+    size=${PROFILE_SIZE:-4096}
+    # Warm-up launches alternate kernel and cuBLAS; skip the first two of each.
+    ncu --clock-control none --set detailed -k "regex:${fast}_bf16|nvjet|xmma|gemm" \
+      --launch-skip 4 --launch-count 2 \
+      "$wsv" run "$fast" --bench --sizes "$size" --iters 2 --no-verify --no-isolate \
+      >"$out/ncu-$size.txt" 2>&1
+    echo "profile rc=$?" >>"$out/rc.log"
+    grep -E "^  [a-z_0-9]+.*\(|Duration|Throughput|Pipe|Stall|L2 Hit|Registers|Elapsed Cycles|SM Frequency" \
+      "$out/ncu-$size.txt" | head -60
     ;;
   gputests)
     for mode in check checked hang; do

@@ -102,6 +102,7 @@ def main(out):
     print(f"{'file':<22} {'dtype':<5} {'size':>5} {'kernel':>8} {'cuBLAS':>8} {'ratio':>6} "
           f"{'checked':>8} {'check%':>7} {'spread':>7} {'ctas':>5} verified")
     for path in sorted(glob.glob(os.path.join(out, "bench-*.json")) +
+                       glob.glob(os.path.join(out, "sweep-*.json")) +
                        glob.glob(os.path.join(out, "tune-*.json"))):
         doc = load(path)
         for job in (doc or {}).get("jobs", []):

@@ -1,6 +1,6 @@
 // Writes hangs as "wsv-trace/1" documents, the one trace format wsv uses for hardware captures
-// and solver counterexamples alike (TRACE_FORMAT.md beside this folder's lib/ describes it;
-// `wsv explain` reads it).
+// and solver counterexamples alike (tools/runner/TRACE_FORMAT.md describes it; `wsv explain`
+// reads it).
 #pragma once
 
 #include "wsv/runner/Gemm.h"
