@@ -46,6 +46,28 @@ struct CharTable {
 
 constexpr CharTable Table;
 
+/// Punctuation that is one character whatever follows it; the fast path of lex() uses it.
+/// (`|`, `!`, `<`, `>`, `=`, `&` may start two-character operators and take the slow path.)
+struct PunctuationTable {
+  TokenKind Kinds[256] = {};
+  constexpr PunctuationTable() {
+    Kinds[static_cast<int>('{')] = TokenKind::LBrace;
+    Kinds[static_cast<int>('}')] = TokenKind::RBrace;
+    Kinds[static_cast<int>('[')] = TokenKind::LBracket;
+    Kinds[static_cast<int>(']')] = TokenKind::RBracket;
+    Kinds[static_cast<int>('(')] = TokenKind::LParen;
+    Kinds[static_cast<int>(')')] = TokenKind::RParen;
+    Kinds[static_cast<int>(',')] = TokenKind::Comma;
+    Kinds[static_cast<int>(';')] = TokenKind::Semicolon;
+    Kinds[static_cast<int>(':')] = TokenKind::Colon;
+    Kinds[static_cast<int>('+')] = TokenKind::Plus;
+    Kinds[static_cast<int>('-')] = TokenKind::Minus;
+    Kinds[static_cast<int>('@')] = TokenKind::At;
+  }
+};
+
+constexpr PunctuationTable SingleChar;
+
 inline bool is(char C, uint8_t Class) {
   return Table.Classes[static_cast<unsigned char>(C)] & Class;
 }
@@ -123,60 +145,117 @@ Token Lexer::make(TokenKind Kind, const char *Start) {
   return T;
 }
 
-void Lexer::skipTrivia() {
+/// Consumes `.segment` and `::segment` continuations, where a segment is [A-Za-z0-9_$]+.
+static const char *skipSegments(const char *Cur, const char *End) {
   while (Cur != End) {
-    char C = *Cur;
-    if (C == '\n') {
-      ++Line;
-      AtLineStart = true;
-      ++Cur;
-    } else if (is(C, CCSpace)) {
-      ++Cur;
-    } else if (C == '/' && Cur + 1 != End && Cur[1] == '/') {
-      const void *NL = std::memchr(Cur, '\n', End - Cur);
-      Cur = NL ? static_cast<const char *>(NL) : End;
-    } else if (C == '/' && Cur + 1 != End && Cur[1] == '*') {
-      const char *Start = Cur;
+    if (*Cur == '.' && Cur + 1 != End && is(Cur[1], CCIdentBody)) {
       Cur += 2;
+    } else if (*Cur == ':' && Cur + 2 < End && Cur[1] == ':' && is(Cur[2], CCIdentBody)) {
+      Cur += 3;
+    } else {
+      break;
+    }
+    while (Cur != End && is(*Cur, CCIdentBody))
+      ++Cur;
+  }
+  return Cur;
+}
+
+void Lexer::lex(Token &T) {
+  // The cursor lives in locals so that storing into T (which may alias this) does not force
+  // reloads; this loop and the identifier scan below are most of the time spent parsing.
+  const char *P = Cur;
+  const char *const E = End;
+  bool LineStart = AtLineStart;
+  while (P != E) {
+    char C = *P;
+    if (C == ' ' || C == '\t') {
+      ++P;
+    } else if (C == '\n') {
+      ++Line;
+      LineStart = true;
+      ++P;
+    } else if (C == '/' && P + 1 != E && P[1] == '/') {
+      const void *NL = std::memchr(P, '\n', E - P);
+      P = NL ? static_cast<const char *>(NL) : E;
+    } else if (C == '/' && P + 1 != E && P[1] == '*') {
+      const char *Open = P;
+      P += 2;
       for (;;) {
-        const void *Star = std::memchr(Cur, '*', End - Cur);
-        const char *Stop = Star ? static_cast<const char *>(Star) : End;
-        for (const char *P = Cur; P != Stop; ++P)
-          Line += *P == '\n';
+        const void *Star = std::memchr(P, '*', E - P);
+        const char *Stop = Star ? static_cast<const char *>(Star) : E;
+        for (const char *Q = P; Q != Stop; ++Q)
+          Line += *Q == '\n';
         if (!Star) {
-          Cur = End;
-          PendingCommentError = Start;
+          // Unterminated: one error at the '/*', then the end of the input.
+          T.Ptr = Open;
+          T.Length = 2;
+          T.Line = Line;
+          T.Kind = TokenKind::Error;
+          T.AtLineStart = LineStart;
+          AtLineStart = false;
+          ErrorMessage = "unterminated '/*' comment";
+          Cur = E;
           return;
         }
-        Cur = Stop + 1;
-        if (Cur != End && *Cur == '/') {
-          ++Cur;
+        P = Stop + 1;
+        if (P != E && *P == '/') {
+          ++P;
           break;
         }
       }
+    } else if (C == '\r' || C == '\v' || C == '\f') {
+      ++P;
     } else {
+      break;
+    }
+  }
+  T.Ptr = P;
+  T.Line = Line;
+  T.AtLineStart = LineStart;
+  AtLineStart = false;
+  if (P == E) {
+    T.Length = 0;
+    T.Kind = TokenKind::Eof;
+    Cur = P;
+    return;
+  }
+  char C = *P;
+  if (is(C, CCIdentStart)) {
+    const char *Q = P + 1;
+    while (Q != E && is(*Q, CCIdentBody))
+      ++Q;
+    if (Q != P + 1 || (C != '%' && C != '$')) {
+      Q = skipSegments(Q, E);
+      T.Length = static_cast<uint32_t>(Q - P);
+      T.Kind = TokenKind::Identifier;
+      Cur = Q;
       return;
     }
   }
+  // Eof is TokenKind 0, so a zero entry means "not single-character punctuation".
+  if (TokenKind K = SingleChar.Kinds[static_cast<unsigned char>(C)];
+      K != TokenKind::Eof) {
+    T.Length = 1;
+    T.Kind = K;
+    Cur = P + 1;
+    return;
+  }
+  // Everything else is rarer: numbers, directives, strings, other operators.
+  Cur = P;
+  AtLineStart = LineStart;
+  T = lexOther(P);
 }
 
-Token Lexer::lex() {
-  skipTrivia();
-  if (PendingCommentError) {
-    const char *Start = PendingCommentError;
-    PendingCommentError = nullptr;
-    ErrorMessage = "unterminated '/*' comment";
-    Token T = make(TokenKind::Error, Start);
-    T.Length = 2;
-    return T;
+Token Lexer::lexOther(const char *Start) {
+  char C = *Start;
+  // A lone '%' is the remainder operator; a lone '$' names nothing.
+  if (C == '%') {
+    ++Cur;
+    return make(TokenKind::Percent, Start);
   }
-  if (Cur == End)
-    return make(TokenKind::Eof, Cur);
-
-  const char *Start = Cur;
-  char C = *Cur;
-  if (is(C, CCIdentStart))
-    return lexIdentifier(Start);
+  if (C == '$')
+    return lexInvalid(Start, "expected a name after '$'");
   if (is(C, CCDigit))
     return lexNumber(Start);
   if (C == '.') {
@@ -189,7 +268,7 @@ Token Lexer::lex() {
   if (isPunctuation(C)) {
     ++Cur;
     char N = Cur != End ? *Cur : '\0';
-    // Two-character operators first; '/' here is never a comment (skipTrivia took those).
+    // Two-character operators first; '/' here is never a comment (lex() took those).
     auto Two = [&](TokenKind K) {
       ++Cur;
       return make(K, Start);
@@ -244,35 +323,6 @@ Token Lexer::lexInvalid(const char *Start, const char *Message) {
   }
   ErrorMessage = Message;
   return make(TokenKind::Error, Start);
-}
-
-/// Consumes `.segment` and `::segment` continuations, where a segment is [A-Za-z0-9_$]+.
-static const char *skipSegments(const char *Cur, const char *End) {
-  while (Cur != End) {
-    if (*Cur == '.' && Cur + 1 != End && is(Cur[1], CCIdentBody)) {
-      Cur += 2;
-    } else if (*Cur == ':' && Cur + 2 < End && Cur[1] == ':' && is(Cur[2], CCIdentBody)) {
-      Cur += 3;
-    } else {
-      break;
-    }
-    while (Cur != End && is(*Cur, CCIdentBody))
-      ++Cur;
-  }
-  return Cur;
-}
-
-Token Lexer::lexIdentifier(const char *Start) {
-  ++Cur;
-  while (Cur != End && is(*Cur, CCIdentBody))
-    ++Cur;
-  // A lone '%' is the remainder operator; a lone '$' names nothing.
-  if (Cur == Start + 1 && *Start == '%')
-    return make(TokenKind::Percent, Start);
-  if (Cur == Start + 1 && *Start == '$')
-    return lexInvalid(Start, "expected a name after '$'");
-  Cur = skipSegments(Cur, End);
-  return make(TokenKind::Identifier, Start);
 }
 
 Token Lexer::lexDirective(const char *Start) {

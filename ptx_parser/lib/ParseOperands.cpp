@@ -83,12 +83,33 @@ OperandData Parser::leaf(const Token &T, OperandKind Kind, uint8_t Flags) {
   return D;
 }
 
+/// Sink, SpecialRegister or Name. Called for every register operand, so the common register
+/// spellings (%r12, %rd3, %f7, %p1, %rs2, %fd4) are told apart without a table lookup.
 static OperandKind nameKind(StringRef Name) {
-  if (Name == "_")
+  if (Name.size() == 1 && Name[0] == '_')
     return OperandKind::Sink;
-  if (Name[0] == '%' && isSpecialRegisterName(Name.take_until([](char C) { return C == '.'; })))
-    return OperandKind::SpecialRegister;
-  return OperandKind::Name;
+  if (Name.size() < 3 || Name[0] != '%')
+    return OperandKind::Name;
+  switch (Name[1]) {
+  case 'r':
+    if (Name[2] != 'e') // only %reserved_smem_offset_* among the special registers
+      return OperandKind::Name;
+    break;
+  case 'p':
+    if (Name[2] != 'm') // only %pm0..%pm7
+      return OperandKind::Name;
+    break;
+  case 'f':
+  case 'h':
+  case 'S':
+  case 'x':
+  case 'b':
+    return OperandKind::Name;
+  default:
+    break;
+  }
+  StringRef Base = Name.substr(0, Name.find('.'));
+  return isSpecialRegisterName(Base) ? OperandKind::SpecialRegister : OperandKind::Name;
 }
 
 /// Leaves are limited to 16 MiB of text by the 24-bit length; longer ones are refused.
@@ -116,7 +137,9 @@ bool Parser::parseInstruction() {
   if (Opcode.Length > UINT16_MAX)
     return expected("opcode is too long");
   // `(a, b)` is an argument list in a call and a parenthesized constant anywhere else.
-  InCall = Opcode.text() == "call" || Opcode.text().starts_with("call.");
+  StringRef Op = Opcode.text();
+  InCall = Op.size() >= 4 && Op[0] == 'c' && Op[1] == 'a' && Op[2] == 'l' && Op[3] == 'l' &&
+           (Op.size() == 4 || Op[4] == '.');
   next();
   // A statement start on the next line means the ';' is missing, not that operands follow.
   bool NoOperands = Tok.is(TokenKind::Semicolon) || Tok.is(TokenKind::Eof) ||
@@ -219,10 +242,12 @@ bool Parser::parseOperand(llvm::SmallVectorImpl<OperandData> &Out) {
 /// bad expression is reported where it is.
 bool Parser::parseNumber(llvm::SmallVectorImpl<OperandData> &Out) {
   const char *Start = Tok.Ptr;
-  State Saved = save();
   bool Negative = Tok.is(TokenKind::Minus);
-  if (Negative)
+  State Saved;
+  if (Negative) {
+    Saved = save();
     next();
+  }
   if ((Tok.is(TokenKind::Integer) || Tok.is(TokenKind::Float)) &&
       !isBinaryOperator(peek().Kind)) {
     if (Tok.Length > MaxLeafLength)

@@ -76,25 +76,25 @@ llvm::Expected<ParseResult> wsv::ptx::parseFile(StringRef Path, DiagnosticHandle
 
 Parser::Parser(Module &M, DiagnosticEngine &Diags)
     : M(M), Diags(Diags), Lex(M.source()) {
-  PrevEnd = M.source().begin();
+  Tok.Ptr = M.source().begin();
   next();
 }
 
 void Parser::next() {
-  PrevEnd = Tok.Ptr ? Tok.Ptr + Tok.Length : PrevEnd;
+  PrevEnd = Tok.Ptr + Tok.Length;
   if (HasPeeked) {
     Tok = Peeked;
     HasPeeked = false;
   } else {
-    Tok = Lex.lex();
+    Lex.lex(Tok);
   }
-  if (Tok.is(TokenKind::Error) && !Quiet)
+  if (LLVM_UNLIKELY(Tok.Kind == TokenKind::Error) && !Quiet)
     Diags.error(Tok.loc(), Lex.errorMessage());
 }
 
-Token Parser::peek() {
+const Token &Parser::peek() {
   if (!HasPeeked) {
-    Peeked = Lex.lex();
+    Lex.lex(Peeked);
     HasPeeked = true;
   }
   return Peeked;
@@ -190,8 +190,29 @@ bool wsv::ptx::parseIntegerLiteral(StringRef Text, uint64_t &Value) {
     Radix = 8;
     Text = Text.drop_front(1);
   }
-  // getAsInteger rejects values that overflow 64 bits, which is what we want.
-  return !Text.getAsInteger(Radix, Value);
+  if (Text.empty())
+    return false;
+  // By hand rather than StringRef::getAsInteger: this runs for every address offset and
+  // every packed initializer value.
+  uint64_t V = 0;
+  for (char C : Text) {
+    unsigned Digit;
+    if (C >= '0' && C <= '9')
+      Digit = C - '0';
+    else if (C >= 'a' && C <= 'f')
+      Digit = C - 'a' + 10;
+    else if (C >= 'A' && C <= 'F')
+      Digit = C - 'A' + 10;
+    else
+      return false;
+    if (Digit >= Radix)
+      return false;
+    if (V > (UINT64_MAX - Digit) / Radix)
+      return false; // does not fit 64 bits
+    V = V * Radix + Digit;
+  }
+  Value = V;
+  return true;
 }
 
 //===--- Module level -----------------------------------------------------------------===//

@@ -68,14 +68,14 @@ private:
   /// Moves to the next token; a lexer error is reported as it becomes current.
   void next();
   /// The token after Tok, without consuming anything.
-  Token peek();
+  const Token &peek();
   /// Everything needed to re-parse from here: a speculative parse (packed initializers)
   /// restores it when the input turns out not to fit.
   struct State {
     Token Tok, Peeked;
-    const char *PrevEnd;
-    bool HasPeeked;
-    Lexer::State Lex;
+    const char *PrevEnd = nullptr;
+    bool HasPeeked = false;
+    Lexer::State Lex = {};
   };
   State save();
   void restore(const State &S);

@@ -26,7 +26,13 @@ public:
   explicit Lexer(llvm::StringRef Source);
 
   /// The next token; Eof forever once the end is reached.
-  Token lex();
+  Token lex() {
+    Token T;
+    lex(T);
+    return T;
+  }
+  /// The same, written into T (the parser's hot path: no copy).
+  void lex(Token &T);
 
   /// Why the last Error token was produced ("invalid character", "unterminated string", ...).
   const char *errorMessage() const { return ErrorMessage; }
@@ -47,9 +53,8 @@ public:
   llvm::StringRef source() const { return {Begin, static_cast<size_t>(End - Begin)}; }
 
 private:
-  void skipTrivia();
   Token make(TokenKind Kind, const char *Start);
-  Token lexIdentifier(const char *Start);
+  Token lexOther(const char *Start);
   Token lexDirective(const char *Start);
   Token lexNumber(const char *Start);
   Token lexString(const char *Start);
@@ -60,8 +65,6 @@ private:
   const char *End;
   uint32_t Line = 1;
   bool AtLineStart = true;
-  /// An unterminated block comment found while skipping trivia, reported as the next token.
-  const char *PendingCommentError = nullptr;
   const char *ErrorMessage = "";
 };
 
