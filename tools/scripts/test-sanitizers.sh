@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The sanitizer part of CI (test.sh runs it after the main build and tests):
+#  1. the unit, lit and fuzz-replay tests built with AddressSanitizer and
+#     UndefinedBehaviorSanitizer (-DWSV_SANITIZE=ON) in their own folder, and the PTX the main
+#     build generated replayed through the front end's checks under the sanitizers;
+#  2. when clang-19 with libFuzzer is installed, a short fuzz run of the PTX front end seeded
+#     with the corpus, the generated PTX and the regression inputs (tests/fuzz/README.md).
+# Any failing test, sanitizer report (leaks included) or fuzz finding fails the script.
+#
+# The ASan build leaves out what it cannot add to: no kernels are compiled (WSV_KERNELS=OFF;
+# the main build's PTX is replayed instead), no benchmarks, and neither the ptxas round trips of
+# tests/corpus (ptxas dominates them, and the main build runs them) nor the GPU tests.
+#
+# Environment: WSV_ASAN_BUILD_DIR, WSV_FUZZ_BUILD_DIR (default build-asan, build-fuzz),
+# WSV_FUZZ_SECONDS (default 90; 0 skips fuzzing), WSV_JOBS.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+asan=${WSV_ASAN_BUILD_DIR:-$top/build-asan}
+fuzz=${WSV_FUZZ_BUILD_DIR:-$top/build-fuzz}
+fuzz_seconds=${WSV_FUZZ_SECONDS:-90}
+start=$SECONDS
+
+# Stop at the first report, with a stack; leaks count as findings.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+echo "== sanitizer build and tests ($asan)"
+configure "$asan" -DWSV_SANITIZE=ON -DWSV_KERNELS=OFF -DWSV_BENCHMARKS=OFF
+cmake --build "$asan" -j "$jobs"
+ctest --test-dir "$asan" --output-on-failure -j "$jobs" -E '^corpus\.' -LE gpu
+
+generated=()
+for dir in "$build/ptx" "$build/ptx-corpus"; do
+  if compgen -G "$dir/*.ptx" >/dev/null; then
+    generated+=("$dir")
+  fi
+done
+if [ ${#generated[@]} -gt 0 ]; then
+  echo "== generated PTX through the front end's checks under the sanitizers"
+  # It names every input it replays on stderr; that log matters only when one fails.
+  log="$asan/replay-generated.log"
+  if ! "$asan/bin/wsv_ptx_fuzz_replay" --expect-clean "${generated[@]}" 2>"$log"; then
+    tail -n 80 "$log" >&2
+    exit 1
+  fi
+fi
+
+# libFuzzer comes with clang's compiler-rt (libclang-rt-19-dev); without it there is no fuzz run.
+fuzzer_available() {
+  command -v clang++-19 >/dev/null &&
+    echo 'extern "C" int LLVMFuzzerTestOneInput(const char *, unsigned long) { return 0; }' |
+      clang++-19 -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null
+}
+if [ "$fuzz_seconds" -gt 0 ] && fuzzer_available; then
+  echo "== fuzzing the PTX front end for $fuzz_seconds s ($fuzz)"
+  configure "$fuzz" -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 -DWSV_FUZZ=ON \
+    -DWSV_KERNELS=OFF -DWSV_RUNNER=OFF -DWSV_BENCHMARKS=OFF \
+    "-DWSV_FUZZ_SEED_DIRS=$build/ptx;$build/ptx-corpus"
+  "$top/tests/fuzz/run-fuzz.sh" "$fuzz" "$fuzz_seconds"
+elif [ "$fuzz_seconds" -gt 0 ]; then
+  echo "== no fuzz run: clang++-19 with libFuzzer is missing (apt-get install clang-19 libclang-rt-19-dev)"
+fi
+echo "== sanitizers: clean ($((SECONDS - start)) s)"
