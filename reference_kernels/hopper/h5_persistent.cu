@@ -4,14 +4,14 @@
 // persistent writeback, with wgmma instead of TMEM).
 //
 // Protocol
-//   cluster   2 CTAs along M, as H4: rank r loads A rows of its own tile and B rows
-//             [128r, 128r + 128) of the shared B tile, multicast to both (ctaMask 0b11).
+//   cluster   C = 2 CTAs along M, as H4: rank r loads A rows of its own tile and B rows
+//             [256r/C, 256(r+1)/C) of the shared B tile, multicast to all (ctaMask 2^C - 1).
 //   schedule  cluster tile t = cluster id, + number of clusters, ...; t -> (tm, tn) in groups of
-//             GROUP tile rows; CTA rank r computes D rows 256 tm + 128 r, columns 256 tn.
+//             GROUP tile rows; CTA rank r computes D rows 128 (C tm + r), columns 256 tn.
 //   roles     producer = warpgroup 0 (setmaxnreg.dec 40; warp 0's elected lane issues TMA);
 //             consumer0, consumer1 = warpgroups 1 and 2 (setmaxnreg.inc 232), rows 64c..64c+63.
-//   full[s]   init 1: arrive.expect_tx(49152) = A 16 KiB + two multicast B halves of 16 KiB.
-//   empty[s]  init 4 = 2 consumers x 2 CTAs; each consumer's thread 0 arrives on both CTAs'.
+//   full[s]   init 1: arrive.expect_tx(49152) = A 16 KiB + C multicast B parts of 32/C KiB.
+//   empty[s]  init 2C = 2 consumers x C CTAs; each consumer's thread 0 arrives on every CTA's.
 //   phases    one counter per role runs over all tiles: stage it % 4, parity (it / 4) & 1
 //             (producer: empty parity ^ 1), never reset at a tile boundary.
 //   epilogue  per consumer, 4 chunks of 64 x 64 through B = 2 staging buffers of 8 KiB (128B
@@ -26,6 +26,10 @@
 
 #ifndef H5_STAGES
 #define H5_STAGES 4
+#endif
+// CTAs per cluster sharing each B tile (2 or 4; PERF.md compares them).
+#ifndef H5_CLUSTER
+#define H5_CLUSTER 2
 #endif
 #ifndef H5_GROUP
 #define H5_GROUP 8
@@ -46,11 +50,12 @@ namespace {
 using namespace wsv;
 
 constexpr uint32_t TILE_M = 128, TILE_N = 256, TILE_K = 64, STAGES = H5_STAGES, CONSUMERS = 2;
-constexpr uint32_t CLUSTER = 2, GROUP = H5_GROUP;
+constexpr uint32_t CLUSTER = H5_CLUSTER, GROUP = H5_GROUP;
 constexpr uint32_t A_BYTES = TILE_M * TILE_K * elem_bytes;
 constexpr uint32_t B_BYTES = TILE_N * TILE_K * elem_bytes;
-constexpr uint32_t B_HALF_ROWS = TILE_N / CLUSTER;
-constexpr uint32_t B_HALF_BYTES = B_BYTES / CLUSTER;
+constexpr uint32_t B_PART_ROWS = TILE_N / CLUSTER;   // B rows each CTA loads and multicasts
+constexpr uint32_t B_PART_BYTES = B_BYTES / CLUSTER;
+constexpr uint16_t MULTICAST_ALL = (1u << CLUSTER) - 1;
 constexpr uint32_t STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr uint32_t CHUNK = 64;                                   // D columns per TMA store
 constexpr uint32_t CHUNK_BYTES = 64 * CHUNK * elem_bytes;        // 64 rows x 64 columns
@@ -114,14 +119,14 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
       for (uint32_t t = first_tile; t < tiles; t += tile_step) {
         uint32_t tm, tn;
         tile_coords(t, tiles_m, tiles_n, tm, tn);
-        const uint32_t row = (tm * CLUSTER + rank) * TILE_M, col = tn * TILE_N + rank * B_HALF_ROWS;
+        const uint32_t row = (tm * CLUSTER + rank) * TILE_M, col = tn * TILE_N + rank * B_PART_ROWS;
         for (uint32_t i = 0; i < k_tiles; ++i, ++it) {
           const uint32_t s = it % STAGES, parity = (it / STAGES) & 1;
           mbarrier_wait_at(empty(s), parity ^ 1, {ROLE_PRODUCER, BAR_EMPTY, s, it});
           mbarrier_arrive_expect_tx(full(s), STAGE_BYTES);
           tma_load_2d(a_tile(s), tma_a, full(s), i * TILE_K, row);
-          tma_load_2d_multicast(b_tile(s) + rank * B_HALF_BYTES, tma_b, full(s), i * TILE_K, col,
-                                0b11);
+          tma_load_2d_multicast(b_tile(s) + rank * B_PART_BYTES, tma_b, full(s), i * TILE_K, col,
+                                MULTICAST_ALL);
         }
       }
     }
@@ -220,9 +225,9 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
 
 }  // namespace
 
-WSV_GEMM_CLUSTER_ENTRIES(h5, h5_gemm, THREADS, 2)
+WSV_GEMM_CLUSTER_ENTRIES(h5, h5_gemm, THREADS, H5_CLUSTER)
 
 WSV_KERNEL_INFO(abi::KernelInfoVersion, TILE_M, TILE_N, TILE_K, STAGES, THREADS, CLUSTER,
-                SMEM_BYTES, /*Persistent=*/1, /*BoxARows=*/TILE_M, /*BoxBRows=*/B_HALF_ROWS,
+                SMEM_BYTES, /*Persistent=*/1, /*BoxARows=*/TILE_M, /*BoxBRows=*/B_PART_ROWS,
                 /*BoxDRows=*/64, /*BoxDCols=*/CHUNK, WSV_TENSOR_MAPS, /*MinKTiles=*/1,
                 "producer,consumer0,consumer1", "full,empty");
