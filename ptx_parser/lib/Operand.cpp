@@ -26,6 +26,7 @@ const char *wsv::ptx::toString(OperandKind Kind) {
   case OperandKind::List: return "list";
   case OperandKind::SymbolOffset: return "symbol offset";
   case OperandKind::SymbolDifference: return "symbol difference";
+  case OperandKind::Assignment: return "assignment";
   }
   return "operand";
 }

@@ -279,7 +279,7 @@ bool Parser::tryPackedList(unsigned Width, bool Signed, bool FloatBits, Initiali
 }
 
 /// ::= { [value {, value}] } | generic(name) [(+|-) int] | name [(+|-) int | - name]
-///   | [-] int | [-] float
+///   | [-] int | [-] float | constant-expression | name = (name | int)  (inside braces)
 /// Pushes the value onto Ops.Open. Nesting is capped at MaxInitializerDepth, which keeps the
 /// recursion here bounded whatever the input.
 bool Parser::parseInitValue(unsigned Depth) {
@@ -302,6 +302,21 @@ bool Parser::parseInitValue(unsigned Depth) {
       return error(Open, "initializer list has too many elements");
     OperandData List = Ops.closeList(From, OperandKind::Vector, Open);
     Ops.Open.push_back(List);
+    return false;
+  }
+  if (Tok.is(TokenKind::Identifier) && Depth > 0 && peek().is(TokenKind::Equal)) {
+    // `{ addr_mode_0 = clamp_to_border, filter_mode = nearest }` of a `.samplerref`.
+    const char *Start = Tok.Ptr;
+    size_t From = Ops.Open.size();
+    Ops.Open.push_back(leaf(Tok, OperandKind::Name));
+    next();
+    next(); // '='
+    if (Tok.isNot(TokenKind::Identifier) && Tok.isNot(TokenKind::Integer))
+      return expected("expected a value after '='");
+    Ops.Open.push_back(leaf(Tok, Tok.is(TokenKind::Integer) ? OperandKind::Integer
+                                                             : OperandKind::Name));
+    next();
+    Ops.Open.push_back(Ops.closeList(From, OperandKind::Assignment, Start));
     return false;
   }
   if (Tok.is(TokenKind::Identifier)) {

@@ -392,6 +392,11 @@ void wsv::ptx::printOperand(Operand Op, raw_ostream &OS) {
     OS << '-';
     printOperand(Op.elements()[1], OS);
     return;
+  case OperandKind::Assignment:
+    printOperand(Op.elements()[0], OS);
+    OS << " = ";
+    printOperand(Op.elements()[1], OS);
+    return;
   }
 }
 

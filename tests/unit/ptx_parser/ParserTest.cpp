@@ -406,6 +406,34 @@ TEST(Parser, FileDirectivesAndSections) {
   EXPECT_EQ(M.debugString("$L__nothing"), "");
 }
 
+TEST(Parser, TextureSamplerAndSurfaceReferences) {
+  Parsed P = parse(".version 8.7\n.target sm_90, texmode_independent\n.address_size 64\n"
+                   ".global .texref tex0;\n"
+                   ".global .samplerref samp0 = { addr_mode_0 = clamp_to_border, "
+                   "filter_mode = nearest, flags = 1 };\n"
+                   ".global .surfref surf0;\n"
+                   ".entry t()\n{\n"
+                   "\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, samp0, {%f5, %f5}];\n}\n");
+  ASSERT_TRUE(P.ok()) << P.messages();
+  const Module &M = P.module();
+  EXPECT_EQ(M.globalVariable("tex0")->type(), ".texref");
+  Operand Init = M.globalVariable("samp0")->initializer()->value();
+  ASSERT_TRUE(Init.is(OperandKind::Vector));
+  ASSERT_EQ(Init.elements().size(), 3u);
+  Operand Mode = Init.elements()[0];
+  ASSERT_TRUE(Mode.is(OperandKind::Assignment));
+  EXPECT_EQ(Mode.first().text(), "addr_mode_0");
+  EXPECT_EQ(Mode.second().text(), "clamp_to_border");
+  EXPECT_EQ(Init.elements()[2].second().integerValue(), 1);
+  Operand Address = firstInstruction(M)->operands()[1];
+  EXPECT_EQ(Address.addressBaseName(), "tex0");
+  ASSERT_EQ(Address.addressExtras().size(), 2u);
+  EXPECT_EQ(Address.addressExtras()[0].text(), "samp0");
+  EXPECT_TRUE(Address.addressExtras()[1].is(OperandKind::Vector));
+  EXPECT_NE(print(M).find("{addr_mode_0 = clamp_to_border, filter_mode = nearest, flags = 1}"),
+            std::string::npos);
+}
+
 TEST(Parser, StatsCountWhatWasParsed) {
   Parsed P = parseItems(".func f()\n{\n\tret;\n}\n.func g();\n"
                         ".entry a()\n{\n\tmov.u32 %r1, 1;\n\t{\n\tret;\n\t}\n}\n"

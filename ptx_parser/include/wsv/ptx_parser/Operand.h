@@ -42,6 +42,7 @@ enum class OperandKind : uint8_t {
   List,             ///< `(a, b)`: call return and argument lists
   SymbolOffset,     ///< `sym+imm`, `sym-imm`, `generic(sym)+imm` in initializers and data
   SymbolDifference, ///< `label1-label2` in debug sections
+  Assignment,       ///< `filter_mode = nearest` in a `.samplerref` initializer
 };
 
 const char *toString(OperandKind Kind);
@@ -129,7 +130,7 @@ public:
   /// `[name]` or `[name+offset]` stored in one slot (no elements to look at).
   bool isInlineAddress() const { return Slot->Flags & detail::OperandSlot::FlagInlineAddress; }
 
-  /// Pairs, SymbolOffset and SymbolDifference: the first and second element.
+  /// Pairs, SymbolOffset, SymbolDifference and Assignment: the first and second element.
   Operand first() const;
   Operand second() const;
 
