@@ -317,6 +317,10 @@ void printSummary(llvm::ArrayRef<Row> Rows, llvm::raw_ostream &OS) {
 int main(int Argc, char **Argv) {
   if (Argc == 3 && StringRef(Argv[1]) == "--memory-child")
     return bench::runMemoryChild(Argv[2]);
+  if (Argc == 2 && (StringRef(Argv[1]) == "--help" || StringRef(Argv[1]) == "-h")) {
+    llvm::outs() << Usage;
+    return 0;
+  }
   Options O;
   if (!parseArgs(Argc, Argv, O)) {
     llvm::errs() << Usage;
