@@ -8,7 +8,7 @@
 # usage: tools/gpu/device-run.sh [step...]
 #   info     the GPU, driver and toolkit
 #   check    every kernel, bf16 and fp16, default sizes plus extra shapes, plain and --check
-#   clang    the clang-19 builds, if present
+#   clang    the clang-19 builds (built here if clang-19 is, else carried in .carry/ptx/)
 #   bugs     every seeded variant under --check, then every hang variant without --check
 #   bench    every kernel at 4096^3 and 8192^3 against cuBLAS; the fastest with --check too
 #   tune     extra builds of the fastest kernel with other constants (TUNE_DEFINES), benched
@@ -67,10 +67,14 @@ for step in "${steps[@]}"; do
     done
     ;;
   clang)
+    # The GPU machine has no clang-19: clang's PTX is built where it is and carried in
+    # .carry/ptx/<kernel>.clang.ptx, then run with the kernel's launch description.
     for k in $kernels; do
       if python3 -c "import json,sys; d=json.load(open('$out/kernels.json'));
 sys.exit(0 if any(x['name']=='$k' and x['clang_ptx'] for x in d['kernels']) else 1)"; then
         run "clang-$k" "$k" --clang
+      elif [ -f "$top/.carry/ptx/$k.clang.ptx" ]; then
+        run "clang-$k" "$k" --ptx "$top/.carry/ptx/$k.clang.ptx"
       fi
     done
     ;;
@@ -91,6 +95,11 @@ EOF
           --shape 8192x8192x1024 --repeat 3
       fi
     done <"$out/variants.txt"
+    # With one k-tile there is no refill behind the early read: the wrong result alone shows.
+    if grep -q "^h1 smem-raw-wait$" "$out/variants.txt"; then
+      run "bug-h1-smem-raw-wait-small" h1 --bug smem-raw-wait --check --dtype bf16 \
+        --shape 128x128x64
+    fi
     # Without --check the host watchdog alone ends a hang.
     if grep -q "^h2 mbarrier-initial-phase$" "$out/variants.txt"; then
       run "bug-h2-mbarrier-initial-phase-plain" h2 --bug mbarrier-initial-phase --dtype bf16 \

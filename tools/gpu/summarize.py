@@ -72,11 +72,12 @@ def main(out):
         name = os.path.basename(path)[4:-5]
         kernel, bug = name.split("-", 1)
         tag = ""
-        for suffix in ("-plain", "-stress"):
+        for suffix in ("-plain", "-stress", "-small"):
             if bug.endswith(suffix):
                 bug, tag = bug[: -len(suffix)], suffix[1:]
-        runs.setdefault((kernel, bug, tag == "plain"), []).append((tag, list(cases(load(path)))))
-    for (kernel, bug, plain), attempts in sorted(runs.items()):
+        row = tag if tag in ("plain", "small") else ""
+        runs.setdefault((kernel, bug, row), []).append((tag, list(cases(load(path)))))
+    for (kernel, bug, row), attempts in sorted(runs.items()):
         # The default sizes first, then the stress run if the default passed.
         attempts.sort(key=lambda a: a[0] == "stress")
         outcome, detail, where = "no result", "", ""
@@ -94,7 +95,8 @@ def main(out):
         pred = PREDICTED.get(bug, "?")
         # A fault is undefined behaviour: any failure shows it.
         match = outcome == pred or (pred == "fault" and outcome in ("launch-error", "hang", "wrong"))
-        label = bug + (" (no --check)" if plain else "") + (" [stress]" if where == "stress" else "")
+        label = bug + {"plain": " (no --check)", "small": " (one k-tile)"}.get(row, "") + \
+            (" [stress]" if where == "stress" else "")
         print(f"{kernel:<6} {label:<36} {pred:<9} {outcome:<18} {'yes' if match else 'NO':<5} "
               f"{detail[:100]}")
 

@@ -83,7 +83,8 @@ Status benchOne(GemmModule &Module, GemmModule *Plain, Cublas &Blas, cudaStream_
   const uint64_t Want = 3ull * static_cast<uint64_t>(Prop.l2CacheSize);
   uint32_t Sets = static_cast<uint32_t>(std::min<uint64_t>(8, std::max<uint64_t>(2, (Want + SetBytes - 1) / SetBytes)));
   size_t Free = 0, Total = 0;
-  cudaMemGetInfo(&Free, &Total);
+  if (Status S = cudaCheck(cudaMemGetInfo(&Free, &Total), "reading free GPU memory"))
+    return S;
   while (Sets > 1 && Sets * SetBytes + (DBytes * 2) > Free * 0.8)
     --Sets;
   std::vector<InputSet> Inputs;
@@ -131,8 +132,14 @@ Status benchOne(GemmModule &Module, GemmModule *Plain, Cublas &Blas, cudaStream_
       const uint64_t Count = uint64_t(P.M) * P.N;
       std::vector<uint16_t> Out(Count);
       std::vector<float> RefHost(Count);
-      cudaMemcpyAsync(Out.data(), Inputs[0].D.get(), Count * 2, cudaMemcpyDeviceToHost, Stream);
-      cudaMemcpyAsync(RefHost.data(), Ref->get(), Count * 4, cudaMemcpyDeviceToHost, Stream);
+      if (Status S = cudaCheck(cudaMemcpyAsync(Out.data(), Inputs[0].D.get(), Count * 2,
+                                               cudaMemcpyDeviceToHost, Stream),
+                               "reading the bench output"))
+        return S;
+      if (Status S = cudaCheck(cudaMemcpyAsync(RefHost.data(), Ref->get(), Count * 4,
+                                               cudaMemcpyDeviceToHost, Stream),
+                               "reading the bench reference"))
+        return S;
       if (Status S = syncOrDie(Stream, Limit, R, Emit, "reading the bench output"))
         return S;
       const Comparison C = compareWithReference(P.Type, Out.data(), RefHost.data(), Count,
@@ -180,10 +187,12 @@ Status benchOne(GemmModule &Module, GemmModule *Plain, Cublas &Blas, cudaStream_
   for (uint32_t I = 0; I < Iters; ++I)
     for (size_t C = 0; C < N; ++C) {
       cudaEvent_t *E = &Events[2 * (I * N + C)];
-      cudaEventRecord(E[0], Stream);
+      if (Status S = cudaCheck(cudaEventRecord(E[0], Stream), "recording a timing event"))
+        return S;
       if (Status S = Contenders[C].Launch(Inputs[Next++ % Sets]))
         return S;
-      cudaEventRecord(E[1], Stream);
+      if (Status S = cudaCheck(cudaEventRecord(E[1], Stream), "recording a timing event"))
+        return S;
     }
   if (Status S = syncOrDie(Stream, Limit, R, Emit, "timing at " + P.str()))
     return S;
@@ -197,7 +206,8 @@ Status benchOne(GemmModule &Module, GemmModule *Plain, Cublas &Blas, cudaStream_
       Contenders[C].Ms.push_back(Ms);
     }
   for (cudaEvent_t E : Events)
-    cudaEventDestroy(E);
+    if (Status S = cudaCheck(cudaEventDestroy(E), "destroying a timing event"))
+      return S;
 
   const Percentiles K = percentiles(Contenders[0].Ms);
   Row.KernelMs = K.Median;

@@ -155,10 +155,12 @@ bool runCase(Session &S, const Job &J, const RunOptions &O, const Problem &P, Ca
   R.Cases.pop_back();
   C.Message.clear();
 
-  cudaEventRecord(S.Start, S.Stream);
+  if (Status St = cudaCheck(cudaEventRecord(S.Start, S.Stream), "recording an event"))
+    return Fail(Outcome::LaunchError, St.message());
   if (Status St = S.Module->launch(P.Type, G, {A->get(), B->get(), D->get()}, P, S.Stream))
     return Fail(Outcome::LaunchError, St.message());
-  cudaEventRecord(S.Stop, S.Stream);
+  if (Status St = cudaCheck(cudaEventRecord(S.Stop, S.Stream), "recording an event"))
+    return Fail(Outcome::LaunchError, St.message());
   const uint32_t Limit = watchdogMs(O, P, S.Capture != nullptr);
   cudaError_t Err = cudaSuccess;
   const Finish F = waitFor(S.Stop, Limit, Err);
@@ -186,7 +188,8 @@ bool runCase(Session &S, const Job &J, const RunOptions &O, const Problem &P, Ca
     return false;
   }
   float Ms = 0;
-  cudaEventElapsedTime(&Ms, S.Start, S.Stop);
+  if (Status St = cudaCheck(cudaEventElapsedTime(&Ms, S.Start, S.Stop), "reading the launch time"))
+    return Fail(Outcome::LaunchError, St.message());
   C.KernelMs = Ms;
 
   if (Status St = S.Blas->gemm(P, A->get(), B->get(), Ref->get(), /*Fp32Out=*/true))
@@ -243,7 +246,10 @@ JobResult runJob(const Job &J, const RunOptions &O, const EmitFn &Emit) {
     return R;
   }
   int DriverVersion = 0;
-  cudaDriverGetVersion(&DriverVersion);
+  if (Status S = cudaCheck(cudaDriverGetVersion(&DriverVersion), "reading the driver version")) {
+    R.Error = S.message();
+    return R;
+  }
   R.Device = describeDevice(Prop, DriverVersion);
   if (std::optional<std::string> Why =
           deviceRefusal(*J.Spec, Prop.major, Prop.minor, R.Device.Name)) {

@@ -35,6 +35,7 @@ public:
 
 private:
   void release() {
+    // Nothing to report to: after a kernel trap every free fails, and the process ends anyway.
     if (Ptr)
       cudaFree(Ptr);
     Ptr = nullptr;
