@@ -2,8 +2,8 @@
 # Builds the GPU-only configuration (no LLVM, Z3 or packaged nlohmann/json: the header folder
 # comes from .carry/include) and runs the Hopper reference kernels on the GPU: correctness checks,
 # every seeded-bug variant under --check, and benchmarks against cuBLAS. Logs, JSON and hang
-# traces go to build-device/out; when $OUT is set (the GPU machine's return folder) they are
-# packed into $OUT/device-out.tar.gz next to summary.txt. A short table is printed last.
+# traces go to build-device/out; when DEVICE_OUT names a folder they are also packed into
+# $DEVICE_OUT/device-out.tar.gz next to summary.txt. A short table is printed last.
 #
 # usage: tools/gpu/device-run.sh [step...]
 #   info     the GPU, driver and toolkit
@@ -156,8 +156,8 @@ EOF
 done
 
 python3 "$top/tools/gpu/summarize.py" "$out" >"$out/summary.txt"
-if [ -n "${OUT:-}" ]; then
-  tar czf "$OUT/device-out.tar.gz" -C "$out" .
-  cp "$out/summary.txt" "$OUT/"
+if [ -n "${DEVICE_OUT:-}" ]; then
+  tar czf "$DEVICE_OUT/device-out.tar.gz" -C "$out" .
+  cp "$out/summary.txt" "$DEVICE_OUT/"
 fi
 cat "$out/summary.txt"

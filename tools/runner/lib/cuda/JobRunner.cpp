@@ -59,7 +59,7 @@ std::string traceFileName(const Job &J, const Problem &P) {
   return Name;
 }
 
-struct Session {
+struct GpuState {
   const DriverApi *Driver = nullptr;
   cudaStream_t Stream = nullptr;
   std::unique_ptr<Cublas> Blas;
@@ -71,7 +71,7 @@ struct Session {
 };
 
 /// Reads the capture into C (summary, trace file) and tells whether it held any record.
-bool collectHang(Session &S, const Job &J, const RunOptions &O, const LaunchGeometry &G,
+bool collectHang(GpuState &S, const Job &J, const RunOptions &O, const LaunchGeometry &G,
                  const Problem &P, CaseResult &C) {
   if (!S.Capture)
     return false;
@@ -100,7 +100,7 @@ bool collectHang(Session &S, const Job &J, const RunOptions &O, const LaunchGeom
 }
 
 /// One check. Returns false when the CUDA context is lost (later cases cannot run).
-bool runCase(Session &S, const Job &J, const RunOptions &O, const Problem &P, CaseResult &C,
+bool runCase(GpuState &S, const Job &J, const RunOptions &O, const Problem &P, CaseResult &C,
              JobResult &R, const EmitFn &Emit) {
   const abi::KernelInfo &Info = S.Module->info();
   if (std::optional<std::string> Why = shapeRefusal(Info, P)) {
@@ -259,7 +259,7 @@ JobResult runJob(const Job &J, const RunOptions &O, const EmitFn &Emit) {
     return R;
   }
 
-  Session S;
+  GpuState S;
   S.HostThreads = std::max(1u, std::thread::hardware_concurrency());
   S.Seed = O.Seed ? O.Seed
                   : static_cast<uint64_t>(
