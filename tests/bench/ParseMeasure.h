@@ -1,7 +1,8 @@
 //===- ParseMeasure.h - how fast the PTX front end parses, and with how much memory ---===//
 //
 // Speed is measured in this process: the file is read once, then parsed again and again from
-// memory (no copy of the text per run) and the median run is reported. Peak memory is
+// memory (no copy of the text per run) and the median run is reported, in thread CPU time
+// and in wall-clock time. Peak memory is
 // measured in a child process that does what `wsv parse` does, reading the file and parsing
 // it, and reports its peak resident set minus its resident set before reading: so the number
 // includes the file buffer, the AST and every allocation on the way, and nothing the bench
@@ -23,7 +24,10 @@ namespace bench {
 
 struct ParseTiming {
   uint64_t Bytes = 0;
-  double MedianSeconds = 0; ///< one parse, wall clock, median over Runs
+  /// One parse, median over Runs: CPU time of the parsing thread (what "on one core" means
+  /// on a machine shared with other work) and wall clock (equal to it on a quiet machine).
+  double MedianCpuSeconds = 0;
+  double MedianWallSeconds = 0;
   unsigned Runs = 0;
   unsigned Errors = 0;      ///< parse errors (the benchmark inputs should have none)
   std::string Arch;         ///< the `.target` architecture, e.g. sm_90a; empty if none

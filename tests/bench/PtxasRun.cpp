@@ -15,6 +15,10 @@ using llvm::StringRef;
 
 namespace {
 
+/// ptxas's heap is capped (RLIMIT_DATA), so a huge input fails instead of pushing a shared
+/// machine into swap; the outcome then says so.
+constexpr unsigned PtxasMemoryLimitMB = 8192;
+
 /// One ptxas run. UnresolvedExtern is set when ptxas failed for want of an extern symbol.
 bench::PtxasRun assemble(StringRef Ptxas, StringRef Path, StringRef Arch, bool Relocatable,
                          unsigned TimeoutSeconds, StringRef Cubin, StringRef Log,
@@ -31,23 +35,27 @@ bench::PtxasRun assemble(StringRef Ptxas, StringRef Path, StringRef Arch, bool R
   std::optional<llvm::sys::ProcessStatistics> Stats;
   auto Start = std::chrono::steady_clock::now();
   int Exit = llvm::sys::ExecuteAndWait(Ptxas, Args, std::nullopt, {std::nullopt, Log, Log},
-                                       TimeoutSeconds, 0, &Error, nullptr, &Stats);
-  Run.Seconds =
+                                       TimeoutSeconds, PtxasMemoryLimitMB, &Error, nullptr,
+                                       &Stats);
+  Run.WallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-  if (Stats)
+  Run.CpuSeconds = Run.WallSeconds;
+  if (Stats) {
+    Run.CpuSeconds = std::chrono::duration<double>(Stats->TotalTime).count();
     Run.PeakBytes = Stats->PeakMemory * 1024; // reported in kilobytes
+  }
   if (Exit == 0) {
     Run.Result = bench::PtxasRun::Assembled;
     return Run;
   }
   // ExecuteAndWait says -2 both for a crash and for the time limit; the clock tells which.
-  if (Exit == -2 && TimeoutSeconds && Run.Seconds >= TimeoutSeconds) {
+  if (Exit == -2 && TimeoutSeconds && Run.WallSeconds >= TimeoutSeconds) {
     Run.Result = bench::PtxasRun::TimedOut;
     Run.Message = ("killed after " + llvm::Twine(TimeoutSeconds) + " s").str();
     return Run;
   }
   Run.Result = bench::PtxasRun::Failed;
-  Run.Message = Error;
+  Run.Message = Error.empty() ? "exit code " + std::to_string(Exit) : Error;
   if (auto Text = llvm::MemoryBuffer::getFile(Log)) {
     StringRef Output = (*Text)->getBuffer();
     UnresolvedExtern = Output.contains("Unresolved extern");
