@@ -54,7 +54,18 @@ CudaLocation Module::cudaLocation(const LocDirective &L) const {
   C.Line = L.sourceLine();
   C.Column = L.sourceColumn();
   C.Directive = &L;
+  if (L.hasInlineInfo() && L.functionNameOffset() >= 0)
+    C.InlinedFunction =
+        debugString(L.functionNameLabel(), static_cast<uint64_t>(L.functionNameOffset()));
   return C;
+}
+
+std::vector<CudaLocation> Module::cudaLocationChain(const Instruction &I) const {
+  std::vector<CudaLocation> Chain;
+  // Each inlinedAt() is an earlier directive, so the walk ends.
+  for (const LocDirective *L = I.debugLoc(); L; L = L->inlinedAt())
+    Chain.push_back(cudaLocation(*L));
+  return Chain;
 }
 
 std::optional<CudaLocation> Module::cudaLocation(const Instruction &I) const {
@@ -63,7 +74,7 @@ std::optional<CudaLocation> Module::cudaLocation(const Instruction &I) const {
   return cudaLocation(*I.debugLoc());
 }
 
-std::string Module::debugString(StringRef Label) const {
+std::string Module::debugString(StringRef Label, uint64_t Offset) const {
   for (const Statement *S : Items) {
     const auto *Sec = llvm::dyn_cast<Section>(S);
     if (!Sec)
@@ -80,6 +91,10 @@ std::string Module::debugString(StringRef Label) const {
         if (!D || !D->isPacked() || D->width() != 1)
           return Result;
         for (uint64_t K = 0; K < D->size(); ++K) {
+          if (Offset) {
+            --Offset;
+            continue;
+          }
           if (D->value(K) == 0)
             return Result;
           Result.push_back(static_cast<char>(D->value(K)));

@@ -83,7 +83,7 @@ TEST(Location, InlinedAtWalksTheCallChain) {
                         "\tmov.u32 %r3, 3;\n"
                         "}\n"
                         ".section .debug_str\n{\n$L__info_string2:\n"
-                        ".b8 95,90,78,51,119,115,118,0\n$L__info_string3:\n.b8 120,0\n}\n");
+                        ".b8 95,90,78,51,119,115,118,0\n$L__info_string3:\n.b8 97,98,99,100,120,0\n}\n");
   ASSERT_TRUE(P.ok()) << P.messages();
   const Module &M = P.module();
   std::vector<const Instruction *> Is = instructions(*M.function("k"));
@@ -104,6 +104,15 @@ TEST(Location, InlinedAtWalksTheCallChain) {
   EXPECT_FALSE(Outer->hasInlineInfo());
   EXPECT_EQ(Outer->inlinedAt(), nullptr);
   EXPECT_EQ(M.debugString(Middle->functionNameLabel()), "_ZN3wsv");
+
+  std::vector<CudaLocation> Chain = M.cudaLocationChain(*Is[0]);
+  ASSERT_EQ(Chain.size(), 3u);
+  EXPECT_EQ(Chain[0].Line, 5u);
+  EXPECT_EQ(Chain[0].InlinedFunction, "x") << "4 bytes into $L__info_string3 (\"abcdx\")";
+  EXPECT_EQ(Chain[1].Line, 81u);
+  EXPECT_EQ(Chain[1].InlinedFunction, "_ZN3wsv");
+  EXPECT_EQ(Chain[2].Line, 21u);
+  EXPECT_EQ(Chain[2].InlinedFunction, "") << "the outermost location is not inlined";
 
   // The same callee line inlined at another call site resolves to that site.
   const LocDirective *Second = Is[1]->debugLoc();

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace wsv {
 namespace ptx {
@@ -37,6 +38,9 @@ struct CudaLocation {
   unsigned Line = 0;
   unsigned Column = 0;
   const LocDirective *Directive = nullptr; ///< inlinedAt() leads to the call site
+  /// For a location inside an inlined function: that function's (mangled) name, read from
+  /// the debug string its `function_name` label points at; empty otherwise.
+  std::string InlinedFunction;
 };
 
 /// Counts that `wsv parse --stats` reports.
@@ -75,8 +79,8 @@ public:
   const AddressSizeDirective *addressSize() const { return AddressSize; }
 
   /// File, line and column of a pointer into source(): a statement's or an operand's ptr().
-  /// Lines come from SourceMgr's line table, built once on first use; the column costs a scan
-  /// back to the start of the line.
+  /// Lines come from SourceMgr's line table, built once on first use (so the first call is
+  /// not thread-safe); the column costs a scan back to the start of the line.
   SourceLocation location(const char *Ptr) const;
   SourceLocation location(const Statement &S) const { return location(S.ptr()); }
   SourceLocation location(const Operand &Op) const { return location(Op.ptr()); }
@@ -87,10 +91,13 @@ public:
   std::optional<CudaLocation> cudaLocation(const Instruction &I) const;
   /// The same for a `.loc` directive (used to walk inlinedAt() chains).
   CudaLocation cudaLocation(const LocDirective &L) const;
-  /// The NUL-terminated string a debug-section label points at: `.loc ..., function_name
-  /// $L__info_string3` names the inlined function through such a label. Empty when the label
-  /// is not in a section or the bytes there are not plain data.
-  std::string debugString(llvm::StringRef Label) const;
+  /// The whole inlining chain of an instruction: its own location first, then each call
+  /// site outwards. Empty when no `.loc` governs it.
+  std::vector<CudaLocation> cudaLocationChain(const Instruction &I) const;
+  /// The NUL-terminated string that starts Offset bytes after a debug-section label:
+  /// `.loc ..., function_name $L__info_string3` names the inlined function through such a
+  /// label. Empty when the label is not in a section or the bytes there are not plain data.
+  std::string debugString(llvm::StringRef Label, uint64_t Offset = 0) const;
 
   ModuleStats stats() const;
 
