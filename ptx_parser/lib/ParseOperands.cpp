@@ -375,7 +375,7 @@ bool Parser::parseAddress(llvm::SmallVectorImpl<OperandData> &Out) {
       return true;
   }
   if (Tok.isNot(TokenKind::RBracket))
-    return expected("expected ']' after the address");
+    return expected("expected ']' after address");
   next();
   uint8_t Flags = HasOffset ? OperandSlot::FlagHasOffset : 0;
   if (!Extras && OffsetFits && Base.Kind != OperandKind::Integer && Base.Len <= UINT8_MAX) {

@@ -19,7 +19,7 @@ TEST(Recovery, MessageLocationAndStyle) {
   EXPECT_EQ(D.File, "test.ptx");
   EXPECT_EQ(D.Line, 6u);
   EXPECT_EQ(D.Column, 27u);
-  EXPECT_EQ(D.Message, "expected ']' after the address");
+  EXPECT_EQ(D.Message, "expected ']' after address");
   // The house style: lowercase start, no final period.
   EXPECT_TRUE(std::islower(static_cast<unsigned char>(D.Message[0])));
   EXPECT_NE(D.Message.back(), '.');
