@@ -408,10 +408,6 @@ bool Parser::parseFile() {
 /// Operands run while commas join them, so header directives (`.maxntid 128, 1, 1`) end
 /// without a ';' and body or module directives (`.pragma "nounroll";`) end with one.
 Directive *Parser::parseDirective(bool Semicolon) {
-  if (Tok.Length > UINT32_MAX) {
-    expected("directive name is too long");
-    return nullptr;
-  }
   auto *D = create<Directive>(Tok.Ptr, Tok.Length);
   next();
   Ops.clear();
