@@ -36,6 +36,11 @@ ptx::Operand SyncOp::operand(OperandRole Role) const {
   return I < 0 ? ptx::Operand() : operandAt(static_cast<unsigned>(I));
 }
 
+std::optional<int64_t> SyncOp::immediate(OperandRole Role) const {
+  ptx::Operand Op = operand(Role);
+  return Op ? Op.integerValue() : std::nullopt;
+}
+
 ptx::Operand SyncOp::tensorMap() const {
   // `[tensorMap, {...}]` has an extra part, so its elements are stored: the first is the base.
   ptx::Operand T = operand(OperandRole::TensorMap);

@@ -29,6 +29,7 @@ TEST(SyncOpMbarrier, InitWithRegisterCountFromClang) {
   Line L("mbarrier.init.shared::cta.b64 [%r28], %r181;");
   ASSERT_TRUE(L.result().isDecoded()) << L.describe();
   EXPECT_EQ(text(L.op().count()), "%r181");
+  EXPECT_EQ(L.op().immediate(OperandRole::Count), std::nullopt) << "a register, not a value";
 }
 
 TEST(SyncOpMbarrier, InitAndInvalWithGenericAddresses) {
@@ -62,6 +63,7 @@ TEST(SyncOpMbarrier, ArriveReturningStateFromInlineAsm) {
   EXPECT_EQ(text(L.op().operand(OperandRole::State)), "%state");
   EXPECT_EQ(text(L.op().barrier()), "[%r3+8]");
   EXPECT_FALSE(L.op().has(OperandRole::Count)) << "no count written: one arrival";
+  EXPECT_EQ(L.op().immediate(OperandRole::Count), std::nullopt);
 }
 
 TEST(SyncOpMbarrier, RemoteArriveOnPeerBarrierFromNvcc) {

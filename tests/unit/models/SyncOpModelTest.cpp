@@ -69,7 +69,7 @@ private:
   static uint32_t amount(const SyncOp &Op, const ModelStep &S, uint32_t Box) {
     switch (S.Amount) {
     case AmountSource::Operand:
-      return static_cast<uint32_t>(Op.operand(S.AmountRole).integerValue().value_or(0));
+      return static_cast<uint32_t>(Op.immediate(S.AmountRole).value_or(0));
     case AmountSource::Constant:
       return S.AmountConstant;
     case AmountSource::TensorBox:
@@ -119,8 +119,8 @@ private:
       return true;
     case ModelOp::NamedBarrierSync:
     case ModelOp::NamedBarrierArrive: {
-      uint32_t Id =
-          static_cast<uint32_t>(Op.barrierId().integerValue().value_or(NamedBarrier::NumIds));
+      uint32_t Id = static_cast<uint32_t>(
+          Op.immediate(OperandRole::BarrierId).value_or(NamedBarrier::NumIds));
       return Named.arrive(Id, N, ArrivingThreads, Ticket) == NamedBarrierViolation::None &&
              (S.Op == ModelOp::NamedBarrierArrive || Named.passed(Id, Ticket));
     }

@@ -26,6 +26,12 @@
 // Records are small and hold no strings: operands are indices into the instruction's operand
 // list, handed out as ptx::Operand handles, so a record is valid as long as its Module.
 //
+//   SyncDecodeResult R = decodeSyncOp(I);
+//   if (R && R->Kind == SyncKind::MbarrierArriveExpectTx)
+//     use(R->barrier(), R->immediate(OperandRole::TxBytes));   // [%r61], 32768
+//   else if (R.isUnrecognized())
+//     R.printReason(errs());  // unrecognized mbarrier form: unknown modifier 'foo'
+//
 //===----------------------------------------------------------------------------------===//
 #pragma once
 
@@ -353,6 +359,9 @@ public:
   /// The operand with this meaning; an invalid handle when the form has none.
   ptx::Operand operand(OperandRole Role) const;
   bool has(OperandRole Role) const { return indexOf(Role) >= 0; }
+  /// The value of the operand with this meaning when it is written as an integer or a
+  /// constant expression (`mbarrier.init [b], 1`); none when absent or in a register.
+  std::optional<int64_t> immediate(OperandRole Role) const;
   /// The named operands in operand order.
   unsigned numRoles() const { return NumRoles; }
   OperandRole roleAt(unsigned I) const { return Roles[I].Role; }
