@@ -1,0 +1,57 @@
+//===- Solver.h - questions about expressions, answered by an SMT solver ----------===//
+//
+// The one door to Z3. Callers ask about Exprs and get values back: Yes, No, or Unknown with
+// the reason (a timeout, an encoding limit). No Z3 type or exception crosses this header.
+//
+// Encoding (lib/SolverZ3.cpp): every expression is a bit vector of its width (predicates are
+// 1-bit vectors); every leaf that is not a constant is a free variable constrained to the
+// unsigned range the builders gave it (%tid.x <= 1023, %laneid <= 31, ...); mapa is an
+// uninterpreted function of the address and the rank. Division by zero follows SMT-LIB, where
+// PTX leaves the result unspecified; the analyzer does not ask about divisions by zero.
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include "wsv/analyzer/Expr.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace wsv {
+namespace analyzer {
+
+enum class SolverAnswer : uint8_t { Yes, No, Unknown };
+
+struct SolverResult {
+  SolverAnswer Answer = SolverAnswer::Unknown;
+  std::string Reason; ///< why the answer is Unknown
+};
+
+struct ModelCount {
+  std::optional<uint64_t> Count; ///< nullopt: more than the limit, or the solver gave up
+  std::string Reason;
+};
+
+class Solver {
+public:
+  /// A solver backed by Z3; each query gives up after TimeoutMs milliseconds.
+  static std::unique_ptr<Solver> createZ3(unsigned TimeoutMs = 2000);
+  virtual ~Solver();
+
+  /// Whether the predicate holds for every value of its leaves.
+  virtual SolverResult isValid(const Expr *Predicate) = 0;
+  /// Whether some value of its leaves makes the predicate true.
+  virtual SolverResult isSatisfiable(const Expr *Predicate) = 0;
+  /// How many assignments of Vars (leaves, each within its range) make the predicate true
+  /// for some value of the other leaves: models are enumerated, each blocked once found,
+  /// up to Limit.
+  virtual ModelCount countModels(const Expr *Predicate, llvm::ArrayRef<const Expr *> Vars,
+                                 unsigned Limit) = 0;
+};
+
+} // namespace analyzer
+} // namespace wsv

@@ -1,0 +1,346 @@
+//===- Guards.cpp - reach conditions and their thread sets ------------------------===//
+#include "wsv/analyzer/Guards.h"
+
+#include "wsv/analyzer/Solver.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <map>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+GuardAnalysis::GuardAnalysis(const ValueAnalysis &Values, const DominatorTree &Dom,
+                             const DominatorTree &PostDom, Solver *S)
+    : Values(Values), G(Values.cfg()), Dom(Dom), PostDom(PostDom), Loops(Values.loops()),
+      Ctx(Values.context()), S(S) {}
+
+void GuardAnalysis::computeConditions() {
+  Computed = true;
+  Conditions.assign(G.size(), nullptr);
+  for (BlockId B : G.reversePostOrder()) {
+    if (B == G.entry()) {
+      Conditions[B] = Ctx.boolean(true);
+      continue;
+    }
+    // Every thread that reaches the dominator reaches B when B post-dominates it in the same
+    // loop (loops are left, so post-dominance across an iteration holds too).
+    BlockId D = Dom.idom(B);
+    if (D != NoIndex && Conditions[D] && PostDom.dominates(B, D) &&
+        Loops.loopFor(B) == Loops.loopFor(D)) {
+      Conditions[B] = Conditions[D];
+      continue;
+    }
+    const Expr *Cond = Ctx.boolean(false);
+    for (BlockId P : G.block(B).Preds) {
+      if (!G.block(P).Reachable || Loops.isBackEdge(P, B))
+        continue;
+      // Leaving loops: the outermost loop left on this edge counts as one step.
+      LoopId Left = NoIndex;
+      for (LoopId L = Loops.loopFor(P); L != NoIndex; L = Loops.loop(L).Parent)
+        if (!Loops.loop(L).contains(B))
+          Left = L;
+      const Expr *Contribution;
+      if (Left != NoIndex) {
+        const Loop &Lp = Loops.loop(Left);
+        const Expr *Entered = Conditions[Lp.Header];
+        if (!Entered)
+          Entered = Ctx.opaque("reached through irreducible control flow", &G.block(B), P, 1);
+        if (Lp.exitBlocks().size() == 1) {
+          Contribution = Entered;
+        } else {
+          // Which of several exits a thread takes depends on the iterations it ran.
+          std::string Why = "leaves the loop at line " +
+                            std::to_string(G.block(Lp.Header).empty()
+                                               ? 0
+                                               : G.location(G.block(Lp.Header).Begin).Line) +
+                            " towards block " + std::to_string(B);
+          Contribution =
+              Ctx.bitAnd(Entered, Ctx.opaque(Ctx.save(Why), &G.block(Lp.Header), B, 1));
+        }
+      } else if (!Conditions[P]) {
+        Contribution = Ctx.opaque("reached through irreducible control flow", &G.block(B), P, 1);
+      } else {
+        const Expr *Edge = Values.edgeCondition(P, B);
+        if (!Edge)
+          Edge = Ctx.opaque("branch condition unknown", &G.block(P), B, 1);
+        Contribution = Ctx.bitAnd(Conditions[P], Edge);
+      }
+      Cond = Ctx.bitOr(Cond, Contribution);
+    }
+    Conditions[B] = Cond;
+  }
+}
+
+const Expr *GuardAnalysis::blockCondition(BlockId B) {
+  if (!Computed)
+    computeConditions();
+  return Conditions[B];
+}
+
+const Expr *GuardAnalysis::instructionCondition(InstId I) {
+  const Expr *C = blockCondition(G.inst(I).Block);
+  if (!C)
+    return nullptr;
+  if (const Expr *Guard = Values.guard(I))
+    C = Ctx.bitAnd(C, Guard);
+  return C;
+}
+
+//===- Thread sets -----------------------------------------------------------------------===//
+
+namespace {
+bool isThreadLeaf(const Expr *E) {
+  return E->is(ExprKind::SpecialReg) && !isCtaUniform(E->specialRegister());
+}
+
+// Maximal subexpressions that depend on the thread id and on nothing else: evaluated per
+// thread, they reduce the predicate to a residual over the other leaves.
+void collectThreadTerms(const Expr *E, llvm::SmallPtrSetImpl<const Expr *> &Seen,
+                        llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!Seen.insert(E).second || E->isConstant())
+    return;
+  bool Thread = false, Other = false;
+  E->mentions([&](const Expr *L) {
+    if (isThreadLeaf(L))
+      Thread = true;
+    else if (!L->isConstant())
+      Other = true;
+    return false;
+  });
+  if (!Thread)
+    return;
+  if (!Other) {
+    Out.push_back(E);
+    return;
+  }
+  if (E->isLeaf())
+    return;
+  for (const Expr *Op : E->ops())
+    collectThreadTerms(Op, Seen, Out);
+}
+} // namespace
+
+ThreadSet GuardAnalysis::threadSet(const Expr *Predicate, const LaunchShape &Launch) {
+  if (!Predicate)
+    return ThreadSet::unknown("the instruction is unreachable");
+  return evaluate(Predicate, Launch, 0);
+}
+
+ThreadSet GuardAnalysis::evaluate(const Expr *Predicate, const LaunchShape &Launch,
+                                  unsigned Depth) {
+  const unsigned N = Launch.threads();
+  if (N == 0 || N > 1024)
+    return ThreadSet::unknown("no block size: the function states no .reqntid or .maxntid "
+                              "and no launch shape was given");
+  if (Predicate->mentions([](const Expr *L) {
+        return L->is(ExprKind::SpecialReg) && L->specialRegister() == SpecialRegister::WarpId;
+      }))
+    return ThreadSet::unknown("the guard reads %warpid, which is not stable (a warp can "
+                              "move); roles must come from %tid");
+
+  // CTA-wide values the launch fixes.
+  const Expr *Pred = Ctx.rewrite(Predicate, [&](const Expr *E) -> const Expr * {
+    if (!E->is(ExprKind::SpecialReg))
+      return nullptr;
+    switch (E->specialRegister()) {
+    case SpecialRegister::NtidX: return Ctx.constant(Launch.BlockX, 32);
+    case SpecialRegister::NtidY: return Ctx.constant(Launch.BlockY, 32);
+    case SpecialRegister::NtidZ: return Ctx.constant(Launch.BlockZ, 32);
+    case SpecialRegister::ClusterNctaRank: return Ctx.constant(Launch.ClusterSize, 32);
+    case SpecialRegister::ClusterCtaRank:
+      return Launch.ClusterSize == 1 ? Ctx.constant(0, 32) : nullptr;
+    default: return nullptr;
+    }
+  });
+
+  llvm::SmallPtrSet<const Expr *, 16> Seen;
+  llvm::SmallVector<const Expr *, 8> Terms;
+  collectThreadTerms(Pred, Seen, Terms);
+
+  ThreadSet Result(N);
+  std::map<std::vector<uint64_t>, const Expr *> Residuals;
+  llvm::DenseMap<const Expr *, llvm::BitVector> Groups; // residual -> threads
+  llvm::SmallVector<const Expr *, 4> GroupOrder;
+  for (unsigned T = 0; T < N; ++T) {
+    const uint64_t X = T % Launch.BlockX, Y = (T / Launch.BlockX) % Launch.BlockY,
+                   Z = T / (Launch.BlockX * Launch.BlockY);
+    auto Bind = [&](const Expr *L) -> std::optional<uint64_t> {
+      if (!L->is(ExprKind::SpecialReg))
+        return std::nullopt;
+      switch (L->specialRegister()) {
+      case SpecialRegister::TidX: return X;
+      case SpecialRegister::TidY: return Y;
+      case SpecialRegister::TidZ: return Z;
+      case SpecialRegister::LaneId: return T % WarpSize;
+      default: return std::nullopt;
+      }
+    };
+    std::vector<uint64_t> Key;
+    Key.reserve(Terms.size());
+    for (const Expr *Term : Terms)
+      Key.push_back(ExprContext::evaluate(Term, Bind).value_or(~0ull));
+    auto [It, Inserted] = Residuals.try_emplace(Key, nullptr);
+    if (Inserted) {
+      llvm::DenseMap<const Expr *, const Expr *> Values;
+      for (unsigned K = 0; K < Terms.size(); ++K)
+        Values[Terms[K]] = Ctx.constant(Key[K], Terms[K]->width());
+      It->second = Ctx.rewrite(Pred, [&](const Expr *E) -> const Expr * {
+        auto V = Values.find(E);
+        return V == Values.end() ? nullptr : V->second;
+      });
+    }
+    const Expr *R = It->second;
+    if (R->isTrue()) {
+      Result.Members.set(T);
+    } else if (!R->isFalse()) {
+      auto [G, New] = Groups.try_emplace(R, llvm::BitVector(N));
+      if (New)
+        GroupOrder.push_back(R);
+      G->second.set(T);
+    }
+  }
+
+  for (const Expr *R : GroupOrder) {
+    const llvm::BitVector &Threads = Groups[R];
+    // An elected lane, possibly under a condition on CTA-uniform values.
+    llvm::SmallVector<const Expr *, 4> Conjuncts, Rest;
+    llvm::SmallVector<const Expr *, 4> Work{R};
+    while (!Work.empty()) {
+      const Expr *C = Work.pop_back_val();
+      if (C->is(ExprKind::And) && C->width() == 1) {
+        Work.push_back(C->op(0));
+        Work.push_back(C->op(1));
+      } else {
+        Conjuncts.push_back(C);
+      }
+    }
+    const Expr *ElectPart = nullptr;
+    unsigned ElectParts = 0;
+    for (const Expr *C : Conjuncts) {
+      if (C->mentions([](const Expr *L) { return L->is(ExprKind::Elect); })) {
+        ElectPart = C;
+        ++ElectParts;
+      } else {
+        Rest.push_back(C);
+      }
+    }
+    const Expr *Atom = !ElectPart ? nullptr
+                       : ElectPart->is(ExprKind::Not) ? ElectPart->op(0) : ElectPart;
+    const Expr *ElectCondition = nullptr;
+    if (ElectParts == 1 && Atom->is(ExprKind::Elect) && !Rest.empty()) {
+      ElectCondition = Ctx.boolean(true);
+      for (const Expr *C : Rest)
+        ElectCondition = Ctx.bitAnd(ElectCondition, C);
+      if (S && S->isValid(ElectCondition).Answer == SolverAnswer::Yes)
+        ElectCondition = nullptr;
+      else if (ElectPart->is(ExprKind::Not))
+        return ThreadSet::unknown("the guard excludes the elected lane only under a condition");
+    }
+    if (ElectParts == 1 && Atom->is(ExprKind::Elect)) {
+      // The threads that execute the elect.sync, within its member mask.
+      if (Depth > 4)
+        return ThreadSet::unknown("elect.sync results nested too deeply");
+      const CfgInst *Site = static_cast<const CfgInst *>(Atom->site());
+      InstId SiteId = static_cast<InstId>(Site - G.instructions().data());
+      ThreadSet Reach = evaluate(instructionCondition(SiteId), Launch, Depth + 1);
+      if (!Reach.isExact() || !Reach.elected().empty())
+        return ThreadSet::unknown("the threads that reach the elect.sync at line " +
+                                  std::to_string(G.location(SiteId).Line) +
+                                  " are not known exactly");
+      llvm::BitVector Candidates = Reach.members();
+      if (Atom->op(0)->isConstant())
+        for (unsigned T = 0; T < N; ++T)
+          if (!((Atom->op(0)->payload() >> (T % WarpSize)) & 1))
+            Candidates.reset(T);
+      ThreadSet::ElectedGroup Group;
+      Group.Atom = Atom;
+      Group.Candidates = llvm::BitVector(N);
+      Group.Excluded = ElectPart->is(ExprKind::Not);
+      Group.Condition = ElectCondition;
+      for (unsigned W = 0; W * WarpSize < N; ++W) {
+        unsigned Hit = 0, Cand = 0;
+        for (unsigned T = W * WarpSize; T < std::min(N, (W + 1) * WarpSize); ++T) {
+          Cand += Candidates.test(T);
+          Hit += Candidates.test(T) && Threads.test(T);
+          // A thread that does not execute the elect.sync is never the elected lane.
+          if (Group.Excluded && Threads.test(T) && !Candidates.test(T))
+            Result.Members.set(T);
+        }
+        if (Hit == 0)
+          continue;
+        if (Hit != Cand)
+          return ThreadSet::unknown("whether the lane elected in warp " + std::to_string(W) +
+                                    " passes the rest of the guard depends on which lane "
+                                    "elect.sync picks");
+        Group.Warps.push_back(W);
+        for (unsigned T = W * WarpSize; T < std::min(N, (W + 1) * WarpSize); ++T)
+          if (Candidates.test(T)) {
+            Group.Candidates.set(T);
+            if (Group.Excluded)
+              Result.Members.set(T);
+          }
+      }
+      if (!Group.Warps.empty())
+        Result.Elected.push_back(std::move(Group));
+      continue;
+    }
+    if (R->mentions([](const Expr *L) { return L->is(ExprKind::Elect); }))
+      return ThreadSet::unknown("the guard combines an elect.sync result with other values "
+                                "in a way that is not one elected lane per warp");
+    // A condition on values the thread id does not decide.
+    if (S) {
+      auto [It, New] = Decided.try_emplace(R, false, false);
+      if (New) {
+        It->second.first = S->isValid(R).Answer == SolverAnswer::Yes;
+        It->second.second = !It->second.first && S->isSatisfiable(R).Answer == SolverAnswer::No;
+      }
+      if (It->second.first) {
+        Result.Members |= Threads;
+        continue;
+      }
+      if (It->second.second)
+        continue;
+    }
+    ThreadSet::ConditionalGroup Group;
+    Group.Condition = R;
+    Group.Threads = Threads;
+    Group.ClusterSize = Launch.ClusterSize;
+    const Expr *Rank = Ctx.specialRegister(SpecialRegister::ClusterCtaRank);
+    bool OnlyRank = !R->mentions([&](const Expr *L) { return !L->isConstant() && L != Rank; });
+    if (OnlyRank && Launch.ClusterSize > 1) {
+      // Count the CTAs of a cluster for which the condition holds.
+      uint64_t Count = 0;
+      bool Known = true;
+      for (uint64_t V = 0; V < Launch.ClusterSize && Known; ++V) {
+        auto Value = ExprContext::evaluate(R, [&](const Expr *L) -> std::optional<uint64_t> {
+          return L == Rank ? std::optional<uint64_t>(V) : std::nullopt;
+        });
+        Known = Value.has_value();
+        Count += Value.value_or(0);
+      }
+      if (Known)
+        Group.CtasWhereTrue = Count;
+    } else if (S && Launch.ClusterSize > 1) {
+      llvm::SmallVector<const Expr *, 4> Vars;
+      R->mentions([&](const Expr *L) {
+        if (L->is(ExprKind::SpecialReg) && (L->specialRegister() == SpecialRegister::ClusterCtaRank ||
+                                            L->specialRegister() == SpecialRegister::ClusterCtaidX ||
+                                            L->specialRegister() == SpecialRegister::ClusterCtaidY ||
+                                            L->specialRegister() == SpecialRegister::ClusterCtaidZ))
+          if (!llvm::is_contained(Vars, L))
+            Vars.push_back(L);
+        return false;
+      });
+      if (!Vars.empty()) {
+        const Expr *InCluster = Ctx.ult(Rank, Ctx.constant(Launch.ClusterSize, 32));
+        ModelCount C = S->countModels(Ctx.bitAnd(R, InCluster), Vars, Launch.ClusterSize);
+        if (C.Count && Vars.size() == 1 && Vars[0] == Rank)
+          Group.CtasWhereTrue = *C.Count;
+      }
+    }
+    Result.Conditional.push_back(std::move(Group));
+  }
+  return Result;
+}

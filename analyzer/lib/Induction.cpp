@@ -1,0 +1,351 @@
+//===- Induction.cpp - induction variables and their closed forms -----------------===//
+//
+// A header phi is an induction variable when the value carried back along every latch has
+// one of the shapes below, in terms of the phi itself and values the loop does not change.
+// Ring counters wrapped by a select are recognized by evaluating the update on every stage
+// 0 .. S-1 (S a small constant): `s + 1 == S ? 0 : s + 1`, `s == S - 1 ? 0 : s + 1` and
+// `s + 1 >= S ? 0 : s + 1` are the same function there, whatever shape the compiler chose.
+// Phase bits are matched the same way against the wrap of a ring counter of the same loop.
+//
+//===----------------------------------------------------------------------------------===//
+#include "ValueBuilder.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+const char *wsv::analyzer::toString(InductionKind K) {
+  switch (K) {
+  case InductionKind::Linear: return "linear";
+  case InductionKind::Ring: return "ring";
+  case InductionKind::Parity: return "parity";
+  case InductionKind::Alternating: return "alternating";
+  case InductionKind::FirstIteration: return "first-iteration";
+  }
+  return "?";
+}
+
+const InductionVar *LoopSummary::induction(const Expr *Phi) const {
+  for (const InductionVar &IV : Inductions)
+    if (IV.Phi == Phi)
+      return &IV;
+  return nullptr;
+}
+
+// Largest modulus checked by evaluating an update at every stage.
+static constexpr uint64_t MaxEnumeratedModulus = 4096;
+
+namespace {
+/// Evaluates E with X = V, where X is the only non-constant leaf E may have.
+std::optional<uint64_t> evalAt(const Expr *E, const Expr *X, uint64_t V) {
+  return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+    if (L == X)
+      return V & ExprContext::mask(X->width());
+    return std::nullopt;
+  });
+}
+
+bool onlyMentions(const Expr *E, const Expr *X) {
+  return !E->mentions([&](const Expr *L) { return !L->isConstant() && L != X; });
+}
+
+void collectConstants(const Expr *E, llvm::SmallVectorImpl<uint64_t> &Out) {
+  if (E->isConstant()) {
+    Out.push_back(E->payload());
+    return;
+  }
+  for (const Expr *Op : E->ops())
+    collectConstants(Op, Out);
+}
+} // namespace
+
+BlockId ValueBuilder::leafBlock(const Expr *Leaf) const {
+  const void *Site = Leaf->site();
+  if (!Site)
+    return NoIndex;
+  auto Insts = G.instructions();
+  auto Blocks = G.blocks();
+  if (Site >= static_cast<const void *>(Insts.data()) &&
+      Site < static_cast<const void *>(Insts.data() + Insts.size()))
+    return static_cast<const CfgInst *>(Site)->Block;
+  if (Site >= static_cast<const void *>(Blocks.data()) &&
+      Site < static_cast<const void *>(Blocks.data() + Blocks.size()))
+    return static_cast<const BasicBlock *>(Site)->Index;
+  return NoIndex;
+}
+
+bool ValueBuilder::isInvariant(const Expr *E, LoopId L) const {
+  const Loop &Lp = Loops.loop(L);
+  return !E->mentions([&](const Expr *Leaf) {
+    if (Leaf->is(ExprKind::IterationVar))
+      return Loops.isNestedIn(static_cast<LoopId>(Leaf->payload()), L);
+    if (Leaf->is(ExprKind::Phi) || Leaf->is(ExprKind::Opaque) || Leaf->is(ExprKind::Load) ||
+        Leaf->is(ExprKind::Elect)) {
+      BlockId B = leafBlock(Leaf);
+      return B != NoIndex && Lp.contains(B);
+    }
+    return false;
+  });
+}
+
+void ValueBuilder::finishLoop(LoopId L) {
+  const Loop &Lp = Loops.loop(L);
+  const BasicBlock &Header = G.block(Lp.Header);
+  const llvm::BitVector &Defs = LoopDefs[L];
+  for (unsigned R = Defs.find_first(); R != ~0u && R < Defs.size(); R = Defs.find_next(R)) {
+    const Expr *Phi = Ctx.phi(Regs[R].Name, &Header, R, Regs[R].Width);
+    PhiInfo &Info = Phis[Phi];
+    for (BlockId Latch : Lp.Latches) {
+      const Expr *V = Done[Latch] ? get(Out[Latch], R) : nullptr;
+      Info.Incoming.push_back({Latch, V ? V : undefined(R)});
+    }
+  }
+  // Phis nothing in the loop reads (a register the body always writes before reading) are
+  // not worth a closed form.
+  LivePhis.clear();
+  llvm::SmallPtrSet<const Expr *, 32> Visited;
+  llvm::SmallVector<const Expr *, 32> Work;
+  auto Visit = [&](const Expr *Root) {
+    if (!Root)
+      return;
+    Work.push_back(Root);
+    while (!Work.empty()) {
+      const Expr *E = Work.pop_back_val();
+      if (!Visited.insert(E).second)
+        continue;
+      if (E->is(ExprKind::Phi) && E->site() == &Header)
+        LivePhis.insert(E);
+      for (const Expr *Op : E->ops())
+        Work.push_back(Op);
+    }
+  };
+  for (BlockId B : Lp.Blocks)
+    for (InstId I = G.block(B).Begin; I < G.block(B).End; ++I) {
+      Visit(Guards[I]);
+      for (unsigned K = OperandStart[I]; K < OperandStart[I + 1]; ++K)
+        Visit(OperandValues[K]);
+    }
+  for (auto [From, To] : Lp.ExitEdges)
+    if (const State *St = edgeState(From, To))
+      for (unsigned R = Defs.find_first(); R != ~0u && R < Defs.size(); R = Defs.find_next(R))
+        Visit(get(*St, R));
+  recognizeSpinWait(L);
+  recognizeInductions(L);
+  computeTripCount(L);
+  transformExits(L);
+}
+
+void ValueBuilder::recognizeInductions(LoopId L) {
+  const Loop &Lp = Loops.loop(L);
+  LoopSummary &Sum = Summaries[L];
+  const Expr *Iter = Ctx.iterationVar(L);
+  struct Candidate {
+    RegId R;
+    const Expr *Phi, *Start, *Update;
+  };
+  llvm::SmallVector<Candidate, 8> Pending;
+  const llvm::BitVector &Defs = LoopDefs[L];
+  for (unsigned R = Defs.find_first(); R != ~0u && R < Defs.size(); R = Defs.find_next(R)) {
+    const Expr *Phi = Ctx.phi(Regs[R].Name, &G.block(Lp.Header), R, Regs[R].Width);
+    const PhiInfo &Info = Phis[Phi];
+    const Expr *Update = Info.Incoming.size() > 1 ? Info.Incoming[1].second : nullptr;
+    for (unsigned K = 2; K < Info.Incoming.size(); ++K)
+      if (Info.Incoming[K].second != Update)
+        Update = nullptr; // latches disagree
+    if (Update && LivePhis.count(Phi))
+      Pending.push_back({R, Phi, Info.Incoming[0].second, Update});
+  }
+
+  auto IterIn = [&](unsigned Width) { return Ctx.resize(Iter, Width); };
+  auto Add = [&](InductionVar IV) {
+    for (auto It = IV.Conditions.begin(); It != IV.Conditions.end();)
+      It = (*It)->isTrue() ? IV.Conditions.erase(It) : It + 1;
+    Sum.Inductions.push_back(std::move(IV));
+  };
+
+  // Linear counters, rings and first-iteration flags.
+  llvm::SmallVector<Candidate, 8> Rest;
+  for (const Candidate &C : Pending) {
+    const unsigned W = C.Phi->width();
+    InductionVar IV;
+    IV.Register = C.R;
+    IV.Phi = C.Phi;
+    IV.Start = C.Start;
+    IV.Update = C.Update;
+    const Expr *Delta = W > 1 ? Ctx.sub(C.Update, C.Phi) : nullptr;
+    if (Delta && !Delta->mentions([&](const Expr *X) { return X == C.Phi; }) &&
+        isInvariant(Delta, L)) {
+      IV.Kind = InductionKind::Linear;
+      IV.Step = Delta;
+      IV.ClosedForm = Ctx.add(C.Start, Ctx.mul(Delta, IterIn(W)));
+      Add(IV);
+      continue;
+    }
+    // (s + step) % S, and (s + step) & (S - 1), which the builders make a remainder.
+    if (C.Update->is(ExprKind::URem) && isInvariant(C.Update->op(1), L)) {
+      const Expr *Step = Ctx.sub(C.Update->op(0), C.Phi);
+      if (!Step->mentions([&](const Expr *X) { return X == C.Phi; }) && isInvariant(Step, L)) {
+        IV.Kind = InductionKind::Ring;
+        IV.Step = Step;
+        IV.Modulus = C.Update->op(1);
+        IV.ClosedForm = Ctx.urem(Ctx.add(C.Start, Ctx.mul(Step, IterIn(W))), IV.Modulus);
+        IV.Conditions.push_back(Ctx.ult(C.Start, IV.Modulus));
+        Add(IV);
+        continue;
+      }
+    }
+    // A select that wraps s + 1 to 0.
+    if (C.Update->is(ExprKind::Select) && W > 1) {
+      const Expr *Modulus = nullptr;
+      if (onlyMentions(C.Update, C.Phi)) {
+        llvm::SmallVector<uint64_t, 4> Constants;
+        collectConstants(C.Update, Constants);
+        for (uint64_t K : Constants) {
+          for (uint64_t S : {K, K + 1}) {
+            if (S < 2 || S > MaxEnumeratedModulus || Modulus)
+              continue;
+            bool Ok = true;
+            for (uint64_t V = 0; V < S && Ok; ++V)
+              Ok = evalAt(C.Update, C.Phi, V) == (V + 1) % S;
+            if (Ok)
+              Modulus = Ctx.constant(S, W);
+          }
+        }
+      } else if (C.Update->op(0)->is(ExprKind::Eq) && C.Update->op(1)->isConstant(0) &&
+                 C.Update->op(2) == Ctx.add(C.Phi, Ctx.constant(1, W))) {
+        // s == X ? 0 : s + 1 with X the loop-invariant S - 1.
+        const Expr *Cond = C.Update->op(0);
+        const Expr *Other = Cond->op(0) == C.Phi ? Cond->op(1) : Cond->op(1) == C.Phi ? Cond->op(0)
+                                                                                     : nullptr;
+        if (Other && isInvariant(Other, L))
+          Modulus = Ctx.add(Other, Ctx.constant(1, W));
+      }
+      if (Modulus) {
+        IV.Kind = InductionKind::Ring;
+        IV.Step = Ctx.constant(1, W);
+        IV.Modulus = Modulus;
+        IV.ClosedForm = Ctx.urem(Ctx.add(C.Start, IterIn(W)), Modulus);
+        IV.Conditions.push_back(Ctx.ult(C.Start, Modulus));
+        Add(IV);
+        continue;
+      }
+    }
+    if (!C.Update->mentions([&](const Expr *X) { return X == C.Phi; }) &&
+        isInvariant(C.Update, L)) {
+      IV.Kind = InductionKind::FirstIteration;
+      IV.Next = C.Update;
+      IV.ClosedForm = Ctx.select(Ctx.eq(Iter, Ctx.constant(0, 32)), C.Start, C.Update);
+      Add(IV);
+      continue;
+    }
+    Rest.push_back(C);
+  }
+
+  // Phase bits: flipped every iteration, or when a ring counter of this loop wraps.
+  const unsigned NumRings = Sum.Inductions.size();
+  for (const Candidate &C : Rest) {
+    const unsigned W = C.Phi->width();
+    const Expr *Flip = nullptr;
+    const Expr *U = C.Update;
+    if (U == Ctx.bitNot(C.Phi) && W == 1)
+      Flip = Ctx.boolean(true);
+    else if (U->is(ExprKind::Xor) && (U->op(0) == C.Phi || U->op(1) == C.Phi))
+      Flip = U->op(0) == C.Phi ? U->op(1) : U->op(0);
+    else if (U->is(ExprKind::Select) && U->op(2) == C.Phi &&
+             U->op(1) == Ctx.bitXor(C.Phi, Ctx.constant(1, W)))
+      Flip = Ctx.select(U->op(0), Ctx.constant(1, W), Ctx.constant(0, W));
+    else if (U->is(ExprKind::Select) && U->op(1) == C.Phi &&
+             U->op(2) == Ctx.bitXor(C.Phi, Ctx.constant(1, W)))
+      Flip = Ctx.select(U->op(0), Ctx.constant(0, W), Ctx.constant(1, W));
+    if (!Flip || Flip->mentions([&](const Expr *X) { return X == C.Phi; }))
+      continue;
+    InductionVar IV;
+    IV.Register = C.R;
+    IV.Phi = C.Phi;
+    IV.Start = C.Start;
+    IV.Update = C.Update;
+    if (Flip->isConstant(1)) {
+      IV.Kind = InductionKind::Alternating;
+      IV.ClosedForm =
+          Ctx.bitXor(C.Start, Ctx.resize(Ctx.urem(Iter, Ctx.constant(2, 32)), W));
+      Add(IV);
+      continue;
+    }
+    for (unsigned K = 0; K < NumRings; ++K) {
+      const InductionVar &Ring = Sum.Inductions[K];
+      if (Ring.Kind != InductionKind::Ring)
+        continue;
+      const unsigned RW = Ring.Phi->width();
+      bool Matches = false;
+      if (Ring.Step->isConstant(1) && Ring.Modulus->isConstant() &&
+          Ring.Modulus->payload() <= MaxEnumeratedModulus && onlyMentions(Flip, Ring.Phi)) {
+        uint64_t S = Ring.Modulus->payload();
+        Matches = true;
+        for (uint64_t V = 0; V < S && Matches; ++V) {
+          std::optional<uint64_t> F = evalAt(Flip, Ring.Phi, V);
+          Matches = F && ((*F & 1) == (V == S - 1 ? 1u : 0u)) && (*F >> 1) == 0;
+        }
+      } else {
+        // The ring advanced by a whole inner loop: the flip is the parity of the wraps.
+        const Expr *Wraps = Ctx.urem(Ctx.udiv(Ctx.add(Ring.Phi, Ring.Step), Ring.Modulus),
+                                     Ctx.constant(2, RW));
+        Matches = Flip == Ctx.resize(Wraps, W) || Ctx.resize(Flip, RW) == Wraps;
+      }
+      if (!Matches)
+        continue;
+      IV.Kind = InductionKind::Parity;
+      IV.Ring = K;
+      IV.Modulus = Ring.Modulus;
+      const Expr *Count = Ctx.add(Ring.Start, Ctx.mul(Ring.Step, Ctx.resize(Iter, RW)));
+      const Expr *Wraps = Ctx.urem(Ctx.udiv(Count, Ring.Modulus), Ctx.constant(2, RW));
+      IV.ClosedForm = Ctx.bitXor(C.Start, Ctx.resize(Wraps, W));
+      IV.Conditions = Ring.Conditions;
+      Add(IV);
+      break;
+    }
+  }
+}
+
+const Expr *ValueBuilder::atIteration(const Expr *E, LoopId L, const Expr *Iter) {
+  const LoopSummary &Sum = Summaries[L];
+  const Expr *IterVar = Ctx.iterationVar(L);
+  const Expr *Next = Ctx.add(Iter, Ctx.constant(1, Iter->width()));
+  const BasicBlock *Header = &G.block(Loops.loop(L).Header);
+  bool Failed = false;
+  const Expr *R = Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
+    for (const InductionVar &IV : Sum.Inductions) {
+      if (N == IV.Phi)
+        return Ctx.substitute(IV.ClosedForm, IterVar, Iter);
+      // An update is the closed form one iteration later (only updates that read the phi:
+      // a first-iteration flag's update is a plain value that can appear anywhere).
+      if (N == IV.Update && IV.Update->mentions([&](const Expr *X) { return X == IV.Phi; }))
+        return Ctx.substitute(IV.ClosedForm, IterVar, Next);
+    }
+    if (N->is(ExprKind::Phi) && N->site() == Header)
+      Failed = true;
+    if (N == IterVar)
+      return Iter;
+    return nullptr;
+  });
+  return Failed ? nullptr : R;
+}
+
+const Expr *ValueBuilder::closedForm(const Expr *E) {
+  auto It = ClosedForms.find(E);
+  if (It != ClosedForms.end())
+    return It->second;
+  const Expr *R = Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
+    if (!N->is(ExprKind::Phi))
+      return nullptr;
+    auto P = Phis.find(N);
+    if (P == Phis.end() || P->second.Loop == NoIndex)
+      return nullptr;
+    const InductionVar *IV = Summaries[P->second.Loop].induction(N);
+    // A closed form mentions only phis of enclosing loops, so this recursion ends.
+    return IV ? closedForm(IV->ClosedForm) : nullptr;
+  });
+  ClosedForms[E] = R;
+  return R;
+}

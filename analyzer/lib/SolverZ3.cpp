@@ -1,0 +1,251 @@
+//===- SolverZ3.cpp - Expr questions encoded for Z3 -------------------------------===//
+#include "wsv/analyzer/Solver.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+
+#include <z3++.h>
+
+using namespace wsv::analyzer;
+
+Solver::~Solver() = default;
+
+namespace {
+
+class Z3Solver final : public Solver {
+public:
+  explicit Z3Solver(unsigned TimeoutMs) : TimeoutMs(TimeoutMs) {}
+
+  SolverResult isValid(const Expr *Predicate) override {
+    // A sampled counterexample answers without Z3, which takes milliseconds even to say no.
+    if (sample(Predicate, /*Want=*/false))
+      return {SolverAnswer::No, ""};
+    // Valid when its negation has no model.
+    SolverResult R = check(Predicate, /*Negate=*/true);
+    if (R.Answer == SolverAnswer::Yes)
+      return {SolverAnswer::No, ""};
+    if (R.Answer == SolverAnswer::No)
+      return {SolverAnswer::Yes, ""};
+    return R;
+  }
+
+  SolverResult isSatisfiable(const Expr *Predicate) override {
+    if (sample(Predicate, /*Want=*/true))
+      return {SolverAnswer::Yes, ""};
+    return check(Predicate, /*Negate=*/false);
+  }
+
+  ModelCount countModels(const Expr *Predicate, llvm::ArrayRef<const Expr *> Vars,
+                         unsigned Limit) override {
+    try {
+      z3::context &C = context();
+      Encoder E(C);
+      z3::solver S = makeSolver(C, TimeoutMs);
+      S.add(E.truth(Predicate));
+      E.addRanges(S);
+      llvm::SmallVector<z3::expr, 4> Xs;
+      for (const Expr *V : Vars)
+        Xs.push_back(E.encode(V));
+      E.addRanges(S);
+      uint64_t Count = 0;
+      while (true) {
+        z3::check_result R = S.check();
+        if (R == z3::unknown)
+          return {std::nullopt, "the solver gave up: " + S.reason_unknown()};
+        if (R == z3::unsat)
+          return {Count, ""};
+        if (++Count > Limit)
+          return {std::nullopt, "more than " + std::to_string(Limit) + " models"};
+        // Block this assignment of Vars and look for another.
+        z3::model M = S.get_model();
+        z3::expr Block = C.bool_val(false);
+        for (const z3::expr &X : Xs)
+          Block = Block || X != M.eval(X, true);
+        S.add(Block);
+      }
+    } catch (const z3::exception &Ex) {
+      return {std::nullopt, std::string("z3: ") + Ex.msg()};
+    }
+  }
+
+private:
+  /// Whether one of a few assignments of the leaves gives the predicate the value Want. The
+  /// values tried are the ends of each leaf's range and the constants of the predicate and
+  /// their neighbours, so `x == 1` or `k < 64` find both outcomes without the solver.
+  static bool sample(const Expr *Predicate, bool Want) {
+    llvm::SmallVector<uint64_t, 16> Candidates{0, 1};
+    llvm::SmallVector<const Expr *, 4> Leaves;
+    llvm::SmallVector<const Expr *, 16> Work{Predicate};
+    llvm::SmallPtrSet<const Expr *, 16> Seen;
+    while (!Work.empty() && Candidates.size() < 48) {
+      const Expr *E = Work.pop_back_val();
+      if (!Seen.insert(E).second)
+        continue;
+      if (E->isConstant()) {
+        for (uint64_t V : {E->payload() - 1, E->payload(), E->payload() + 1})
+          Candidates.push_back(V & ExprContext::mask(E->width()));
+        continue;
+      }
+      if (E->isLeaf() && Leaves.size() < 8)
+        Leaves.push_back(E);
+      for (const Expr *Op : E->ops())
+        Work.push_back(Op);
+    }
+    const unsigned Tries = std::min<unsigned>(96, Candidates.size() * (Leaves.size() + 1) + 2);
+    for (unsigned Seed = 0; Seed < Tries; ++Seed) {
+      auto Value = ExprContext::evaluate(Predicate, [&](const Expr *L) -> std::optional<uint64_t> {
+        URange R = L->range();
+        unsigned Ordinal = 0;
+        while (Ordinal < Leaves.size() && Leaves[Ordinal] != L)
+          ++Ordinal;
+        if (Seed == 0)
+          return R.Lo;
+        if (Seed == 1)
+          return R.Hi;
+        uint64_t V = Candidates[(Seed * (Ordinal + 1) + Ordinal) % Candidates.size()];
+        return std::clamp(V, R.Lo, R.Hi);
+      });
+      if (Value && (*Value != 0) == Want)
+        return true;
+    }
+    return false;
+  }
+
+  /// Translates Exprs into one Z3 context, leaves into constants named by expression id.
+  class Encoder {
+  public:
+    explicit Encoder(z3::context &C) : C(C) {}
+
+    z3::expr truth(const Expr *Predicate) { return encode(Predicate) == C.bv_val(1u, 1); }
+
+    void addRanges(z3::solver &S) {
+      for (auto &[E, X] : LeafRanges) {
+        URange R = E->range();
+        if (R.Lo > 0)
+          S.add(z3::uge(X, C.bv_val(static_cast<uint64_t>(R.Lo), E->width())));
+        if (R.Hi < ExprContext::mask(E->width()))
+          S.add(z3::ule(X, C.bv_val(static_cast<uint64_t>(R.Hi), E->width())));
+      }
+      LeafRanges.clear();
+    }
+
+    z3::expr encode(const Expr *E) {
+      auto It = Memo.find(E);
+      if (It != Memo.end())
+        return It->second;
+      z3::expr R = build(E);
+      Memo.try_emplace(E, R);
+      return R;
+    }
+
+  private:
+    z3::expr boolToBv(const z3::expr &B) { return z3::ite(B, C.bv_val(1u, 1), C.bv_val(0u, 1)); }
+
+    z3::expr resizeTo(const z3::expr &X, unsigned From, unsigned To, bool Signed) {
+      if (To == From)
+        return X;
+      if (To < From)
+        return X.extract(To - 1, 0);
+      return Signed ? z3::sext(X, To - From) : z3::zext(X, To - From);
+    }
+
+    z3::expr build(const Expr *E) {
+      const unsigned W = E->width();
+      if (E->isConstant())
+        return C.bv_val(static_cast<uint64_t>(E->payload()), W);
+      if (E->isLeaf()) {
+        z3::expr X = C.bv_const(("x" + std::to_string(E->id())).c_str(), W);
+        LeafRanges.push_back({E, X});
+        return X;
+      }
+      auto Op = [&](unsigned I) { return encode(E->op(I)); };
+      switch (E->kind()) {
+      case ExprKind::ZExt: return resizeTo(Op(0), E->op(0)->width(), W, false);
+      case ExprKind::SExt: return resizeTo(Op(0), E->op(0)->width(), W, true);
+      case ExprKind::Trunc: return resizeTo(Op(0), E->op(0)->width(), W, false);
+      case ExprKind::Not: return ~Op(0);
+      case ExprKind::Add: return Op(0) + Op(1);
+      case ExprKind::Mul: return Op(0) * Op(1);
+      case ExprKind::UDiv: return z3::udiv(Op(0), Op(1));
+      case ExprKind::SDiv: return Op(0) / Op(1);
+      case ExprKind::URem: return z3::urem(Op(0), Op(1));
+      case ExprKind::SRem: return z3::srem(Op(0), Op(1));
+      case ExprKind::AShr: return z3::ashr(Op(0), Op(1));
+      case ExprKind::Shl: return z3::shl(Op(0), Op(1));
+      case ExprKind::LShr: return z3::lshr(Op(0), Op(1));
+      case ExprKind::And: return Op(0) & Op(1);
+      case ExprKind::Or: return Op(0) | Op(1);
+      case ExprKind::Xor: return Op(0) ^ Op(1);
+      case ExprKind::UMin: return z3::ite(z3::ule(Op(0), Op(1)), Op(0), Op(1));
+      case ExprKind::UMax: return z3::ite(z3::ule(Op(0), Op(1)), Op(1), Op(0));
+      case ExprKind::SMin: return z3::ite(z3::sle(Op(0), Op(1)), Op(0), Op(1));
+      case ExprKind::SMax: return z3::ite(z3::sle(Op(0), Op(1)), Op(1), Op(0));
+      case ExprKind::MapA: {
+        z3::sort S = C.bv_sort(W);
+        z3::func_decl F = C.function(("mapa" + std::to_string(W)).c_str(), S, S, S);
+        return F(Op(0), Op(1));
+      }
+      case ExprKind::Eq: return boolToBv(Op(0) == Op(1));
+      case ExprKind::ULt: return boolToBv(z3::ult(Op(0), Op(1)));
+      case ExprKind::ULe: return boolToBv(z3::ule(Op(0), Op(1)));
+      case ExprKind::SLt: return boolToBv(z3::slt(Op(0), Op(1)));
+      case ExprKind::SLe: return boolToBv(z3::sle(Op(0), Op(1)));
+      case ExprKind::Select: return z3::ite(Op(0) == C.bv_val(1u, 1), Op(1), Op(2));
+      default:
+        break;
+      }
+      // Only leaves reach here, and they are handled above.
+      return C.bv_const(("x" + std::to_string(E->id())).c_str(), W);
+    }
+
+    z3::context &C;
+    llvm::DenseMap<const Expr *, z3::expr> Memo;
+    std::vector<std::pair<const Expr *, z3::expr>> LeafRanges;
+  };
+
+  static z3::solver makeSolver(z3::context &C, unsigned TimeoutMs) {
+    z3::solver S(C, "QF_BV");
+    z3::params P(C);
+    P.set("timeout", TimeoutMs);
+    S.set(P);
+    return S;
+  }
+
+  // Asks whether Predicate (or its negation) has a model: Yes = sat, No = unsat.
+  SolverResult check(const Expr *Predicate, bool Negate) {
+    try {
+      z3::context &C = context();
+      Encoder E(C);
+      z3::solver S = makeSolver(C, TimeoutMs);
+      z3::expr F = E.truth(Predicate);
+      S.add(Negate ? !F : F);
+      E.addRanges(S);
+      switch (S.check()) {
+      case z3::sat: return {SolverAnswer::Yes, ""};
+      case z3::unsat: return {SolverAnswer::No, ""};
+      default: return {SolverAnswer::Unknown, "the solver gave up: " + S.reason_unknown()};
+      }
+    } catch (const z3::exception &Ex) {
+      return {SolverAnswer::Unknown, std::string("z3: ") + Ex.msg()};
+    }
+  }
+
+  unsigned TimeoutMs;
+  // One context for every query, made on the first: creating a context costs more than most
+  // queries here, and many analyses never ask.
+  std::unique_ptr<z3::context> Context;
+  z3::context &context() {
+    if (!Context)
+      Context = std::make_unique<z3::context>();
+    return *Context;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Solver> Solver::createZ3(unsigned TimeoutMs) {
+  return std::make_unique<Z3Solver>(TimeoutMs);
+}

@@ -1,0 +1,357 @@
+//===- TripCount.cpp - trip counts and the values that leave a loop ---------------===//
+//
+// The exit test, rewritten in terms of the iteration number i, is a comparison of a value
+// linear in i against one the loop does not change. Solving it for the first i at which the
+// thread leaves gives the number of header runs H = i + 1. Counters are assumed not to wrap
+// around during the loop (the usual reading of source-level loop bounds); everything else the
+// formula needs is listed as a condition.
+//
+//===----------------------------------------------------------------------------------===//
+#include "ExprLinear.h"
+#include "ValueBuilder.h"
+
+#include "wsv/analyzer/Solver.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace {
+/// E = A + B * i, with A and B free of i. False when E is not linear in i.
+bool splitLinear(ExprContext &Ctx, const Expr *E, const Expr *Iter, const Expr *&A,
+                 const Expr *&B) {
+  LinearForm L;
+  L.Width = E->width();
+  L.addScaled(E, 1);
+  const unsigned W = E->width();
+  auto IsIter = [&](const Expr *X) {
+    return X == Iter || ((X->is(ExprKind::ZExt) || X->is(ExprKind::Trunc)) && X->op(0) == Iter);
+  };
+  auto MentionsIter = [&](const Expr *X) {
+    return X->mentions([&](const Expr *Leaf) { return Leaf == Iter; });
+  };
+  A = Ctx.constant(L.Constant, W);
+  B = Ctx.constant(0, W);
+  for (const auto &[Term, K] : L.Terms) {
+    const Expr *Coefficient = Ctx.constant(K, W);
+    // A wider counter's zext(i + c): the iteration number does not wrap.
+    if (Term->is(ExprKind::ZExt) && Term->op(0)->is(ExprKind::Add) &&
+        Term->op(0)->op(0) == Iter && Term->op(0)->op(1)->isConstant() &&
+        !isNegativeCoefficient(Term->op(0)->op(1)->payload(), Iter->width())) {
+      B = Ctx.add(B, Coefficient);
+      A = Ctx.add(A, Ctx.mul(Coefficient, Ctx.constant(Term->op(0)->op(1)->payload(), W)));
+      continue;
+    }
+    if (IsIter(Term)) {
+      B = Ctx.add(B, Coefficient);
+    } else if (Term->is(ExprKind::Mul) && IsIter(Term->op(0)) && !MentionsIter(Term->op(1))) {
+      B = Ctx.add(B, Ctx.mul(Coefficient, Term->op(1)));
+    } else if (Term->is(ExprKind::Mul) && IsIter(Term->op(1)) && !MentionsIter(Term->op(0))) {
+      B = Ctx.add(B, Ctx.mul(Coefficient, Term->op(0)));
+    } else if (MentionsIter(Term)) {
+      return false;
+    } else {
+      A = Ctx.add(A, Ctx.mul(Coefficient, Term));
+    }
+  }
+  return true;
+}
+
+bool isPositiveStep(const Expr *B) {
+  uint64_t Half = 1ull << (B->width() - 1);
+  return B->range().Lo >= 1 && B->range().Hi < Half;
+}
+
+bool isNegativeConstant(const Expr *B) {
+  return B->isConstant() && isNegativeCoefficient(B->payload(), B->width());
+}
+
+struct Solution {
+  const Expr *HeaderRuns = nullptr;
+  llvm::SmallVector<const Expr *, 2> Conditions;
+  std::string Failure;
+};
+
+/// Solves "the loop continues while Stay(i)" for the number of header runs.
+Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
+  Solution Sol;
+  const Expr *A, *B;
+  auto Fail = [&](const char *Why) {
+    Sol.Failure = Why;
+    return Sol;
+  };
+  // Increasing counter below a bound: A + B*i < Y, B > 0. The first i where it fails is
+  // ceil((Y - A) / B) (0 when A >= Y), so H = (Y - A + 2B - 1) / B, exact while A < Y + B.
+  auto Below = [&](const Expr *X, const Expr *Y, bool Signed) {
+    if (!splitLinear(Ctx, X, Iter, A, B) || !isPositiveStep(B))
+      return Fail("the exit test's counter does not step up by a positive amount");
+    const unsigned W = X->width();
+    const Expr *Two = Ctx.constant(2, W), *One = Ctx.constant(1, W);
+    Sol.HeaderRuns = Ctx.udiv(Ctx.add(Ctx.sub(Y, A), Ctx.sub(Ctx.mul(Two, B), One)), B);
+    // When the test reads the updated counter (A = start + B) the natural condition is
+    // start < Y; otherwise A <= Y suffices.
+    const Expr *Start = Ctx.sub(A, B);
+    auto Terms = [](const Expr *E) {
+      LinearForm L;
+      L.Width = E->width();
+      L.addScaled(E, 1);
+      return L.Terms.size();
+    };
+    bool TestsUpdate = !A->isConstant() && Terms(Start) < Terms(A);
+    if (A->isConstant() && B->isConstant())
+      TestsUpdate = A->payload() >= B->payload();
+    if (TestsUpdate)
+      Sol.Conditions.push_back(Signed ? Ctx.slt(Start, Y) : Ctx.ult(Start, Y));
+    else
+      Sol.Conditions.push_back(Signed ? Ctx.sle(A, Y) : Ctx.ule(A, Y));
+    return Sol;
+  };
+  // Decreasing counter above a bound: X <= A - b*i. H = (A - X + 2b) / b, exact while
+  // X <= A + b.
+  auto Above = [&](const Expr *X, const Expr *Y, bool Signed) {
+    if (!splitLinear(Ctx, Y, Iter, A, B) || !isNegativeConstant(B))
+      return Fail("the exit test's counter does not step down by a constant");
+    const Expr *Step = Ctx.neg(B);
+    Sol.HeaderRuns = Ctx.udiv(Ctx.add(Ctx.sub(A, X), Ctx.add(Step, Step)), Step);
+    Sol.Conditions.push_back(Signed ? Ctx.sle(X, Ctx.add(A, Step)) : Ctx.ule(X, Ctx.add(A, Step)));
+    return Sol;
+  };
+  auto MentionsIter = [&](const Expr *X) {
+    return X->mentions([&](const Expr *Leaf) { return Leaf == Iter; });
+  };
+
+  if (Stay->is(ExprKind::Not) && Stay->op(0)->is(ExprKind::Eq)) {
+    // Continues while X != Y: leaves when A + B*i == 0.
+    const Expr *D = Ctx.sub(Stay->op(0)->op(0), Stay->op(0)->op(1));
+    if (!splitLinear(Ctx, D, Iter, A, B) || !B->isConstant() || B->isConstant(0))
+      return Fail("the exit test's counter does not change by a constant");
+    const unsigned W = D->width();
+    const Expr *First;
+    if (B->isConstant(1)) {
+      First = Ctx.neg(A);
+    } else if (B->signedValue() == -1) {
+      First = A;
+    } else if (!isNegativeConstant(B)) {
+      First = Ctx.udiv(Ctx.neg(A), B);
+      Sol.Conditions.push_back(Ctx.eq(Ctx.urem(Ctx.neg(A), B), Ctx.constant(0, W)));
+    } else {
+      const Expr *Step = Ctx.neg(B);
+      First = Ctx.udiv(A, Step);
+      Sol.Conditions.push_back(Ctx.eq(Ctx.urem(A, Step), Ctx.constant(0, W)));
+    }
+    Sol.HeaderRuns = Ctx.add(First, Ctx.constant(1, W));
+    Sol.Conditions.insert(Sol.Conditions.begin(),
+                          Ctx.ne(Sol.HeaderRuns, Ctx.constant(0, W)));
+    return Sol;
+  }
+  if (Stay->is(ExprKind::Eq)) {
+    // Continues only while X == Y: with a constant difference, once or twice.
+    const Expr *D = Ctx.sub(Stay->op(0), Stay->op(1));
+    if (!splitLinear(Ctx, D, Iter, A, B) || !B->isConstant(1) || !A->isConstant())
+      return Fail("the loop continues only while a counter equals a value");
+    Sol.HeaderRuns = Ctx.constant(A->isConstant(0) ? 2 : 1, D->width());
+    return Sol;
+  }
+  bool Signed = Stay->is(ExprKind::SLt) || Stay->is(ExprKind::SLe);
+  if (Stay->is(ExprKind::ULt) || Stay->is(ExprKind::SLt) || Stay->is(ExprKind::ULe) ||
+      Stay->is(ExprKind::SLe)) {
+    const Expr *X = Stay->op(0), *Y = Stay->op(1);
+    bool Strict = Stay->is(ExprKind::ULt) || Stay->is(ExprKind::SLt);
+    const unsigned W = X->width();
+    if (MentionsIter(X) && !MentionsIter(Y))
+      return Below(X, Strict ? Y : Ctx.add(Y, Ctx.constant(1, W)), Signed);
+    if (MentionsIter(Y) && !MentionsIter(X))
+      return Above(Strict ? Ctx.add(X, Ctx.constant(1, W)) : X, Y, Signed);
+    return Fail("the exit test compares two values that both change");
+  }
+  return Fail("the exit test is not a comparison of a counter with a bound");
+}
+} // namespace
+
+std::string ValueBuilder::describeUnknown(const Expr *E, LoopId L) const {
+  std::string Why;
+  const Loop &Lp = Loops.loop(L);
+  E->mentions([&](const Expr *Leaf) {
+    BlockId B = leafBlock(Leaf);
+    if (Leaf->is(ExprKind::Phi) && B == Lp.Header) {
+      Why = "the exit test depends on " + Leaf->name().str() +
+            ", which the loop updates in a way that has no closed form";
+      return true;
+    }
+    if ((Leaf->is(ExprKind::Load) || Leaf->is(ExprKind::Opaque) ||
+         Leaf->is(ExprKind::Elect)) && B != NoIndex && Lp.contains(B)) {
+      const CfgInst *CI = static_cast<const CfgInst *>(Leaf->site());
+      Why = "the exit test depends on " +
+            (Leaf->is(ExprKind::Load) ? "a value loaded by " + Leaf->name().str()
+                                      : Leaf->name().str()) +
+            " at line " + std::to_string(G.module().location(*CI->I).Line);
+      return true;
+    }
+    return false;
+  });
+  return Why.empty() ? "the exit test has no closed form in the iteration number" : Why;
+}
+
+llvm::SmallVector<const Expr *, 4> ValueBuilder::entryFacts(LoopId L) {
+  llvm::SmallVector<const Expr *, 4> Facts;
+  BlockId Child = Loops.loop(L).Header;
+  for (BlockId B = Dom.idom(Child); B != NoIndex; Child = B, B = Dom.idom(B)) {
+    const BasicBlock &BB = G.block(B);
+    if (BB.Terminator != TerminatorKind::CondBranch || !Done[B])
+      continue;
+    for (BlockId Succ : BB.Succs) {
+      // The edge B -> Succ is the only way to Child when Succ dominates Child and has no other
+      // predecessor (or Succ is the loop header and B its only way in).
+      bool OnlyWay = Dom.dominates(Succ, Child) &&
+                     llvm::all_of(G.block(Succ).Preds, [&](BlockId P) {
+                       return P == B || Loops.isBackEdge(P, Succ);
+                     });
+      if (OnlyWay)
+        if (const Expr *C = edgeCondition(B, Succ))
+          Facts.push_back(C);
+    }
+  }
+  return Facts;
+}
+
+bool ValueBuilder::implies(llvm::ArrayRef<const Expr *> Facts, const Expr *Goal) {
+  if (Goal->isTrue())
+    return true;
+  if (Facts.empty() && Goal->isConstant())
+    return false;
+  llvm::SmallVector<const Expr *, 8> Known;
+  for (const Expr *F : Facts) {
+    llvm::SmallVector<const Expr *, 4> Work{F};
+    while (!Work.empty()) {
+      const Expr *X = Work.pop_back_val();
+      if (X->is(ExprKind::And) && X->width() == 1) {
+        Work.push_back(X->op(0));
+        Work.push_back(X->op(1));
+      } else {
+        Known.push_back(X);
+      }
+    }
+  }
+  if (llvm::is_contained(Known, Goal))
+    return true;
+  if (Goal->is(ExprKind::And) && Goal->width() == 1)
+    return implies(Known, Goal->op(0)) && implies(Known, Goal->op(1));
+  // c1 <= x implies c2 <= x for c2 <= c1; x < c1 implies x < c2 for c2 >= c1.
+  for (const Expr *K : Known) {
+    if (K->kind() != Goal->kind())
+      continue;
+    if (K->is(ExprKind::ULe) && K->op(1) == Goal->op(1) && K->op(0)->isConstant() &&
+        Goal->op(0)->isConstant() && Goal->op(0)->payload() <= K->op(0)->payload())
+      return true;
+    if (K->is(ExprKind::ULt) && K->op(0) == Goal->op(0) && K->op(1)->isConstant() &&
+        Goal->op(1)->isConstant() && Goal->op(1)->payload() >= K->op(1)->payload())
+      return true;
+  }
+  // c1 <=s x with c1 >= 0 puts x in [c1, smax]: also c2 <= x unsigned for c2 <= c1.
+  for (const Expr *K : Known)
+    if (K->is(ExprKind::SLe) && Goal->is(ExprKind::ULe) && K->op(1) == Goal->op(1) &&
+        K->op(0)->isConstant() && Goal->op(0)->isConstant() && K->op(0)->signedValue() >= 0 &&
+        Goal->op(0)->payload() <= K->op(0)->payload())
+      return true;
+  if (!S)
+    return false;
+  const Expr *All = Ctx.boolean(true);
+  for (const Expr *K : Known)
+    All = Ctx.bitAnd(All, K);
+  return S->isValid(Ctx.implies(All, Goal)).Answer == SolverAnswer::Yes;
+}
+
+void ValueBuilder::computeTripCount(LoopId L) {
+  LoopSummary &Sum = Summaries[L];
+  TripCount &T = Sum.Trip;
+  const Loop &Lp = Loops.loop(L);
+  auto Unknown = [&](std::string Why) {
+    T.K = TripCount::Kind::Unknown;
+    T.Reason = std::move(Why);
+  };
+  if (Sum.Spin) {
+    T.K = TripCount::Kind::SpinWait;
+    return;
+  }
+  auto Exiting = Lp.exitingBlocks();
+  if (Exiting.empty())
+    return Unknown("the loop has no exit");
+  if (Exiting.size() > 1) {
+    std::string Lines;
+    for (BlockId E : Exiting) {
+      InstId Term = G.block(E).empty() ? NoIndex : G.block(E).End - 1;
+      Lines += (Lines.empty() ? "" : ", ") +
+               (Term == NoIndex ? std::string("?") : std::to_string(G.location(Term).Line));
+    }
+    return Unknown("the loop has " + std::to_string(Exiting.size()) + " exits (lines " + Lines +
+                   ")");
+  }
+  BlockId E = Exiting[0];
+  const BasicBlock &BB = G.block(E);
+  T.ExitingBlock = E;
+  T.ExitTestInHeader = E == Lp.Header;
+  if (BB.Terminator != TerminatorKind::CondBranch)
+    return Unknown(std::string("the loop is left by a ") + toString(BB.Terminator));
+  for (BlockId Latch : Lp.Latches)
+    if (!Dom.dominates(E, Latch))
+      return Unknown("the exit test at line " + std::to_string(G.location(BB.End - 1).Line) +
+                     " does not run in every iteration");
+  BlockId Stay = Lp.contains(BB.Succs[0]) ? BB.Succs[0] : BB.Succs[1];
+  const Expr *Cond = edgeCondition(E, Stay);
+  if (!Cond)
+    return Unknown("the exit branch has no condition");
+  const Expr *Iter = Ctx.iterationVar(L);
+  const Expr *StayAt = atIteration(Cond, L, Iter);
+  if (!StayAt || !isInvariant(Ctx.substitute(StayAt, Iter, Ctx.constant(0, 32)), L))
+    return Unknown(describeUnknown(Cond, L));
+  Solution Sol = solveStay(Ctx, StayAt, Iter);
+  if (!Sol.HeaderRuns)
+    return Unknown(Sol.Failure);
+  T.K = TripCount::Kind::Counted;
+  T.HeaderRuns = Sol.HeaderRuns;
+  T.Iterations = T.ExitTestInHeader
+                     ? Ctx.sub(Sol.HeaderRuns, Ctx.constant(1, Sol.HeaderRuns->width()))
+                     : Sol.HeaderRuns;
+  llvm::SmallVector<const Expr *, 4> Facts = entryFacts(L);
+  for (const Expr *C : Sol.Conditions) {
+    if (C->isTrue())
+      continue;
+    T.Conditions.push_back({C, implies(Facts, C)});
+  }
+}
+
+void ValueBuilder::transformExits(LoopId L) {
+  const Loop &Lp = Loops.loop(L);
+  LoopSummary &Sum = Summaries[L];
+  const llvm::BitVector &Defs = LoopDefs[L];
+  const Expr *Last = nullptr;
+  if (Sum.Trip.isCounted())
+    Last = Ctx.resize(Ctx.sub(Sum.Trip.HeaderRuns, Ctx.constant(1, Sum.Trip.HeaderRuns->width())),
+                      32);
+  for (auto [From, To] : Lp.ExitEdges) {
+    const State *Base = edgeState(From, To);
+    if (!Base)
+      continue;
+    State Exit = *Base;
+    for (unsigned R = Defs.find_first(); R != ~0u && R < Defs.size(); R = Defs.find_next(R)) {
+      const Expr *V = get(Exit, R);
+      if (!V || isInvariant(V, L))
+        continue;
+      const Expr *After = Last ? atIteration(V, L, Last) : nullptr;
+      if (After && isInvariant(After, L)) {
+        for (unsigned K = 0; K < Sum.Inductions.size(); ++K)
+          if (V == Sum.Inductions[K].Update)
+            ExitForms[After] = {L, K};
+      } else {
+        std::string Why = "value of " + Regs[R].Name + " after the loop at line " +
+                          std::to_string(G.block(Lp.Header).empty()
+                                             ? 0
+                                             : G.location(G.block(Lp.Header).Begin).Line);
+        After = Ctx.opaque(Ctx.save(Why), &G.block(Lp.Header), R, Regs[R].Width);
+      }
+      set(Exit, R, After);
+    }
+    EdgeStates[{From, To}] = std::move(Exit);
+  }
+}

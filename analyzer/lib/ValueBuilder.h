@@ -1,0 +1,154 @@
+//===- ValueBuilder.h - the machinery behind ValueAnalysis ------------------------===//
+//
+// One class, several files: ValueBuilder.cpp walks the graph and joins states,
+// Semantics.cpp says what each instruction writes, Induction.cpp matches induction shapes and
+// builds closed forms, TripCount.cpp derives trip counts and the values that leave a loop,
+// SpinLoops.cpp recognizes wait loops.
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include "wsv/analyzer/Values.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace wsv {
+namespace analyzer {
+
+class Solver;
+
+/// Register values at one program point, indexed by RegId; nullptr: never written on any
+/// path here. Shorter than numRegisters() means the missing ones are nullptr.
+using State = std::vector<const Expr *>;
+
+struct RegInfo {
+  std::string Name;
+  unsigned Width = 32;
+  unsigned Frame = 0;
+  bool IsParamCell = false; ///< a byte offset of a `.param` variable of a call sequence
+};
+
+class ValueBuilder {
+public:
+  ValueBuilder(ValueAnalysis &VA, const DominatorTree &Dom, Solver *S);
+  void run();
+
+  //===- Registers (ValueBuilder.cpp) ------------------------------------------------===//
+  std::optional<RegId> lookupRegister(InstId I, llvm::StringRef Name);
+  /// The cell a `.param` access at I touches: the actual variable when the named one is a
+  /// formal parameter of an inlined function. nullopt for kernel parameters and non-params.
+  std::optional<RegId> paramCell(const ptx::VariableDecl &Var, unsigned Frame, uint64_t Offset,
+                                 unsigned Width, bool Create);
+  /// Whether Var (resolved to Frame) is a parameter of that frame's function, read with
+  /// ld.param as a Param leaf rather than a cell.
+  bool isFunctionParam(const ptx::VariableDecl &Var, unsigned Frame) const;
+  /// The parameter variable a name means at I, with inlined formals mapped to actuals.
+  std::pair<const ptx::VariableDecl *, unsigned> resolveParam(InstId I, llvm::StringRef Name);
+  RegId intern(std::tuple<const void *, unsigned, uint64_t> Key, const RegInfo &Info);
+  static const Expr *get(const State &S, RegId R) { return R < S.size() ? S[R] : nullptr; }
+  static void set(State &S, RegId R, const Expr *V) {
+    if (R >= S.size())
+      S.resize(R + 1, nullptr);
+    S[R] = V;
+  }
+  const Expr *undefined(RegId R);
+
+  //===- Instructions (Semantics.cpp) ------------------------------------------------===//
+  /// Applies I to S and records its operand values.
+  void transfer(InstId I, State &S);
+  /// Registers I writes (interning them), for loop-defined sets.
+  void writtenRegisters(InstId I, llvm::SmallVectorImpl<RegId> &Out);
+  static bool hasDestination(const ptx::Instruction &I);
+  unsigned elementsOf(ptx::Operand Op) const;
+  /// The value of a leaf operand (register, literal, special register, symbol) as Width bits.
+  const Expr *readLeaf(InstId I, ptx::Operand Op, unsigned Width, const State &S);
+  /// A source operand as recorded: a register at its own width, a literal at the
+  /// instruction's type width.
+  const Expr *readNatural(InstId I, ptx::Operand Op, const State &S);
+  /// The address an address operand denotes: base + offset.
+  const Expr *readAddress(InstId I, ptx::Operand Op, const State &S);
+  /// The values I writes to its destination elements (nullptr entries for sinks).
+  void compute(InstId I, const State &S, llvm::SmallVectorImpl<const Expr *> &Results);
+  const Expr *opaqueResult(InstId I, unsigned Element, unsigned Width, llvm::StringRef Why);
+  const Expr *loadParam(InstId I, ptx::Operand Address, uint64_t Extra, unsigned Width,
+                        const State &S);
+  /// Whether Recording: transfer() stores operand values (off when replaying a block).
+  bool Recording = true;
+
+  //===- Graph walk (ValueBuilder.cpp) -----------------------------------------------===//
+  void processRegion(LoopId L);
+  void processLoop(LoopId L);
+  void processBlock(BlockId B);
+  State join(BlockId B, llvm::ArrayRef<BlockId> Preds);
+  const Expr *joinValue(BlockId B, RegId R,
+                        llvm::ArrayRef<std::pair<BlockId, const Expr *>> Incoming);
+  const Expr *gatedValue(BlockId B, llvm::ArrayRef<std::pair<BlockId, const Expr *>> Incoming);
+  const State *edgeState(BlockId From, BlockId To) const;
+  const Expr *edgeCondition(BlockId From, BlockId To);
+  bool forwardReaches(BlockId From, BlockId To) const { return Reach[From].test(To); }
+
+  //===- Loops (Induction.cpp, TripCount.cpp, SpinLoops.cpp) -------------------------===//
+  void finishLoop(LoopId L);
+  void recognizeInductions(LoopId L);
+  void computeTripCount(LoopId L);
+  void recognizeSpinWait(LoopId L);
+  void transformExits(LoopId L);
+  /// E in iteration Iter of L: IV phis by their closed forms at Iter, IV updates by the
+  /// closed form at Iter + 1. nullptr when E involves a phi of L with no closed form.
+  const Expr *atIteration(const Expr *E, LoopId L, const Expr *Iter);
+  bool isInvariant(const Expr *E, LoopId L) const;
+  BlockId leafBlock(const Expr *Leaf) const;
+  const Expr *closedForm(const Expr *E);
+  /// Facts that hold on entry to L: conditions of the branches dominating its header.
+  llvm::SmallVector<const Expr *, 4> entryFacts(LoopId L);
+  bool implies(llvm::ArrayRef<const Expr *> Facts, const Expr *Goal);
+  std::string describeUnknown(const Expr *E, LoopId L) const;
+
+  ValueAnalysis &VA;
+  const Cfg &G;
+  const DominatorTree &Dom;
+  const LoopInfo &Loops;
+  ExprContext &Ctx;
+  Solver *S;
+
+  std::vector<RegInfo> Regs;
+  llvm::DenseMap<std::tuple<const void *, unsigned, uint64_t>, RegId> RegIndex;
+  /// (inlined frame, formal `.param` of its function) -> (caller frame, actual variable).
+  llvm::DenseMap<std::pair<unsigned, const ptx::VariableDecl *>,
+                 std::pair<unsigned, const ptx::VariableDecl *>>
+      ParamAlias;
+  /// Return variables of calls that are not inlined: the call that writes them.
+  llvm::DenseMap<std::pair<const ptx::VariableDecl *, unsigned>, InstId> ReturnedBy;
+  /// The cells of each `.param` variable (in its frame), to clobber them at a call.
+  llvm::DenseMap<std::pair<const ptx::VariableDecl *, unsigned>, llvm::SmallVector<RegId, 2>>
+      CellsOf;
+
+  std::vector<unsigned> OperandStart; ///< per InstId, into OperandValues
+  std::vector<const Expr *> OperandValues;
+  std::vector<const Expr *> Guards;
+
+  std::vector<State> In, Out;
+  std::vector<char> Done;
+  llvm::DenseMap<std::pair<BlockId, BlockId>, State> EdgeStates;
+  std::vector<llvm::BitVector> Reach; ///< forward reachability, back edges ignored
+
+  llvm::DenseMap<const Expr *, PhiInfo> Phis;
+  std::vector<LoopSummary> Summaries;
+  std::vector<llvm::BitVector> LoopDefs;
+  /// Values leaving a loop that are an induction variable's closed form at the trip count:
+  /// (loop, induction index).
+  llvm::DenseMap<const Expr *, std::pair<LoopId, unsigned>> ExitForms;
+  llvm::DenseMap<const Expr *, const Expr *> ClosedForms;
+  /// Header phis of the loop being finished that something in the loop reads.
+  llvm::SmallPtrSet<const Expr *, 32> LivePhis;
+};
+
+} // namespace analyzer
+} // namespace wsv

@@ -1,0 +1,75 @@
+#include "AnalyzerTestSupport.h"
+
+#include "gtest/gtest.h"
+
+namespace wsv {
+namespace analyzer {
+namespace test {
+
+const char ModuleHeader[] = ".version 8.7\n.target sm_100a\n.address_size 64\n";
+
+Analyzed::Analyzed(llvm::StringRef Text, llvm::StringRef Function,
+                   const AnalysisOptions &Options)
+    : Source((llvm::Twine(ModuleHeader) + Text).str()) {
+  std::string Diagnostics;
+  Result = ptx::parseString(Source, "test.ptx", [&](const ptx::Diagnostic &D) {
+    Diagnostics += std::to_string(D.Line) + ": " + D.Message + "\n";
+  });
+  EXPECT_TRUE(Result.ok()) << Diagnostics;
+  const ptx::Function *F = nullptr;
+  for (const ptx::Function *Candidate : Result.M->functions())
+    if (Candidate->isDefinition() && (Function.empty() || Candidate->name() == Function)) {
+      F = Candidate;
+      break;
+    }
+  if (!F) {
+    ADD_FAILURE() << "no function definition '" << Function.str() << "'";
+    return;
+  }
+  FA = std::make_unique<FunctionAnalysis>(*Result.M, *F, Options);
+}
+
+InstId Analyzed::inst(llvm::StringRef Needle, unsigned Occurrence) {
+  for (InstId I = 0; I < cfg().instructions().size(); ++I) {
+    ptx::SourceLocation Loc = cfg().location(I);
+    llvm::StringRef Line = module().source();
+    // The text of the instruction's line.
+    size_t Start = 0;
+    for (unsigned L = 1; L < Loc.Line; ++L)
+      Start = Line.find('\n', Start) + 1;
+    llvm::StringRef Text = Line.substr(Start).take_until([](char C) { return C == '\n'; });
+    if (Text.contains(Needle) && Occurrence-- == 0)
+      return I;
+  }
+  ADD_FAILURE() << "no instruction on a line with '" << Needle.str() << "'";
+  return 0;
+}
+
+const Expr *Analyzed::before(llvm::StringRef Needle, llvm::StringRef Name) {
+  InstId I = inst(Needle);
+  std::optional<RegId> R = values().registerAt(I, Name);
+  if (!R) {
+    ADD_FAILURE() << "no register " << Name.str();
+    return nullptr;
+  }
+  return values().closedForm(values().valueBefore(I, *R));
+}
+
+const Expr *Analyzed::param(llvm::StringRef Name, unsigned Width) {
+  return ctx().param(Name, 0, Width);
+}
+
+ThreadSet Analyzed::threads(llvm::StringRef Needle) {
+  std::optional<LaunchShape> Launch = LaunchShape::fromFunction(cfg().function());
+  if (!Launch) {
+    ADD_FAILURE() << "the function has no .maxntid or .reqntid";
+    return ThreadSet::unknown("no launch");
+  }
+  return guards().threadsAt(inst(Needle), *Launch);
+}
+
+std::string str(const Expr *E) { return E ? E->str() : std::string("null"); }
+
+} // namespace test
+} // namespace analyzer
+} // namespace wsv

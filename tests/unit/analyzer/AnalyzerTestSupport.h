@@ -1,0 +1,62 @@
+// What the analyzer tests share: parse a PTX snippet, analyze one of its functions, and
+// find instructions by what their source line says.
+#pragma once
+
+#include "wsv/analyzer/FunctionAnalysis.h"
+#include "wsv/ptx_parser/Parser.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+
+namespace wsv {
+namespace analyzer {
+namespace test {
+
+/// `.version`, `.target sm_100a`, `.address_size 64`: tests put their functions after it.
+extern const char ModuleHeader[];
+
+/// A parsed module and the analysis of one function of it.
+class Analyzed {
+public:
+  /// Parses ModuleHeader + Text and analyzes Function (the first definition when empty).
+  /// Parse errors fail the current test.
+  explicit Analyzed(llvm::StringRef Text, llvm::StringRef Function = {},
+                    const AnalysisOptions &Options = {});
+
+  const ptx::Module &module() const { return *Result.M; }
+  FunctionAnalysis &fa() { return *FA; }
+  const Cfg &cfg() { return FA->cfg(); }
+  const LoopInfo &loops() { return FA->loops(); }
+  const ValueAnalysis &values() { return FA->values(); }
+  ExprContext &ctx() { return FA->context(); }
+  GuardAnalysis &guards() { return FA->guards(); }
+
+  /// The first instruction occurrence (frame 0 unless Frame says otherwise) whose source line
+  /// contains Needle, after the header. Fails the test when there is none.
+  InstId inst(llvm::StringRef Needle, unsigned Occurrence = 0);
+  /// The block of that instruction.
+  BlockId blockOf(llvm::StringRef Needle) { return cfg().inst(inst(Needle)).Block; }
+  /// The innermost loop containing that instruction (NoIndex when none).
+  LoopId loopOf(llvm::StringRef Needle) { return loops().loopFor(blockOf(Needle)); }
+  /// The value of register Name just before the instruction on Needle's line, closed form.
+  const Expr *before(llvm::StringRef Needle, llvm::StringRef Name);
+  /// A leaf for a kernel parameter of the analyzed function, by name.
+  const Expr *param(llvm::StringRef Name, unsigned Width = 32);
+  const Expr *tid() { return ctx().specialRegister(SpecialRegister::TidX); }
+  /// The threads of a CTA of the function's .maxntid / .reqntid that execute the instruction.
+  ThreadSet threads(llvm::StringRef Needle);
+
+private:
+  std::string Source;
+  ptx::ParseResult Result;
+  std::unique_ptr<FunctionAnalysis> FA;
+};
+
+/// The printed form of an expression (and "null").
+std::string str(const Expr *E);
+
+} // namespace test
+} // namespace analyzer
+} // namespace wsv
