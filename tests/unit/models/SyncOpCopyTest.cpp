@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 using namespace wsv::models;
 using namespace wsv::models::test;
 
@@ -219,6 +221,9 @@ struct Malformed {
   SyncFamily Family;
   const char *ReasonPart;
 };
+
+/// gtest prints the line a case is about, not the struct's bytes.
+void PrintTo(const Malformed &C, std::ostream *OS) { *OS << C.Text; }
 
 class SyncOpCopyMalformed : public ::testing::TestWithParam<Malformed> {};
 

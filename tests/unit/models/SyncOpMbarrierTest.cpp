@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 using namespace wsv::models;
 using namespace wsv::models::test;
 
@@ -220,6 +222,9 @@ struct Malformed {
   const char *Text;
   const char *ReasonPart; ///< a piece of the reason the decoder must give
 };
+
+/// gtest prints the line a case is about, not the struct's bytes.
+void PrintTo(const Malformed &C, std::ostream *OS) { *OS << C.Text; }
 
 class SyncOpMbarrierMalformed : public ::testing::TestWithParam<Malformed> {};
 

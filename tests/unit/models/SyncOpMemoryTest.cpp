@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 using namespace wsv::models;
 using namespace wsv::models::test;
 
@@ -153,6 +155,9 @@ struct Malformed {
   const char *Text;
   const char *ReasonPart;
 };
+
+/// gtest prints the line a case is about, not the struct's bytes.
+void PrintTo(const Malformed &C, std::ostream *OS) { *OS << C.Text; }
 
 class SyncOpMemoryMalformed : public ::testing::TestWithParam<Malformed> {};
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ostream>
 #include <string>
 
 using namespace wsv::models;
@@ -25,6 +26,9 @@ struct Form {
   /// Why ptxas and the decoder disagree on this line; nullptr when they must agree.
   const char *Divergence = nullptr;
 };
+
+/// gtest prints the line a case is about, not the struct's bytes.
+void PrintTo(const Form &C, std::ostream *OS) { *OS << C.Text; }
 
 /// The PTX ISA's syntax blocks are stricter than ptxas in a few places (they write
 /// `.sync.aligned` where ptxas also takes `.sync`), and values and register types are for the
