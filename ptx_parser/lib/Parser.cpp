@@ -207,9 +207,10 @@ bool wsv::ptx::parseIntegerLiteral(StringRef Text, uint64_t &Value) {
       return false;
     if (Digit >= Radix)
       return false;
-    if (V > (UINT64_MAX - Digit) / Radix)
+    // Overflow flags, not a division per digit: the division made this loop a third of the
+    // time spent on nvcc's `.b8 table[N] = {...}` initializers (tests/bench).
+    if (__builtin_mul_overflow(V, Radix, &V) || __builtin_add_overflow(V, Digit, &V))
       return false; // does not fit 64 bits
-    V = V * Radix + Digit;
   }
   Value = V;
   return true;
