@@ -28,59 +28,69 @@ SyncDecodeResult decodeWarpSync(const ptx::Instruction &I, ModifierCursor &C) {
   return B.done();
 }
 
-/// The named-barrier forms, after `bar` or `barrier` and an optional `.cta`:
-/// ::= .sync{.aligned} a{, b}
-/// ::= .arrive{.aligned} a, b
-/// ::= .red.popc{.aligned}.u32 d, a{, b}, {!}c
-/// ::= .red.{and,or}{.aligned}.pred p, a{, b}, {!}c
+/// The named-barrier forms, after `bar` or `barrier`:
+/// ::= {.cta}.sync{.aligned} a{, b}
+/// ::= {.cta}.arrive{.aligned} a, b
+/// ::= {.cta}.red.popc{.aligned}.u32 d, a{, b}, {!}c
+/// ::= {.cta}.red.{and,or}{.aligned}.pred p, a{, b}, {!}c
 /// `bar` is the aligned spelling and takes no `.aligned`; `barrier` is aligned only with it.
+/// `.cta` comes before the operation (ptxas refuses it after); the other words in any order.
 SyncDecodeResult decodeNamedBarrier(const ptx::Instruction &I, ModifierCursor &C, bool Bar) {
-  C.take("cta");
-  StringRef Operation = C.next();
-  SyncKind Kind;
-  if (Operation == "sync")
-    Kind = SyncKind::BarrierSync;
-  else if (Operation == "arrive")
-    Kind = SyncKind::BarrierArrive;
-  else if (Operation == "red")
-    Kind = SyncKind::BarrierRed;
-  else if (Operation.empty())
+  ModifierSlot<SyncKind> Operation;
+  ModifierSlot<bool> Cta, AlignedWord;
+  ModifierSlot<ReductionOp> Red;
+  ModifierSlot<StringRef> Type;
+  bool CtaAfterOperation = false;
+  if (auto R = scanWords(C, FailBarrier, [&](StringRef M) {
+        if (M == "cta") {
+          CtaAfterOperation = Operation.has_value();
+          return flag(Cta, M);
+        }
+        if (M == "sync")
+          return fit(Operation, std::optional(SyncKind::BarrierSync), M);
+        if (M == "arrive")
+          return fit(Operation, std::optional(SyncKind::BarrierArrive), M);
+        if (M == "red")
+          return fit(Operation, std::optional(SyncKind::BarrierRed), M);
+        if (M == "aligned" && !Bar)
+          return flag(AlignedWord, M);
+        if (M == "popc" || M == "and" || M == "or")
+          return fit(Red,
+                     std::optional(M == "popc"  ? ReductionOp::Popc
+                                   : M == "and" ? ReductionOp::And
+                                                : ReductionOp::Or),
+                     M);
+        if (M == "u32" || M == "pred")
+          return fit(Type, std::optional(M), M);
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (!Operation)
     return FailBarrier("a barrier needs '.sync', '.arrive' or '.red'");
-  else
-    return FailBarrier("unknown barrier operation", Operation);
-
-  ReductionOp Red = ReductionOp::None;
+  if (CtaAfterOperation)
+    return FailBarrier("'.cta' comes before the barrier operation", Cta.Text);
+  SyncKind Kind = *Operation;
   if (Kind == SyncKind::BarrierRed) {
-    StringRef Op = C.next();
-    Red = Op == "popc" ? ReductionOp::Popc
-          : Op == "and" ? ReductionOp::And
-          : Op == "or"  ? ReductionOp::Or
-                        : ReductionOp::None;
-    if (Red == ReductionOp::None)
-      return FailBarrier("barrier reductions are '.popc', '.and' and '.or'", Op);
+    if (!Red)
+      return FailBarrier("barrier reductions are '.popc', '.and' and '.or'");
+    if (!Type || *Type != (*Red == ReductionOp::Popc ? "u32" : "pred"))
+      return FailBarrier(*Red == ReductionOp::Popc
+                             ? "'.red.popc' has the type '.u32'"
+                             : "'.red.and' and '.red.or' have the type '.pred'",
+                         Type.Text);
+  } else if (Red || Type) {
+    return FailBarrier("only '.red' takes a reduction and a type",
+                       Red ? Red.Text : Type.Text);
   }
-  bool Aligned = Bar;
-  if (!Bar && C.take("aligned"))
-    Aligned = true;
-  if (Kind == SyncKind::BarrierRed) {
-    StringRef Type = C.next();
-    if (Type != (Red == ReductionOp::Popc ? "u32" : "pred"))
-      return FailBarrier(Red == ReductionOp::Popc ? "'.red.popc' has the type '.u32'"
-                                                  : "'.red.and' and '.red.or' have the type "
-                                                    "'.pred'",
-                         Type);
-  }
-  if (!C.atEnd())
-    return FailBarrier("unknown modifier", C.peek());
 
   ptx::OperandRange Ops = I.operands();
   for (ptx::Operand Op : Ops)
     if (!isScalar(Op))
       return FailBarrier("barrier operands are registers or immediates");
   SyncOpBuilder B(I, Kind);
-  B->Aligned = Aligned;
+  B->Aligned = Bar || AlignedWord.has_value();
   B->Scope = SyncScope::Cta;
-  B->Reduction = Red;
+  B->Reduction = Red.valueOr(ReductionOp::None);
   switch (Kind) {
   case SyncKind::BarrierSync:
     if (Ops.empty() || Ops.size() > 2)
@@ -168,10 +178,13 @@ SyncDecodeResult wsv::models::decodeBarrier(const ptx::Instruction &I) {
 /// ::= elect.sync d|p, membermask   (d may be the sink `_`)
 SyncDecodeResult wsv::models::decodeElect(const ptx::Instruction &I) {
   ModifierCursor C(I);
-  if (!C.take("sync"))
-    return FailElect("elect is 'elect.sync'", C.peek());
-  if (!C.atEnd())
-    return FailElect("unknown modifier", C.peek());
+  ModifierSlot<bool> Sync;
+  if (auto R = scanWords(C, FailElect, [&](StringRef M) {
+        return M == "sync" ? flag(Sync, M) : WordFit::Unknown;
+      }))
+    return *R;
+  if (!Sync)
+    return FailElect("elect is 'elect.sync'");
   ptx::OperandRange Ops = I.operands();
   if (Ops.size() != 2 || !Ops[0].is(ptx::OperandKind::Pair) || !isScalar(Ops[1]) ||
       isSink(Ops[1]))

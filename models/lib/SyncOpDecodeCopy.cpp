@@ -409,27 +409,25 @@ SyncDecodeResult decodeGroupOp(const ptx::Instruction &I, ModifierCursor &C, Syn
 ///         [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}
 /// ::= cp.async.cg.shared{::cta}.global{.L2::cache_hint}{.L2::prefetch_size}
 ///         [dst], [src], 16{, src-size | ignore-src}{, cache-policy}
+/// The state spaces are the destination, then the source; the other words in any order.
 SyncDecodeResult decodeCpAsyncCopy(const ptx::Instruction &I, ModifierCursor &C) {
-  StringRef CacheOp = C.next(); // `ca` or `cg`, checked by the caller
+  ModifierSlot<StringRef> CacheOp;
   ModifierSlot<StateSpace> Dst, Src;
   ModifierSlot<bool> CacheHint, Prefetch;
-  while (!C.atEnd()) {
-    StringRef M = C.next();
-    bool Fresh;
-    if (auto S = spaceWord(M)) {
-      if (Src)
-        return FailAsync("cp.async names two state spaces, destination then source", M);
-      Fresh = Dst ? Src.set(*S, M) : Dst.set(*S, M);
-    } else if (M == "L2::cache_hint") {
-      Fresh = CacheHint.set(true, M);
-    } else if (M == "L2::64B" || M == "L2::128B" || M == "L2::256B") {
-      Fresh = Prefetch.set(true, M);
-    } else {
-      return FailAsync("unknown modifier", M);
-    }
-    if (!Fresh)
-      return FailAsync("repeated modifier", M);
-  }
+  if (auto R = scanWords(C, FailAsync, [&](StringRef M) {
+        if (M == "ca" || M == "cg")
+          return fit(CacheOp, std::optional(M), M);
+        if (auto S = spaceWord(M))
+          return Dst ? fit(Src, S, M) : fit(Dst, S, M);
+        if (M == "L2::cache_hint")
+          return flag(CacheHint, M);
+        if (M == "L2::64B" || M == "L2::128B" || M == "L2::256B")
+          return flag(Prefetch, M);
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (!CacheOp)
+    return FailAsync("cp.async needs '.ca' or '.cg'");
   if (!Dst || *Dst != StateSpace::SharedCta || !Src || *Src != StateSpace::Global)
     return FailAsync("cp.async copies from '.global' to '.shared{::cta}'");
   ptx::OperandRange Ops = I.operands();
@@ -437,7 +435,7 @@ SyncDecodeResult decodeCpAsyncCopy(const ptx::Instruction &I, ModifierCursor &C)
   if (Ops.size() < Min || Ops.size() > Min + 1 || !isAddress(Ops[0]) || !isAddress(Ops[1]) ||
       !isImmediate(Ops[2]))
     return FailAsync("cp.async takes [dst], [src], cp-size{, src-size}{, cache-policy}");
-  if (CacheOp == "cg" && Ops[2].integerValue() != 16)
+  if (*CacheOp == "cg" && Ops[2].integerValue() != 16)
     return FailAsync("cp.async.cg copies 16 bytes", Ops[2].text());
   SyncOpBuilder B(I, SyncKind::CpAsync);
   B->DstSpace = StateSpace::SharedCta;
@@ -487,7 +485,7 @@ SyncDecodeResult wsv::models::decodeCp(const ptx::Instruction &I) {
     return decodeGroupOp(I, C, SyncKind::CpAsyncWaitGroup, FailAsync);
   if (C.take("wait_all"))
     return decodeGroupOp(I, C, SyncKind::CpAsyncWaitAll, FailAsync);
-  if (C.peek() == "ca" || C.peek() == "cg")
+  if (C.peek() == "ca" || C.peek() == "cg" || spaceWord(C.peek()))
     return decodeCpAsyncCopy(I, C);
   return FailAsync("unknown cp.async instruction", C.peek());
 }

@@ -24,31 +24,45 @@ namespace {
 
 const Reject Fail{SyncFamily::Fence};
 
-/// The words after `fence` (or `fence.proxy.<kind>`) other than the kind itself.
+/// The proxy kinds of `fence.proxy.<kind>` and `membar.proxy.<kind>`.
+enum class ProxyKind { Alias, Async, AsyncGeneric, TensormapGeneric };
+
+/// The words after `fence` (or `fence.proxy`), in any order as ptxas takes them.
 struct FenceWords {
   ModifierSlot<MemorySemantics> Sem;
   ModifierSlot<SyncScope> Scope;
   ModifierSlot<StateSpace> Restrict; ///< `sync_restrict::shared::{cta,cluster}`
+  ModifierSlot<bool> MbarrierInit;   ///< the `.op_restrict` of fence.mbarrier_init
+  ModifierSlot<ProxyKind> Kind;      ///< proxy fences only
+  ModifierSlot<StringRef> Space;     ///< fence.proxy.async's state space
 };
 
-std::optional<SyncDecodeResult> scanFenceWords(ModifierCursor &C, FenceWords &W) {
-  while (!C.atEnd()) {
-    StringRef M = C.next();
-    bool Fresh;
+std::optional<SyncDecodeResult> scanFenceWords(ModifierCursor &C, bool Proxy, FenceWords &W) {
+  return scanWords(C, Fail, [&](StringRef M) {
     if (auto Sem = semanticsWord(M))
-      Fresh = W.Sem.set(*Sem, M);
-    else if (auto Scope = scopeWord(M))
-      Fresh = W.Scope.set(*Scope, M);
-    else if (M == "sync_restrict::shared::cluster")
-      Fresh = W.Restrict.set(StateSpace::SharedCluster, M);
-    else if (M == "sync_restrict::shared::cta")
-      Fresh = W.Restrict.set(StateSpace::SharedCta, M);
-    else
-      return Fail("unknown modifier", M);
-    if (!Fresh)
-      return Fail("repeated modifier", M);
-  }
-  return std::nullopt;
+      return fit(W.Sem, Sem, M);
+    if (auto Scope = scopeWord(M))
+      return fit(W.Scope, Scope, M);
+    if (M == "sync_restrict::shared::cluster")
+      return fit(W.Restrict, std::optional(StateSpace::SharedCluster), M);
+    if (M == "sync_restrict::shared::cta")
+      return fit(W.Restrict, std::optional(StateSpace::SharedCta), M);
+    if (M == "mbarrier_init" && !Proxy)
+      return flag(W.MbarrierInit, M);
+    if (!Proxy)
+      return WordFit::Unknown;
+    if (M == "alias")
+      return fit(W.Kind, std::optional(ProxyKind::Alias), M);
+    if (M == "async")
+      return fit(W.Kind, std::optional(ProxyKind::Async), M);
+    if (M == "async::generic")
+      return fit(W.Kind, std::optional(ProxyKind::AsyncGeneric), M);
+    if (M == "tensormap::generic")
+      return fit(W.Kind, std::optional(ProxyKind::TensormapGeneric), M);
+    if (spaceWord(M))
+      return fit(W.Space, std::optional(M), M);
+    return WordFit::Unknown;
+  });
 }
 
 /// `.sync_restrict` fences are uni-directional and cluster-scoped: an acquire restricted to
@@ -75,32 +89,36 @@ SyncDecodeResult noOperands(const ptx::Instruction &I, SyncOpBuilder &B) {
 
 /// After `fence.proxy` or `membar.proxy`.
 SyncDecodeResult decodeProxyFence(const ptx::Instruction &I, ModifierCursor &C) {
-  StringRef Kind = C.next();
-  if (Kind == "alias") {
-    if (!C.atEnd())
-      return Fail("unknown modifier", C.peek());
+  FenceWords W;
+  if (auto R = scanFenceWords(C, /*Proxy=*/true, W))
+    return *R;
+  if (!W.Kind)
+    return Fail("a proxy fence names its proxy kind, such as '.async'");
+  bool Ordered = W.Sem || W.Scope || W.Restrict;
+  if (W.Space && *W.Kind != ProxyKind::Async)
+    return Fail("only fence.proxy.async names a state space", W.Space.Text);
+  switch (*W.Kind) {
+  case ProxyKind::Alias: {
+    if (Ordered)
+      return Fail("fence.proxy.alias takes no semantics or scope");
     SyncOpBuilder B(I, SyncKind::FenceProxyAlias);
     return noOperands(I, B);
   }
-  if (Kind == "async") {
+  case ProxyKind::Async: {
+    if (Ordered)
+      return Fail("fence.proxy.async takes no semantics or scope");
     SyncOpBuilder B(I, SyncKind::FenceProxyAsync);
     // Without a state space the fence covers all of them.
     B->Space = StateSpace::Generic;
-    if (!C.atEnd()) {
-      StringRef M = C.next();
-      if (M != "global" && M != "shared::cta" && M != "shared::cluster")
+    if (W.Space) {
+      if (*W.Space != "global" && *W.Space != "shared::cta" && *W.Space != "shared::cluster")
         return Fail("fence.proxy.async names '.global', '.shared::cta' or '.shared::cluster'",
-                    M);
-      B->Space = *spaceWord(M);
+                    W.Space.Text);
+      B->Space = *spaceWord(*W.Space);
     }
-    if (!C.atEnd())
-      return Fail("unknown modifier", C.peek());
     return noOperands(I, B);
   }
-  FenceWords W;
-  if (Kind == "async::generic") {
-    if (auto R = scanFenceWords(C, W))
-      return *R;
+  case ProxyKind::AsyncGeneric: {
     if (!W.Restrict)
       return Fail("fence.proxy.async::generic is '.sync_restrict'");
     if (auto R = checkRestricted(W))
@@ -111,30 +129,25 @@ SyncDecodeResult decodeProxyFence(const ptx::Instruction &I, ModifierCursor &C) 
     B->Space = *W.Restrict;
     return noOperands(I, B);
   }
-  if (Kind == "tensormap::generic") {
-    if (auto R = scanFenceWords(C, W))
-      return *R;
-    if (W.Restrict)
-      return Fail("the tensormap fence has no '.sync_restrict'", W.Restrict.Text);
-    if (!W.Sem ||
-        (*W.Sem != MemorySemantics::Release && *W.Sem != MemorySemantics::Acquire))
-      return Fail("the tensormap fence is '.release' or '.acquire'", W.Sem.Text);
-    if (!W.Scope)
-      return Fail("the tensormap fence needs a scope");
-    SyncOpBuilder B(I, SyncKind::FenceProxyTensormap);
-    B->Sem = *W.Sem;
-    B->Scope = *W.Scope;
-    ptx::OperandRange Ops = I.operands();
-    if (*W.Sem == MemorySemantics::Release)
-      return noOperands(I, B);
-    if (Ops.size() != 2 || !isAddress(Ops[0]) || !isScalar(Ops[1]))
-      return Fail("the acquiring tensormap fence takes [addr], size");
-    B.roles(0, {OperandRole::Address, OperandRole::Size});
-    return B.done();
+  case ProxyKind::TensormapGeneric:
+    break;
   }
-  if (Kind.empty())
-    return Fail("a proxy fence names its proxy kind, such as '.async'");
-  return Fail("unknown proxy kind", Kind);
+  if (W.Restrict)
+    return Fail("the tensormap fence has no '.sync_restrict'", W.Restrict.Text);
+  if (!W.Sem || (*W.Sem != MemorySemantics::Release && *W.Sem != MemorySemantics::Acquire))
+    return Fail("the tensormap fence is '.release' or '.acquire'", W.Sem.Text);
+  if (!W.Scope)
+    return Fail("the tensormap fence needs a scope");
+  SyncOpBuilder B(I, SyncKind::FenceProxyTensormap);
+  B->Sem = *W.Sem;
+  B->Scope = *W.Scope;
+  ptx::OperandRange Ops = I.operands();
+  if (*W.Sem == MemorySemantics::Release)
+    return noOperands(I, B);
+  if (Ops.size() != 2 || !isAddress(Ops[0]) || !isScalar(Ops[1]))
+    return Fail("the acquiring tensormap fence takes [addr], size");
+  B.roles(0, {OperandRole::Address, OperandRole::Size});
+  return B.done();
 }
 
 } // namespace
@@ -143,11 +156,10 @@ SyncDecodeResult wsv::models::decodeFence(const ptx::Instruction &I) {
   ModifierCursor C(I);
   if (C.take("proxy"))
     return decodeProxyFence(I, C);
-  bool MbarrierInit = C.take("mbarrier_init");
   FenceWords W;
-  if (auto R = scanFenceWords(C, W))
+  if (auto R = scanFenceWords(C, /*Proxy=*/false, W))
     return *R;
-  if (MbarrierInit) {
+  if (W.MbarrierInit) {
     // `.mbarrier_init` restricts the fence to prior mbarrier.init operations: a
     // release at cluster scope, so that peers and the async proxy see the barrier.
     if (!W.Sem || *W.Sem != MemorySemantics::Release || !W.Scope ||

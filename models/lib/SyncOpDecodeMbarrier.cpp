@@ -35,7 +35,8 @@ const Reject Fail{SyncFamily::Mbarrier};
 
 /// Sorts the modifiers after the operation word into MbarrierWords. Which values of each
 /// category the operation accepts is checked by the caller.
-std::optional<SyncDecodeResult> scanWords(ModifierCursor &C, unsigned Flags, MbarrierWords &W) {
+std::optional<SyncDecodeResult> scanMbarrierWords(ModifierCursor &C, unsigned Flags,
+                                                  MbarrierWords &W) {
   while (!C.atEnd()) {
     StringRef M = C.next();
     bool Fresh;
@@ -94,7 +95,7 @@ std::optional<SyncDecodeResult> scopeCtaOrCluster(const MbarrierWords &W) {
 /// ::= mbarrier.inval{.shared{::cta}}.b64 [addr]
 SyncDecodeResult decodeInitOrInval(const ptx::Instruction &I, ModifierCursor &C, bool Init) {
   MbarrierWords W;
-  if (auto R = scanWords(C, 0, W))
+  if (auto R = scanMbarrierWords(C, 0, W))
     return *R;
   if (auto R = onlySharedCta(W))
     return *R;
@@ -123,7 +124,7 @@ SyncDecodeResult decodeInitOrInval(const ptx::Instruction &I, ModifierCursor &C,
 /// and the same for arrive_drop. .sem = {.release, .relaxed}, .scope = {.cta, .cluster}.
 SyncDecodeResult decodeArrive(const ptx::Instruction &I, ModifierCursor &C, bool Drop) {
   MbarrierWords W;
-  if (auto R = scanWords(C, AllowExpectTx | AllowNoComplete, W))
+  if (auto R = scanMbarrierWords(C, AllowExpectTx | AllowNoComplete, W))
     return *R;
   if (W.Sem && *W.Sem != MemorySemantics::Release && *W.Sem != MemorySemantics::Relaxed)
     return Fail("arrive semantics are '.release' and '.relaxed'", W.Sem.Text);
@@ -182,7 +183,7 @@ SyncDecodeResult decodeArrive(const ptx::Instruction &I, ModifierCursor &C, bool
 /// .space = {.shared, .shared::cta, .shared::cluster}
 SyncDecodeResult decodeTxOp(const ptx::Instruction &I, ModifierCursor &C, bool Complete) {
   MbarrierWords W;
-  if (auto R = scanWords(C, 0, W))
+  if (auto R = scanMbarrierWords(C, 0, W))
     return *R;
   if (W.Sem && *W.Sem != MemorySemantics::Relaxed)
     return Fail("expect_tx and complete_tx take only '.relaxed' semantics", W.Sem.Text);
@@ -210,7 +211,7 @@ SyncDecodeResult decodeTxOp(const ptx::Instruction &I, ModifierCursor &C, bool C
 /// .sem = {.acquire, .relaxed}, .scope = {.cta, .cluster}
 SyncDecodeResult decodeWait(const ptx::Instruction &I, ModifierCursor &C, bool Try) {
   MbarrierWords W;
-  if (auto R = scanWords(C, AllowParity, W))
+  if (auto R = scanMbarrierWords(C, AllowParity, W))
     return *R;
   if (W.Sem && *W.Sem != MemorySemantics::Acquire && *W.Sem != MemorySemantics::Relaxed)
     return Fail("wait semantics are '.acquire' and '.relaxed'", W.Sem.Text);
@@ -247,7 +248,7 @@ SyncDecodeResult decodeWait(const ptx::Instruction &I, ModifierCursor &C, bool T
 /// ::= mbarrier.pending_count.b64 count, state
 SyncDecodeResult decodePendingCount(const ptx::Instruction &I, ModifierCursor &C) {
   MbarrierWords W;
-  if (auto R = scanWords(C, 0, W))
+  if (auto R = scanMbarrierWords(C, 0, W))
     return *R;
   if (W.Space)
     return Fail("pending_count reads a state token, not a barrier: no state space",

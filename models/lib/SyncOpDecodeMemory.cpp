@@ -369,51 +369,70 @@ SyncDecodeResult wsv::models::decodeAtomOrRed(const ptx::Instruction &I) {
 /// ::= ldmatrix.sync.aligned.m8n16.num{.ss}.dst_fmt.src_fmt r, [p]
 /// ::= ldmatrix.sync.aligned.m16n16.num.trans{.ss}.dst_fmt.src_fmt r, [p]
 /// ::= stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r
-/// .shape = {.m8n8, .m16n16} for ldmatrix, {.m8n8, .m16n8} for stmatrix; .num = {.x1,.x2,.x4}
+/// .shape = {.m8n8, .m16n16, .m8n16} for ldmatrix, {.m8n8, .m16n8} for stmatrix;
+/// .num = {.x1, .x2, .x4}; .dst_fmt.src_fmt = .b8x16.{b6x16_p32, b4x16_p64}, in that order.
 SyncDecodeResult wsv::models::decodeMatrix(const ptx::Instruction &I) {
   bool Load = I.baseName() == "ldmatrix";
   ModifierCursor C(I);
-  if (!C.take("sync") || !C.take("aligned"))
-    return Fail("ldmatrix and stmatrix are '.sync.aligned'", C.peek());
-  StringRef Shape = C.next();
-  bool Known = Shape == "m8n8" || (Load ? (Shape == "m16n16" || Shape == "m8n16")
-                                        : Shape == "m16n8");
+  ModifierSlot<bool> Sync, Aligned, Trans, DstFmt;
+  ModifierSlot<StringRef> Shape, Type, SrcFmt;
+  ModifierSlot<unsigned> Repeat;
+  ModifierSlot<StateSpace> Space;
+  unsigned Word = 0, DstFmtAt = 0, SrcFmtAt = 0;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        ++Word;
+        if (M == "sync")
+          return flag(Sync, M);
+        if (M == "aligned")
+          return flag(Aligned, M);
+        if (M == "trans")
+          return flag(Trans, M);
+        if (M == "b8x16" && Load) {
+          DstFmtAt = Word;
+          return flag(DstFmt, M);
+        }
+        if ((M == "b6x16_p32" || M == "b4x16_p64") && Load) {
+          SrcFmtAt = Word;
+          return fit(SrcFmt, std::optional(M), M);
+        }
+        if (M == "b16" || M == "b8")
+          return fit(Type, std::optional(M), M);
+        if (auto S = spaceWord(M))
+          return fit(Space, S, M);
+        if (auto N = numberIn(M, "x"))
+          return fit(Repeat, N, M);
+        if (M.starts_with("m"))
+          return fit(Shape, std::optional(M), M);
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (!Sync || !Aligned)
+    return Fail("ldmatrix and stmatrix are '.sync.aligned'");
+  bool Known = Shape && (*Shape == "m8n8" || (Load ? (*Shape == "m16n16" || *Shape == "m8n16")
+                                                   : *Shape == "m16n8"));
   if (!Known)
-    return Fail("not a shape of this instruction", Shape);
-  StringRef Num = C.next();
-  std::optional<unsigned> Repeat = numberIn(Num, "x");
+    return Fail("not a shape of this instruction", Shape.Text);
   if (!Repeat || (*Repeat != 1 && *Repeat != 2 && *Repeat != 4))
-    return Fail("the matrix count is '.x1', '.x2' or '.x4'", Num);
-  bool Trans = C.take("trans");
-  std::optional<StateSpace> Space;
-  if (auto S = spaceWord(C.peek())) {
-    if (*S != StateSpace::SharedCta)
-      return Fail("ldmatrix and stmatrix address '.shared{::cta}'", C.peek());
-    Space = S;
-    C.next();
-  }
-  StringRef Type = C.next();
-  if (Type == "b8x16") {
-    StringRef Src = C.next();
-    if (!Load || (Src != "b6x16_p32" && Src != "b4x16_p64"))
-      return Fail("'.b8x16' is followed by '.b6x16_p32' or '.b4x16_p64' in ldmatrix", Src);
-  } else if (Type != "b16" && Type != "b8") {
-    return Fail("the element type is '.b16' or '.b8'", Type);
-  }
-  if (!C.atEnd())
-    return Fail("unknown modifier", C.peek());
+    return Fail("the matrix count is '.x1', '.x2' or '.x4'", Repeat.Text);
+  if (Space && *Space != StateSpace::SharedCta)
+    return Fail("ldmatrix and stmatrix address '.shared{::cta}'", Space.Text);
+  if (DstFmt.has_value() != SrcFmt.has_value() || (DstFmt && SrcFmtAt != DstFmtAt + 1))
+    return Fail("the format is '.b8x16' followed by '.b6x16_p32' or '.b4x16_p64'");
+  if (DstFmt.has_value() == Type.has_value())
+    return Fail("the element type is '.b16' or '.b8', or a '.b8x16' format");
+
   ptx::OperandRange Ops = I.operands();
   unsigned Addr = Load ? 1 : 0;
   if (Ops.size() != 2 || !isAddress(Ops[Addr]) || !isValue(Ops[1 - Addr]))
     return Fail(Load ? "ldmatrix takes r, [p]" : "stmatrix takes [p], r");
   SyncOpBuilder B(I, Load ? SyncKind::Ldmatrix : SyncKind::Stmatrix);
   B->Aligned = true;
-  B->Space = Space.value_or(StateSpace::Generic);
-  B->Transposed = Trans;
+  B->Space = Space.valueOr(StateSpace::Generic);
+  B->Transposed = Trans.has_value();
   B->Repeat = static_cast<uint8_t>(*Repeat);
   // The shape is one of the few checked above, so both numbers parse.
-  std::optional<unsigned> M = numberIn(Shape.split('n').first, "m");
-  std::optional<unsigned> N = numberIn(Shape.split('n').second, "");
+  std::optional<unsigned> M = numberIn(Shape->split('n').first, "m");
+  std::optional<unsigned> N = numberIn(Shape->split('n').second, "");
   B->ShapeM = static_cast<uint16_t>(M.value_or(0));
   B->ShapeN = static_cast<uint16_t>(N.value_or(0));
   if (Load)

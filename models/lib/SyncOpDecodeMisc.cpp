@@ -21,12 +21,22 @@ SyncDecodeResult wsv::models::decodeSetmaxnreg(const ptx::Instruction &I) {
   StringRef Action = C.next();
   if (Action != "inc" && Action != "dec")
     return Fail("setmaxnreg is '.inc' or '.dec'", Action);
-  if (!C.take("sync") || !C.take("aligned"))
-    return Fail("setmaxnreg is '.sync.aligned'", C.peek());
-  if (!C.take("u32"))
-    return Fail("setmaxnreg takes the type '.u32'", C.peek());
-  if (!C.atEnd())
-    return Fail("unknown modifier", C.peek());
+  ModifierSlot<bool> Sync, Aligned;
+  ModifierSlot<StringRef> Type;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        if (M == "sync")
+          return flag(Sync, M);
+        if (M == "aligned")
+          return flag(Aligned, M);
+        if (typeWordBytes(M))
+          return fit(Type, std::optional(M), M);
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (!Sync || !Aligned)
+    return Fail("setmaxnreg is '.sync.aligned'");
+  if (!Type || *Type != "u32")
+    return Fail("setmaxnreg takes the type '.u32'", Type.Text);
   ptx::OperandRange Ops = I.operands();
   if (Ops.size() != 1 || !isImmediate(Ops[0]))
     return Fail("setmaxnreg takes an immediate register count");
@@ -41,12 +51,21 @@ SyncDecodeResult wsv::models::decodeSetmaxnreg(const ptx::Instruction &I) {
 SyncDecodeResult wsv::models::decodeMapa(const ptx::Instruction &I) {
   const Reject Fail{SyncFamily::Mapa};
   ModifierCursor C(I);
-  bool Cluster = C.take("shared::cluster");
-  StringRef Type = C.next();
-  if (Type != "u32" && Type != "u64")
-    return Fail("mapa takes '.shared::cluster' and the type '.u32' or '.u64'", Type);
-  if (!C.atEnd())
-    return Fail("unknown modifier", C.peek());
+  ModifierSlot<StateSpace> Space;
+  ModifierSlot<StringRef> Type;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        if (auto S = spaceWord(M))
+          return fit(Space, S, M);
+        if (typeWordBytes(M))
+          return fit(Type, std::optional(M), M);
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (Space && *Space != StateSpace::SharedCluster)
+    return Fail("mapa maps generic or '.shared::cluster' addresses", Space.Text);
+  if (!Type || (*Type != "u32" && *Type != "u64"))
+    return Fail("mapa takes the type '.u32' or '.u64'", Type.Text);
+  bool Cluster = Space.has_value();
   ptx::OperandRange Ops = I.operands();
   if (Ops.size() != 3 || !isScalar(Ops[0]) || isSink(Ops[0]) || !isScalar(Ops[1]) ||
       !isScalar(Ops[2]) || isSink(Ops[2]))
@@ -67,23 +86,34 @@ SyncDecodeResult wsv::models::decodeClusterLaunchControl(const ptx::Instruction 
     return SyncDecodeResult::notSync();
   if (!C.take("try_cancel"))
     return Fail("unknown clusterlaunchcontrol operation", C.peek());
-  if (!C.take("async"))
-    return Fail("try_cancel is '.async'", C.peek());
-  bool SharedCta = C.take("shared::cta");
-  if (!C.take("mbarrier::complete_tx::bytes"))
-    return Fail("try_cancel completes with '.mbarrier::complete_tx::bytes'", C.peek());
-  bool Multicast = C.take("multicast::cluster::all");
-  if (!C.take("b128"))
-    return Fail("try_cancel takes the type '.b128'", C.peek());
-  if (!C.atEnd())
-    return Fail("unknown modifier", C.peek());
+  ModifierSlot<bool> Async, SharedCta, CompleteTx, Multicast, B128;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        if (M == "async")
+          return flag(Async, M);
+        if (M == "shared::cta")
+          return flag(SharedCta, M);
+        if (M == "mbarrier::complete_tx::bytes")
+          return flag(CompleteTx, M);
+        if (M == "multicast::cluster::all")
+          return flag(Multicast, M);
+        if (M == "b128")
+          return flag(B128, M);
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (!Async)
+    return Fail("try_cancel is '.async'");
+  if (!CompleteTx)
+    return Fail("try_cancel completes with '.mbarrier::complete_tx::bytes'");
+  if (!B128)
+    return Fail("try_cancel takes the type '.b128'");
   ptx::OperandRange Ops = I.operands();
   if (Ops.size() != 2 || !isAddress(Ops[0]) || !isAddress(Ops[1]))
     return Fail("try_cancel takes [addr], [mbar]");
   SyncOpBuilder B(I, SyncKind::ClusterLaunchTryCancel);
   B->Space = SharedCta ? StateSpace::SharedCta : StateSpace::Generic;
   B->Completion = CompletionMechanism::MbarrierCompleteTx;
-  B->Multicast = Multicast;
+  B->Multicast = Multicast.has_value();
   B.roles(0, {OperandRole::Response, OperandRole::Barrier});
   return B.done();
 }

@@ -20,32 +20,44 @@ namespace {
 
 const Reject Fail{SyncFamily::Tcgen05};
 
-/// Takes `.sync.aligned` where the syntax puts it. ptxas 13.0 also accepts some of these
-/// without `.aligned`; the ISA's syntax blocks do not, and neither do we.
-bool takeSyncAligned(ModifierCursor &C) { return C.take("sync") && C.take("aligned"); }
-
-std::optional<SyncDecodeResult> expectEnd(ModifierCursor &C) {
-  if (!C.atEnd())
-    return Fail("unknown modifier", C.peek());
-  return std::nullopt;
-}
+/// `.sync.aligned`: the whole warp executes the instruction together. ptxas 13.0 also takes
+/// some of these without `.aligned`; the ISA's syntax blocks do not, and neither do we.
+struct SyncAligned {
+  ModifierSlot<bool> Sync, Aligned;
+  WordFit fitWord(StringRef M) {
+    if (M == "sync")
+      return flag(Sync, M);
+    if (M == "aligned")
+      return flag(Aligned, M);
+    return WordFit::Unknown;
+  }
+  bool both() const { return Sync && Aligned; }
+};
 
 /// ::= tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols
 /// ::= tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols
 /// ::= tcgen05.relinquish_alloc_permit.cta_group.sync.aligned
 SyncDecodeResult decodeAllocation(const ptx::Instruction &I, ModifierCursor &C, SyncKind Kind) {
-  std::optional<uint8_t> Group = ctaGroupWord(C.next());
+  ModifierSlot<uint8_t> Group;
+  ModifierSlot<bool> SharedCta, B32;
+  SyncAligned SA;
+  bool Relinquish = Kind == SyncKind::Tcgen05RelinquishAllocPermit;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        if (WordFit F = SA.fitWord(M); F != WordFit::Unknown)
+          return F;
+        if (M == "shared::cta" && Kind == SyncKind::Tcgen05Alloc)
+          return flag(SharedCta, M);
+        if (M == "b32" && !Relinquish)
+          return flag(B32, M);
+        return fit(Group, ctaGroupWord(M), M);
+      }))
+    return *R;
   if (!Group)
     return Fail("tcgen05 allocation needs '.cta_group::1' or '.cta_group::2'");
-  if (!takeSyncAligned(C))
-    return Fail("tcgen05 allocation is '.sync.aligned'", C.peek());
-  bool SharedCta = false;
-  if (Kind == SyncKind::Tcgen05Alloc)
-    SharedCta = C.take("shared::cta");
-  if (Kind != SyncKind::Tcgen05RelinquishAllocPermit && !C.take("b32"))
-    return Fail("tcgen05.alloc and tcgen05.dealloc take the type '.b32'", C.peek());
-  if (auto R = expectEnd(C))
-    return *R;
+  if (!SA.both())
+    return Fail("tcgen05 allocation is '.sync.aligned'");
+  if (!Relinquish && !B32)
+    return Fail("tcgen05.alloc and tcgen05.dealloc take the type '.b32'");
   ptx::OperandRange Ops = I.operands();
   SyncOpBuilder B(I, Kind);
   B->CtaGroup = *Group;
@@ -132,49 +144,58 @@ std::optional<LdStShape> ldStShape(StringRef M) {
       .Default(std::nullopt);
 }
 
-std::optional<unsigned> repeatWord(StringRef M) {
-  std::optional<unsigned> N = numberIn(M, "x");
-  if (!N || *N < 1 || *N > 128 || (*N & (*N - 1)) != 0)
-    return std::nullopt;
-  return N;
-}
+/// `.x1`, `.x2`, ... `.x128`: powers of two.
+bool isRepeatCount(unsigned N) { return N >= 1 && N <= 128 && (N & (N - 1)) == 0; }
 
 /// ::= tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff}
 /// ::= tcgen05.ld.red.sync.aligned.shape.num.redOp{.abs}{.NaN}.f32 r, redval, [taddr]{, imm}
 /// ::= tcgen05.ld.red.sync.aligned.shape.num.redOp.{u32,s32} r, redval, [taddr]{, imm}
 /// ::= tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r
+/// `.red` belongs to the name (`tcgen05.ld.red`); the other words come in any order.
 SyncDecodeResult decodeLdSt(const ptx::Instruction &I, ModifierCursor &C, bool Load) {
   bool Red = Load && C.take("red");
-  if (!takeSyncAligned(C))
-    return Fail("tcgen05.ld and tcgen05.st are '.sync.aligned'", C.peek());
-  std::optional<LdStShape> Shape = ldStShape(C.peek());
+  SyncAligned SA;
+  ModifierSlot<LdStShape> Shape;
+  ModifierSlot<unsigned> Repeat;
+  ModifierSlot<bool> Pack, Abs, NaN;
+  ModifierSlot<ReductionOp> RedOp;
+  ModifierSlot<StringRef> Type;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        if (WordFit F = SA.fitWord(M); F != WordFit::Unknown)
+          return F;
+        if (auto S = ldStShape(M))
+          return fit(Shape, S, M);
+        if (auto N = numberIn(M, "x"))
+          return fit(Repeat, N, M);
+        if (M == (Load ? "pack::16b" : "unpack::16b") && !Red)
+          return flag(Pack, M);
+        if (Red && (M == "min" || M == "max"))
+          return fit(RedOp, std::optional(M == "min" ? ReductionOp::Min : ReductionOp::Max), M);
+        if (Red && M == "abs")
+          return flag(Abs, M);
+        if (Red && M == "NaN")
+          return flag(NaN, M);
+        if (M == "b32" || (Red && (M == "f32" || M == "u32" || M == "s32")))
+          return fit(Type, std::optional(M), M);
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (!SA.both())
+    return Fail("tcgen05.ld and tcgen05.st are '.sync.aligned'");
   if (!Shape)
-    return Fail("tcgen05.ld/st needs a shape such as '.32x32b'", C.peek());
-  C.next();
-  std::optional<unsigned> Repeat = repeatWord(C.peek());
-  if (!Repeat)
-    return Fail("tcgen05.ld/st needs a repeat count '.x1' to '.x128'", C.peek());
-  C.next();
-  bool Pack = false;
-  ReductionOp RedOp = ReductionOp::None;
+    return Fail("tcgen05.ld/st needs a shape such as '.32x32b'");
+  if (!Repeat || !isRepeatCount(*Repeat))
+    return Fail("tcgen05.ld/st needs a repeat count '.x1' to '.x128'", Repeat.Text);
   if (Red) {
     if (Shape->Lanes != 32 && !Shape->HalfSplit)
-      return Fail("tcgen05.ld.red has the shapes '.32x32b' and '.16x32bx2'");
-    StringRef Op = C.next();
-    RedOp = Op == "min" ? ReductionOp::Min : Op == "max" ? ReductionOp::Max : ReductionOp::None;
-    if (RedOp == ReductionOp::None)
-      return Fail("tcgen05.ld.red reduces with '.min' or '.max'", Op);
-    bool Abs = C.take("abs"), NaN = C.take("NaN");
-    StringRef Type = C.next();
-    if (Type != "f32" && (Abs || NaN || (Type != "u32" && Type != "s32")))
-      return Fail("tcgen05.ld.red takes '.f32' (with '.abs', '.NaN'), '.u32' or '.s32'", Type);
-  } else {
-    Pack = C.take(Load ? "pack::16b" : "unpack::16b");
-    if (!C.take("b32"))
-      return Fail("tcgen05.ld/st takes the type '.b32'", C.peek());
+      return Fail("tcgen05.ld.red has the shapes '.32x32b' and '.16x32bx2'", Shape.Text);
+    if (!RedOp)
+      return Fail("tcgen05.ld.red reduces with '.min' or '.max'");
+    if (!Type || (*Type != "f32" && (Abs || NaN)))
+      return Fail("tcgen05.ld.red takes '.f32' (with '.abs', '.NaN'), '.u32' or '.s32'");
+  } else if (!Type) {
+    return Fail("tcgen05.ld/st takes the type '.b32'");
   }
-  if (auto R = expectEnd(C))
-    return *R;
 
   ptx::OperandRange Ops = I.operands();
   unsigned Want = (Red ? 3 : 2) + (Shape->HalfSplit ? 1 : 0);
@@ -187,8 +208,8 @@ SyncDecodeResult decodeLdSt(const ptx::Instruction &I, ModifierCursor &C, bool L
   B->ShapeM = Shape->Lanes;
   B->ShapeN = Shape->Bits;
   B->Repeat = static_cast<uint8_t>(*Repeat);
-  B->Pack16 = Pack;
-  B->Reduction = RedOp;
+  B->Pack16 = Pack.has_value();
+  B->Reduction = RedOp.valueOr(ReductionOp::None);
   if (Load) {
     unsigned Addr = Red ? 2 : 1;
     if (!isVector(Ops[0]) || !isAddress(Ops[Addr]) || (Red && !isScalar(Ops[1])))
@@ -217,65 +238,86 @@ SyncDecodeResult decodeLdSt(const ptx::Instruction &I, ModifierCursor &C, bool L
 /// ::= tcgen05.wait::ld.sync.aligned  |  tcgen05.wait::st.sync.aligned
 /// ::= tcgen05.fence::before_thread_sync  |  tcgen05.fence::after_thread_sync
 SyncDecodeResult decodeNoOperands(const ptx::Instruction &I, ModifierCursor &C, SyncKind Kind,
-                                  bool SyncAligned) {
-  if (SyncAligned && !takeSyncAligned(C))
-    return Fail("tcgen05.wait is '.sync.aligned'", C.peek());
-  if (auto R = expectEnd(C))
+                                  bool NeedsSyncAligned) {
+  SyncAligned SA;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        return NeedsSyncAligned ? SA.fitWord(M) : WordFit::Unknown;
+      }))
     return *R;
+  if (NeedsSyncAligned && !SA.both())
+    return Fail("tcgen05.wait is '.sync.aligned'");
   if (!I.operands().empty())
     return Fail("this tcgen05 instruction takes no operands");
   SyncOpBuilder B(I, Kind);
-  B->Aligned = SyncAligned;
+  B->Aligned = NeedsSyncAligned;
   return B.done();
 }
 
 /// ::= tcgen05.cp.cta_group.shape{.multicast}{.dst_src_fmt} [taddr], s-desc
 /// .shape = {.128x256b, .4x256b, .128x128b, .64x128b, .32x128b}
 /// .multicast = {.warpx2::02_13, .warpx2::01_23 (with .64x128b), .warpx4 (with .32x128b)}
-/// .dst_src_fmt = {.b8x16.b6x16_p32, .b8x16.b4x16_p64}
+/// .dst_src_fmt = {.b8x16.b6x16_p32, .b8x16.b4x16_p64}: two words, in that order.
 SyncDecodeResult decodeTcgen05Cp(const ptx::Instruction &I, ModifierCursor &C) {
-  std::optional<uint8_t> Group = ctaGroupWord(C.next());
+  ModifierSlot<uint8_t> Group;
+  ModifierSlot<StringRef> Shape, Warps, SrcFmt;
+  ModifierSlot<bool> DstFmt;
+  unsigned Word = 0, DstFmtAt = 0, SrcFmtAt = 0;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        ++Word;
+        if (M == "128x256b" || M == "4x256b" || M == "128x128b" || M == "64x128b" ||
+            M == "32x128b")
+          return fit(Shape, std::optional(M), M);
+        if (M == "warpx2::02_13" || M == "warpx2::01_23" || M == "warpx4")
+          return fit(Warps, std::optional(M), M);
+        if (M == "b8x16") {
+          DstFmtAt = Word;
+          return flag(DstFmt, M);
+        }
+        if (M == "b6x16_p32" || M == "b4x16_p64") {
+          SrcFmtAt = Word;
+          return fit(SrcFmt, std::optional(M), M);
+        }
+        return fit(Group, ctaGroupWord(M), M);
+      }))
+    return *R;
   if (!Group)
     return Fail("tcgen05.cp needs '.cta_group::1' or '.cta_group::2'");
-  StringRef Shape = C.next();
-  bool NeedsWarpx2 = Shape == "64x128b", NeedsWarpx4 = Shape == "32x128b";
-  if (!NeedsWarpx2 && !NeedsWarpx4 && Shape != "128x256b" && Shape != "4x256b" &&
-      Shape != "128x128b")
-    return Fail("unknown tcgen05.cp shape", Shape);
-  bool Multicast = false;
-  if (NeedsWarpx2) {
-    if (!C.take("warpx2::02_13") && !C.take("warpx2::01_23"))
-      return Fail("'.64x128b' copies need '.warpx2::02_13' or '.warpx2::01_23'", C.peek());
-    Multicast = true;
-  } else if (NeedsWarpx4) {
-    if (!C.take("warpx4"))
-      return Fail("'.32x128b' copies need '.warpx4'", C.peek());
-    Multicast = true;
-  }
-  if (C.take("b8x16") && !C.take("b6x16_p32") && !C.take("b4x16_p64"))
-    return Fail("'.b8x16' is followed by '.b6x16_p32' or '.b4x16_p64'", C.peek());
-  if (auto R = expectEnd(C))
-    return *R;
+  if (!Shape)
+    return Fail("tcgen05.cp needs a shape such as '.128x256b'");
+  bool NeedsWarpx2 = *Shape == "64x128b", NeedsWarpx4 = *Shape == "32x128b";
+  if (NeedsWarpx2 && (!Warps || *Warps == "warpx4"))
+    return Fail("'.64x128b' copies need '.warpx2::02_13' or '.warpx2::01_23'", Warps.Text);
+  if (NeedsWarpx4 && (!Warps || *Warps != "warpx4"))
+    return Fail("'.32x128b' copies need '.warpx4'", Warps.Text);
+  if (!NeedsWarpx2 && !NeedsWarpx4 && Warps)
+    return Fail("only the '.64x128b' and '.32x128b' copies name their warps", Warps.Text);
+  if (DstFmt.has_value() != SrcFmt.has_value() || (DstFmt && SrcFmtAt != DstFmtAt + 1))
+    return Fail("the format is '.b8x16' followed by '.b6x16_p32' or '.b4x16_p64'");
   ptx::OperandRange Ops = I.operands();
   if (Ops.size() != 2 || !isAddress(Ops[0]) || !isScalar(Ops[1]) || isSink(Ops[1]))
     return Fail("tcgen05.cp takes [taddr], s-desc");
   SyncOpBuilder B(I, SyncKind::Tcgen05Cp);
   B->CtaGroup = *Group;
   B->Space = StateSpace::Tmem;
-  B->Multicast = Multicast;
+  B->Multicast = Warps.has_value();
   B.roles(0, {OperandRole::TmemAddr, OperandRole::SourceDesc});
   return B.done();
 }
 
 /// ::= tcgen05.shift.cta_group.down [taddr]
 SyncDecodeResult decodeShift(const ptx::Instruction &I, ModifierCursor &C) {
-  std::optional<uint8_t> Group = ctaGroupWord(C.next());
+  ModifierSlot<uint8_t> Group;
+  ModifierSlot<bool> Down;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        if (M == "down")
+          return flag(Down, M);
+        return fit(Group, ctaGroupWord(M), M);
+      }))
+    return *R;
   if (!Group)
     return Fail("tcgen05.shift needs '.cta_group::1' or '.cta_group::2'");
-  if (!C.take("down"))
-    return Fail("tcgen05.shift is '.down'", C.peek());
-  if (auto R = expectEnd(C))
-    return *R;
+  if (!Down)
+    return Fail("tcgen05.shift is '.down'");
   ptx::OperandRange Ops = I.operands();
   if (Ops.size() != 1 || !isAddress(Ops[0]))
     return Fail("tcgen05.shift takes [taddr]");

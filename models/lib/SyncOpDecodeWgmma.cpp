@@ -75,37 +75,67 @@ bool parseShape(StringRef M, unsigned &Mdim, unsigned &Ndim, unsigned &Kdim) {
 /// ::= wgmma.mma_async{.sp}.sync.aligned.shape{.satfinite}.dtype.atype.btype{.and.popc}
 ///         d, a-desc | a, b-desc{, sp-meta, sp-sel}, scale-d{, imm-scale-a, imm-scale-b}
 ///         {, imm-trans-a}{, imm-trans-b}
+/// The words come in any order, except that the three types keep theirs (dtype, atype,
+/// btype) and `.and.popc` is one pair.
 SyncDecodeResult decodeMmaAsync(const ptx::Instruction &I, ModifierCursor &C) {
-  bool Sparse = C.take("sp");
-  if (!C.take("sync") || !C.take("aligned"))
-    return Fail("wgmma.mma_async is '.sync.aligned'", C.peek());
+  ModifierSlot<bool> Sparse, Sync, Aligned, Satfinite, And, Popc;
+  ModifierSlot<StringRef> Shape;
+  StringRef Types[3];
+  unsigned NumTypes = 0, Word = 0, AndAt = 0, PopcAt = 0;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        ++Word;
+        if (M == "sp")
+          return flag(Sparse, M);
+        if (M == "sync")
+          return flag(Sync, M);
+        if (M == "aligned")
+          return flag(Aligned, M);
+        if (M == "satfinite")
+          return flag(Satfinite, M);
+        if (M == "and") {
+          AndAt = Word;
+          return flag(And, M);
+        }
+        if (M == "popc") {
+          PopcAt = Word;
+          return flag(Popc, M);
+        }
+        if (M.starts_with("m") && M.contains('n') && M.contains('k'))
+          return fit(Shape, std::optional(M), M);
+        if (typeWordBytes(M) || M == "b1") {
+          if (NumTypes == 3)
+            return WordFit::Unknown;
+          Types[NumTypes++] = M;
+          return WordFit::Taken;
+        }
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (!Sync || !Aligned)
+    return Fail("wgmma.mma_async is '.sync.aligned'");
   unsigned Mdim, Ndim, Kdim;
-  StringRef Shape = C.next();
-  if (!parseShape(Shape, Mdim, Ndim, Kdim))
-    return Fail("wgmma.mma_async needs a shape such as '.m64n128k16'", Shape);
-  bool Satfinite = C.take("satfinite");
-  StringRef D = C.next(), A = C.next(), Bt = C.next();
-  std::optional<WgmmaForm> Form = wgmmaForm(D, A, Bt);
+  if (!Shape || !parseShape(*Shape, Mdim, Ndim, Kdim))
+    return Fail("wgmma.mma_async needs a shape such as '.m64n128k16'", Shape.Text);
+  std::optional<WgmmaForm> Form =
+      NumTypes == 3 ? wgmmaForm(Types[0], Types[1], Types[2]) : std::nullopt;
   if (!Form)
-    return Fail("not a wgmma type combination (dtype.atype.btype)", D);
+    return Fail("not a wgmma type combination (dtype.atype.btype)");
   if (Satfinite && Form->Types != WgmmaTypes::Int)
-    return Fail("'.satfinite' is for the integer forms");
-  if (Form->Types == WgmmaTypes::Bit) {
-    if (Sparse)
-      return Fail("the single-bit form is dense only");
-    if (!C.take("and") || !C.take("popc"))
-      return Fail("the single-bit form is '.and.popc'", C.peek());
-  }
-  if (!C.atEnd())
-    return Fail("unknown modifier", C.peek());
-  if (Mdim != 64 || Kdim != Form->K * (Sparse ? 2 : 1) || !validN(Form->Types, Ndim, Sparse))
-    return Fail("not a shape of these wgmma types", Shape);
+    return Fail("'.satfinite' is for the integer forms", Satfinite.Text);
+  bool Bit = Form->Types == WgmmaTypes::Bit;
+  if (Bit && Sparse)
+    return Fail("the single-bit form is dense only", Sparse.Text);
+  if (Bit != (And && Popc) || (Bit && PopcAt != AndAt + 1) || (!Bit && (And || Popc)))
+    return Fail("'.and.popc' goes with the single-bit form, and only there");
+  bool Sp = Sparse.has_value();
+  if (Mdim != 64 || Kdim != Form->K * (Sp ? 2 : 1) || !validN(Form->Types, Ndim, Sp))
+    return Fail("not a shape of these wgmma types", Shape.Text);
 
   ptx::OperandRange Ops = I.operands();
   if (Ops.size() < 3)
     return Fail("wgmma.mma_async takes d, a, b-desc, scale-d, ...");
   bool ARegs = isVector(Ops[1]);
-  unsigned Want = Form->Operands - (ARegs && Form->TransImms ? 1 : 0) + (Sparse ? 2 : 0);
+  unsigned Want = Form->Operands - (ARegs && Form->TransImms ? 1 : 0) + (Sp ? 2 : 0);
   if (Ops.size() != Want)
     return Fail(ARegs ? "wrong number of operands for wgmma.mma_async with A in registers"
                       : "wrong number of operands for wgmma.mma_async");
@@ -117,14 +147,14 @@ SyncDecodeResult decodeMmaAsync(const ptx::Instruction &I, ModifierCursor &C) {
 
   SyncOpBuilder B(I, SyncKind::WgmmaMmaAsync);
   B->Aligned = true;
-  B->Sparse = Sparse;
+  B->Sparse = Sp;
   B->ShapeM = static_cast<uint16_t>(Mdim);
   B->ShapeN = static_cast<uint16_t>(Ndim);
   B->ShapeK = static_cast<uint16_t>(Kdim);
   B.roles(0, {OperandRole::Accumulators, ARegs ? OperandRole::AFragment : OperandRole::ADesc,
               OperandRole::BDesc});
   unsigned Next = 3;
-  if (Sparse) {
+  if (Sp) {
     B.roles(Next, {OperandRole::SparseMeta, OperandRole::SparseSelector});
     Next += 2;
   }
@@ -170,10 +200,17 @@ SyncDecodeResult wsv::models::decodeWgmma(const ptx::Instruction &I) {
     return Fail("'wgmma' needs an operation such as '.mma_async'");
   else
     return Fail("unknown wgmma operation", Operation);
-  if (!C.take("sync") || !C.take("aligned"))
-    return Fail("wgmma instructions are '.sync.aligned'", C.peek());
-  if (!C.atEnd())
-    return Fail("unknown modifier", C.peek());
+  ModifierSlot<bool> Sync, Aligned;
+  if (auto R = scanWords(C, Fail, [&](StringRef M) {
+        if (M == "sync")
+          return flag(Sync, M);
+        if (M == "aligned")
+          return flag(Aligned, M);
+        return WordFit::Unknown;
+      }))
+    return *R;
+  if (!Sync || !Aligned)
+    return Fail("wgmma instructions are '.sync.aligned'");
   ptx::OperandRange Ops = I.operands();
   bool Wait = Kind == SyncKind::WgmmaWaitGroup;
   if (Wait ? (Ops.size() != 1 || !isImmediate(Ops[0])) : !Ops.empty())

@@ -85,6 +85,14 @@ private:
   ptx::ModifierIterator It, End;
 };
 
+/// A shorthand for the unrecognized result of one family.
+struct Reject {
+  SyncFamily Family;
+  SyncDecodeResult operator()(const char *Reason, llvm::StringRef Detail = {}) const {
+    return SyncDecodeResult::unrecognized(Family, Reason, Detail);
+  }
+};
+
 /// A modifier category of a family's syntax (`.sem`, `.scope`, ...): at most one per opcode.
 template <typename T> struct ModifierSlot {
   std::optional<T> Value;
@@ -99,9 +107,45 @@ template <typename T> struct ModifierSlot {
   }
   bool has_value() const { return Value.has_value(); }
   explicit operator bool() const { return Value.has_value(); }
-  T operator*() const { return *Value; }
+  const T &operator*() const { return *Value; }
+  const T *operator->() const { return &*Value; }
   T valueOr(T Default) const { return Value ? *Value : Default; }
 };
+
+/// What a classifier made of one modifier.
+enum class WordFit { Unknown, Taken, Repeated };
+
+/// Puts M into Slot when Value says it belongs there.
+template <typename T>
+WordFit fit(ModifierSlot<T> &Slot, const std::optional<T> &Value, llvm::StringRef M) {
+  if (!Value)
+    return WordFit::Unknown;
+  return Slot.set(*Value, M) ? WordFit::Taken : WordFit::Repeated;
+}
+/// A word that is present or not (`.sync`, `.aligned`, `.down`).
+inline WordFit flag(ModifierSlot<bool> &Slot, llvm::StringRef M) {
+  return Slot.set(true, M) ? WordFit::Taken : WordFit::Repeated;
+}
+
+/// Feeds the rest of C's modifiers to Classify, in order: the words after an instruction's
+/// name may come in any order (ptxas takes them so), each at most once. Fails on the first
+/// word Classify does not know or has seen.
+template <typename ClassifyFn>
+std::optional<SyncDecodeResult> scanWords(ModifierCursor &C, const Reject &Fail,
+                                          ClassifyFn Classify) {
+  while (!C.atEnd()) {
+    llvm::StringRef M = C.next();
+    switch (Classify(M)) {
+    case WordFit::Taken:
+      break;
+    case WordFit::Unknown:
+      return Fail("unknown modifier", M);
+    case WordFit::Repeated:
+      return Fail("repeated modifier", M);
+    }
+  }
+  return std::nullopt;
+}
 
 // Words many families share.
 std::optional<SyncScope> scopeWord(llvm::StringRef M);
@@ -126,14 +170,6 @@ bool isVector(ptx::Operand Op);
 bool isScalar(ptx::Operand Op);
 bool isSink(ptx::Operand Op);
 bool isImmediate(ptx::Operand Op);
-
-/// A shorthand for the unrecognized result of one family.
-struct Reject {
-  SyncFamily Family;
-  SyncDecodeResult operator()(const char *Reason, llvm::StringRef Detail = {}) const {
-    return SyncDecodeResult::unrecognized(Family, Reason, Detail);
-  }
-};
 
 // The family decoders. Each is called with an instruction whose base name selects it and
 // returns NotSync only for instructions of that base name that are no synchronization

@@ -250,6 +250,46 @@ const Form Forms[] = {
     {"sm_90a", "mapa.shared::cluster.b32 %r4, %r1, 1;"},
     {"sm_100a", "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes."
                 "b128 [%r2], [%r1];"},
+    // Word order. After the words that name the instruction, ptxas takes the others in any
+    // order, and so does the decoder; the name, wgmma's dtype.atype.btype, the two-word
+    // qualifiers and the destination-then-source state spaces keep theirs.
+    {"sm_100a", "tcgen05.alloc.sync.aligned.cta_group::1.shared::cta.b32 [%r2], 32;"},
+    {"sm_100a", "tcgen05.ld.32x32b.x2.sync.aligned.b32 {%r4, %r5}, [%r3];"},
+    {"sm_100a", "tcgen05.st.sync.aligned.32x32b.x2.b32.unpack::16b [%r3], {%r4, %r5};"},
+    {"sm_100a", "tcgen05.ld.sync.aligned.red.32x32b.x2.min.u32 {%r4, %r5}, %r6, [%r3];"},
+    {"sm_100a", "tcgen05.mma.kind::f16.cta_group::1 [%r3], %rd1, %rd2, %r4, %p1;"},
+    {"sm_100a", "tcgen05.mma.cta_group::1.ws.kind::f16 [%r3], %rd1, %rd2, %r4, %p1;"},
+    {"sm_100a", "tcgen05.commit.mbarrier::arrive::one.cta_group::1.b64 [%rd2];"},
+    {"sm_100a", "tcgen05.wait::ld.aligned.sync;"},
+    {"sm_100a", "tcgen05.cp.cta_group::1.warpx4.32x128b [%r3], %rd1;"},
+    {"sm_100a", "tcgen05.cp.cta_group::1.128x256b.b6x16_p32.b8x16 [%r3], %rd1;"},
+    {"sm_100a", "tcgen05.shift.down.cta_group::1 [%r3];"},
+    {"sm_100a", "clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.shared::cta."
+                "b128 [%r2], [%r1];"},
+    {"sm_90a", "wgmma.mma_async.m64n16k16.sync.aligned.f32.f16.f16 "
+               "{%f1,%f2,%f3,%f4,%f5,%f6,%f7,%f8}, %rd1, %rd2, %p1, 1, 1, 0, 0;"},
+    {"sm_90a", "wgmma.mma_async.sync.aligned.m64n16k32.f32.f16.f16.sp "
+               "{%f1,%f2,%f3,%f4,%f5,%f6,%f7,%f8}, %rd1, %rd2, %r3, 0, %p1, 1, 1, 0, 0;"},
+    {"sm_90a", "wgmma.mma_async.sync.aligned.m64n16k16.f16.f32.f16 "
+               "{%f1,%f2,%f3,%f4,%f5,%f6,%f7,%f8}, %rd1, %rd2, %p1, 1, 1, 0, 0;"},
+    {"sm_90a", "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.popc.and "
+               "{%r1,%r2,%r3,%r4}, %rd1, %rd2, %p1;"},
+    {"sm_90a", "wgmma.wait_group.aligned.sync 1;"},
+    {"sm_90a", "setmaxnreg.inc.u32.sync.aligned 232;"},
+    {"sm_90a", "setmaxnreg.sync.aligned.inc.u32 232;"},
+    {"sm_90a", "barrier.aligned.sync 0;"},
+    {"sm_90a", "bar.red.u32.popc %r4, 1, %p1;"},
+    {"sm_90a", "bar.red.cta.popc.u32 %r4, 1, %p1;"},
+    {"sm_90a", "barrier.cluster.aligned.arrive;"},
+    {"sm_90a", "elect.sync.sync %r3|%p1, -1;",
+     "a word written twice: the ISA's syntax writes each once, ptxas 13.0 lets it pass"},
+    {"sm_90a", "mapa.u32.shared::cluster %r4, %r1, 1;"},
+    {"sm_90a", "ldmatrix.sync.aligned.x4.m8n8.shared.b16 {%r1,%r2,%r3,%r4}, [%r2];"},
+    {"sm_90a", "cp.async.shared.global.cg [%r2], [%rd2], 16;"},
+    {"sm_90a", "cp.async.cg.global.shared [%r2], [%rd2], 16;"},
+    {"sm_90a", "fence.cluster.acq_rel;"},
+    {"sm_90a", "fence.release.cluster.mbarrier_init;"},
+    {"sm_90a", "fence.proxy.shared::cta.async;"},
 };
 
 /// Whether ptxas assembles the line's kernel for Target.

@@ -17,11 +17,16 @@
 //    '_' as its state operand`).
 //
 // Which forms are defined follows the syntax blocks of the PTX ISA 9.0 sections cited in
-// the decoders (models/lib/SyncOpDecode*.cpp). Modifiers may come in any order (ptxas accepts
-// permutations, and the ISA itself writes `arrive_drop.expect_tx{.state}{.sem}{.scope}`),
-// except where order carries meaning: the destination state space comes before the source in
-// copies. Values are not judged here (an init count of 0, 33 TMEM columns): that is what the
-// checks are for, and they need the record to say where the value is.
+// the decoders (models/lib/SyncOpDecode*.cpp). After the words that name an instruction
+// (`mbarrier.arrive`, `tcgen05.mma.ws`, `barrier.cluster.wait`, `bar.cta.sync`) the other
+// modifiers may come in any order, each at most once: the syntax blocks list categories, ptxas
+// 13.0 takes them in any order, and the ISA itself writes both `arrive.expect_tx{.sem}{.scope}
+// {.state}` and `arrive_drop.expect_tx{.state}{.sem}{.scope}`. Order is kept where it carries
+// meaning: the destination state space before the source in copies, wgmma's
+// dtype.atype.btype, and the two-word qualifiers `.and.popc` and `.b8x16.b6x16_p32`.
+// Values are not judged here (an init count of 0, 33 TMEM columns): that is what the checks
+// are for, and they need the record to say where the value is. The unit test
+// SyncOpPtxasTest checks these decisions against ptxas form by form.
 //
 // Records are small and hold no strings: operands are indices into the instruction's operand
 // list, handed out as ptx::Operand handles, so a record is valid as long as its Module.
