@@ -368,7 +368,7 @@ public:
             (E->is(ExprKind::Trunc) && E->op(0)->range().Hi <= ExprContext::mask(E->width()))) &&
            !(Hook && Hook(E, OS)))
       E = E->op(0);
-    bool Paren = precedence(E) < Outer || (precedence(E) == Outer && Outer != 12 && !E->isLeaf());
+    bool Paren = precedence(E) < Outer;
     if (Paren)
       OS << '(';
     printBare(E);
@@ -538,10 +538,14 @@ private:
     case ExprKind::SLe: Op = " <=s "; break;
     default: break;
     }
+    // Associative operators chain without parentheses; the others bracket a right operand
+    // of the same strength (a / (b / c)).
     int P = precedence(E);
-    print(E->op(0), P);
+    bool Associative = E->is(ExprKind::Mul) || E->is(ExprKind::And) || E->is(ExprKind::Or) ||
+                       E->is(ExprKind::Xor);
+    print(E->op(0), E->isComparison() ? P + 1 : P);
     OS << Op;
-    print(E->op(1), P + 1);
+    print(E->op(1), Associative ? P : P + 1);
   }
 
   llvm::raw_ostream &OS;

@@ -401,6 +401,9 @@ const Expr *ExprContext::ule(const Expr *A, const Expr *B) {
     return ult(A, constant(B->payload() + 1, W)); // B != max here
   if (A->isConstant()) {
     uint64_t C = A->payload();
+    // 1 <= x is x != 0, the form a negated `x == 0` takes.
+    if (C == 1)
+      return bitNot(eq(B, constant(0, W)));
     // c <= x / d is c * d <= x (never when c * d does not fit).
     if (B->is(ExprKind::UDiv) && B->op(1)->isConstant()) {
       uint64_t D = B->op(1)->payload();
@@ -455,6 +458,22 @@ const Expr *ExprContext::sle(const Expr *A, const Expr *B) {
 
 //===- Select -------------------------------------------------------------------------------===//
 
+// Whether Node occurs in E (as E or any subexpression).
+static bool containsNode(const Expr *E, const Expr *Node) {
+  llvm::SmallVector<const Expr *, 16> Work{E};
+  llvm::SmallPtrSet<const Expr *, 16> Seen;
+  while (!Work.empty()) {
+    const Expr *X = Work.pop_back_val();
+    if (X == Node)
+      return true;
+    if (!Seen.insert(X).second)
+      continue;
+    for (const Expr *Op : X->ops())
+      Work.push_back(Op);
+  }
+  return false;
+}
+
 const Expr *ExprContext::select(const Expr *Cond, const Expr *A, const Expr *B) {
   assert(Cond->width() == 1 && "select condition must be a predicate");
   assert(A->width() == B->width() && "select arms of different widths");
@@ -464,10 +483,30 @@ const Expr *ExprContext::select(const Expr *Cond, const Expr *A, const Expr *B) 
     return A;
   if (Cond->is(ExprKind::Not))
     return select(Cond->op(0), B, A);
-  if (A->is(ExprKind::Select) && A->op(0) == Cond)
-    return select(Cond, A->op(1), B);
-  if (B->is(ExprKind::Select) && B->op(0) == Cond)
-    return select(Cond, A, B->op(2));
+  // Each arm is evaluated knowing the condition: c ? f(c) : g(c) is c ? f(true) : g(false).
+  // Of a condition and its negation, the older node is the condition: c ? a : b and
+  // !c ? b : a are one expression.
+  const Expr *NotCond = bitNot(Cond);
+  if (NotCond->id() < Cond->id())
+    return select(NotCond, B, A);
+  auto Mentions = [&](const Expr *E) {
+    return !E->isLeaf() && (containsNode(E, Cond) || containsNode(E, NotCond));
+  };
+  auto Assume = [&](const Expr *E, bool Holds) {
+    return rewrite(E, [&](const Expr *N) -> const Expr * {
+      if (N == Cond)
+        return boolean(Holds);
+      if (N == NotCond)
+        return boolean(!Holds);
+      return nullptr;
+    });
+  };
+  if (Mentions(A) || Mentions(B)) {
+    const Expr *NewA = Mentions(A) ? Assume(A, true) : A;
+    const Expr *NewB = Mentions(B) ? Assume(B, false) : B;
+    if (NewA != A || NewB != B)
+      return select(Cond, NewA, NewB);
+  }
   if (A->width() == 1) {
     if (A->isTrue())
       return bitOr(Cond, B);

@@ -94,19 +94,33 @@ private:
       for (const Expr *Op : E->ops())
         Work.push_back(Op);
     }
-    const unsigned Tries = std::min<unsigned>(96, Candidates.size() * (Leaves.size() + 1) + 2);
-    for (unsigned Seed = 0; Seed < Tries; ++Seed) {
+    // Few leaves and values: try every combination. Otherwise a spread of them.
+    uint64_t Combinations = 1;
+    for (unsigned K = 0; K < Leaves.size() && Combinations <= 4096; ++K)
+      Combinations *= Candidates.size() + 2;
+    const bool Exhaustive = Combinations <= 4096;
+    const uint64_t Tries =
+        Exhaustive ? Combinations : std::min<uint64_t>(256, Candidates.size() * 8 + 2);
+    for (uint64_t Seed = 0; Seed < Tries; ++Seed) {
       auto Value = ExprContext::evaluate(Predicate, [&](const Expr *L) -> std::optional<uint64_t> {
         URange R = L->range();
         unsigned Ordinal = 0;
         while (Ordinal < Leaves.size() && Leaves[Ordinal] != L)
           ++Ordinal;
-        if (Seed == 0)
+        uint64_t Pick;
+        if (Exhaustive) {
+          uint64_t Digit = Seed;
+          for (unsigned K = 0; K < Ordinal; ++K)
+            Digit /= Candidates.size() + 2;
+          Pick = Digit % (Candidates.size() + 2);
+        } else {
+          Pick = (Seed * (Ordinal + 1) + Ordinal) % (Candidates.size() + 2);
+        }
+        if (Pick == 0)
           return R.Lo;
-        if (Seed == 1)
+        if (Pick == 1)
           return R.Hi;
-        uint64_t V = Candidates[(Seed * (Ordinal + 1) + Ordinal) % Candidates.size()];
-        return std::clamp(V, R.Lo, R.Hi);
+        return std::clamp(Candidates[Pick - 2], R.Lo, R.Hi);
       });
       if (Value && (*Value != 0) == Want)
         return true;

@@ -310,7 +310,14 @@ void ValueBuilder::computeTripCount(LoopId L) {
     return Unknown(Sol.Failure);
   T.K = TripCount::Kind::Counted;
   T.HeaderRuns = Sol.HeaderRuns;
-  T.Iterations = T.ExitTestInHeader
+  // A test in the header makes a while loop only when something runs after it: blocks that
+  // just branch back are the tail of a do-while whose body is the header.
+  bool WorkAfterTest = false;
+  if (T.ExitTestInHeader)
+    for (BlockId B : Lp.Blocks)
+      for (InstId I = G.block(B).Begin; B != Lp.Header && I < G.block(B).End; ++I)
+        WorkAfterTest |= G.inst(I).I->baseName() != "bra";
+  T.Iterations = WorkAfterTest
                      ? Ctx.sub(Sol.HeaderRuns, Ctx.constant(1, Sol.HeaderRuns->width()))
                      : Sol.HeaderRuns;
   llvm::SmallVector<const Expr *, 4> Facts = entryFacts(L);

@@ -71,5 +71,8 @@ ThreadSet Analyzed::threads(llvm::StringRef Needle) {
 std::string str(const Expr *E) { return E ? E->str() : std::string("null"); }
 
 } // namespace test
+
+void PrintTo(const Expr *E, std::ostream *OS) { *OS << test::str(E); }
+std::ostream &operator<<(std::ostream &OS, const Expr &E) { return OS << E.str(); }
 } // namespace analyzer
 } // namespace wsv

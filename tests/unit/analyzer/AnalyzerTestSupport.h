@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <ostream>
 #include <string>
 
 namespace wsv {
@@ -58,5 +59,9 @@ private:
 std::string str(const Expr *E);
 
 } // namespace test
+
+// GoogleTest prints expressions in failure messages through these.
+void PrintTo(const Expr *E, std::ostream *OS);
+std::ostream &operator<<(std::ostream &OS, const Expr &E);
 } // namespace analyzer
 } // namespace wsv

@@ -75,8 +75,9 @@ struct TripCount {
   Kind K = Kind::Unknown;
   /// Counted: how many times the header runs per entry into the loop.
   const Expr *HeaderRuns = nullptr;
-  /// Counted: full iterations of the body. Equals HeaderRuns, except when the exit test is in
-  /// the header (a while loop), whose blocks after the test run HeaderRuns - 1 times.
+  /// Counted: full iterations of the body. Equals HeaderRuns, except for a while loop (the
+  /// exit test in the header and work after it), whose blocks after the test run
+  /// HeaderRuns - 1 times.
   const Expr *Iterations = nullptr;
   llvm::SmallVector<TripCondition, 2> Conditions;
   BlockId ExitingBlock = NoIndex;

@@ -1,0 +1,226 @@
+// Symbolic expressions: hash-consing, constant folding, the canonical linear form, masks and
+// shifts, comparisons, predicates, selects, magic-number division, evaluation and printing.
+#include "wsv/analyzer/Expr.h"
+
+#include "gtest/gtest.h"
+
+using namespace wsv::analyzer;
+
+namespace {
+
+class ExprTest : public ::testing::Test {
+protected:
+  ExprContext C;
+  const Expr *c(uint64_t V, unsigned W = 32) { return C.constant(V, W); }
+  const Expr *tid() { return C.specialRegister(SpecialRegister::TidX); }
+  const Expr *lane() { return C.specialRegister(SpecialRegister::LaneId); }
+  const Expr *k() { return C.param("K", 0, 32); }
+  const Expr *n() { return C.param("N", 0, 32); }
+};
+
+TEST_F(ExprTest, EqualExpressionsAreOnePointer) {
+  EXPECT_EQ(C.add(tid(), c(1)), C.add(c(1), tid()));
+  EXPECT_EQ(C.mul(k(), n()), C.mul(n(), k()));
+  EXPECT_NE(C.param("K", 0, 32), C.param("K", 4, 32));
+  EXPECT_NE(C.param("K", 0, 32), C.param("K", 0, 64));
+  // Opaque leaves with the same reason from different sites stay apart.
+  int SiteA, SiteB;
+  EXPECT_NE(C.opaque("result of ld", &SiteA, 0, 32), C.opaque("result of ld", &SiteB, 0, 32));
+  EXPECT_EQ(C.opaque("result of ld", &SiteA, 0, 32), C.opaque("result of ld", &SiteA, 0, 32));
+}
+
+TEST_F(ExprTest, ConstantsFoldWithWrapAround) {
+  EXPECT_EQ(C.add(c(0xffffffff), c(2)), c(1));
+  EXPECT_EQ(C.mul(c(0x10000), c(0x10000)), c(0));
+  EXPECT_EQ(C.sub(c(3), c(5)), c(0xfffffffe));
+  EXPECT_EQ(C.udiv(c(100), c(7)), c(14));
+  EXPECT_EQ(C.urem(c(100), c(7)), c(2));
+  EXPECT_EQ(C.sdiv(c(static_cast<uint64_t>(-7)), c(2)), c(static_cast<uint64_t>(-3)));
+  EXPECT_EQ(C.srem(c(static_cast<uint64_t>(-7)), c(2)), c(static_cast<uint64_t>(-1)));
+  EXPECT_EQ(C.ashr(c(0x80000000), c(4)), c(0xf8000000));
+  EXPECT_EQ(C.shl(c(1), c(40)), c(0)); // PTX clamps the shift amount
+  EXPECT_EQ(C.mulhiu(c(0x80000000), c(4)), c(2));
+  EXPECT_EQ(C.sext(c(0xff, 8), 32), c(0xffffffff));
+  EXPECT_EQ(C.zext(c(0xff, 8), 32), c(0xff));
+  EXPECT_EQ(C.trunc(c(0x12345678), 8), c(0x78, 8));
+}
+
+TEST_F(ExprTest, SumsAreCanonicalLinearForms) {
+  const Expr *X = C.add(C.add(k(), c(1)), c(2));
+  EXPECT_EQ(X, C.add(k(), c(3)));
+  EXPECT_EQ(C.sub(X, k()), c(3));
+  EXPECT_EQ(C.add(C.mul(k(), c(2)), C.mul(c(3), k())), C.mul(k(), c(5)));
+  EXPECT_EQ(C.sub(C.add(k(), n()), k()), n());
+  EXPECT_EQ(C.add(k(), c(0)), k());
+  EXPECT_EQ(C.mul(k(), c(1)), k());
+  EXPECT_EQ(C.mul(k(), c(0)), c(0));
+  // Constant factors distribute: (s + 1) * 8 is s*8 + 8, a stage offset.
+  EXPECT_EQ(C.mul(C.add(k(), c(1)), c(8)), C.add(C.mul(k(), c(8)), c(8)));
+  // So do symbolic ones: n * (i + 1) is n*i + n, which keeps counters linear in i.
+  const Expr *I = C.iterationVar(0);
+  EXPECT_EQ(C.mul(n(), C.add(I, c(1))), C.add(C.mul(n(), I), n()));
+  // ~x is -x - 1.
+  EXPECT_EQ(C.add(C.bitNot(k()), k()), c(0xffffffff));
+}
+
+TEST_F(ExprTest, WarpAndLaneArithmetic) {
+  // shr by 5 is / 32, shl by 5 is * 32, and-31 is % 32.
+  const Expr *Warp = C.lshr(tid(), c(5));
+  EXPECT_EQ(Warp, C.udiv(tid(), c(32)));
+  const Expr *Lane = C.bitAnd(tid(), c(31));
+  EXPECT_EQ(Lane, C.urem(tid(), c(32)));
+  // (tid / 32) * 32 + tid % 32 is tid.
+  EXPECT_EQ(C.add(C.shl(Warp, c(5)), Lane), tid());
+  // tid - tid % 32 is (tid / 32) * 32, and tid & -32 is the same.
+  EXPECT_EQ(C.sub(tid(), Lane), C.mul(Warp, c(32)));
+  EXPECT_EQ(C.bitAnd(tid(), c(0xffffffe0)), C.mul(Warp, c(32)));
+  // tid - 32 * (tid / 32) is tid % 32.
+  EXPECT_EQ(C.sub(tid(), C.mul(c(32), Warp)), Lane);
+  // (tid / 32) / 4 is tid / 128; (tid % 128) % 32 is tid % 32.
+  EXPECT_EQ(C.udiv(Warp, c(4)), C.udiv(tid(), c(128)));
+  EXPECT_EQ(C.urem(C.urem(tid(), c(128)), c(32)), Lane);
+  // %laneid is below 32, so % 32 and / 32 of it fold.
+  EXPECT_EQ(C.urem(lane(), c(32)), lane());
+  EXPECT_EQ(C.udiv(lane(), c(32)), c(0));
+  // (x * 8) & 24 is (x % 4) * 8: a masked stage scaled to the barrier stride.
+  EXPECT_EQ(C.bitAnd(C.mul(k(), c(8)), c(24)), C.mul(C.urem(k(), c(4)), c(8)));
+}
+
+TEST_F(ExprTest, RemaindersReduceSums) {
+  const Expr *S = C.urem(C.add(k(), c(5)), c(4));
+  EXPECT_EQ(S, C.urem(C.add(k(), c(1)), c(4)));
+  // ((k % 4) + 1) % 4 is (k + 1) % 4: ring arithmetic.
+  EXPECT_EQ(C.urem(C.add(C.urem(k(), c(4)), c(1)), c(4)), C.urem(C.add(k(), c(1)), c(4)));
+  // Widening a truncation is a remainder.
+  EXPECT_EQ(C.zext(C.trunc(k(), 1), 32), C.urem(k(), c(2)));
+}
+
+TEST_F(ExprTest, OrOfDisjointBitsIsAnAddition) {
+  const Expr *Base = C.mul(C.udiv(k(), c(1024)), c(1024)); // 1024-aligned
+  const Expr *Off = C.mul(C.urem(n(), c(4)), c(8));          // below 32
+  EXPECT_EQ(C.bitOr(Base, Off), C.add(Base, Off));
+  EXPECT_EQ(C.bitOr(C.mul(k(), c(16)), c(8)), C.add(C.mul(k(), c(16)), c(8)));
+  // Overlapping bits stay an or.
+  EXPECT_TRUE(C.bitOr(k(), c(8))->is(ExprKind::Or));
+}
+
+TEST_F(ExprTest, MagicNumberDivisionIsRecognized) {
+  // Triton's k / 3: mul.hi.u64 k, 0xAAAAAAAAAAAAAAAB then shr 1.
+  const Expr *K64 = C.param("K", 0, 64);
+  const Expr *Hi = C.mulhiu(K64, C.constant(0xAAAAAAAAAAAAAAABull, 64));
+  EXPECT_EQ(C.lshr(Hi, C.constant(1, 64)), C.udiv(K64, C.constant(3, 64)));
+  // The 32-bit magic for / 7 (0x24924925 with no shift) is not exact alone: no rewrite.
+  const Expr *Hi7 = C.mulhiu(k(), c(0x24924925));
+  EXPECT_EQ(C.lshr(Hi7, c(0)), Hi7);
+  // / 5 in 32 bits: 0xCCCCCCCD, shift 2.
+  EXPECT_EQ(C.lshr(C.mulhiu(k(), c(0xCCCCCCCD)), c(2)), C.udiv(k(), c(5)));
+  // A multiplier that is no magic number stays what it is.
+  EXPECT_TRUE(C.lshr(C.mulhiu(k(), c(12345)), c(2))->is(ExprKind::UDiv));
+  EXPECT_EQ(C.lshr(C.mulhiu(k(), c(12345)), c(2))->op(0)->kind(), ExprKind::MulHiU);
+}
+
+TEST_F(ExprTest, ComparisonsTakeACanonicalShape) {
+  // x > c is c < x, which is c + 1 <= x; x <= c is x < c + 1.
+  EXPECT_EQ(C.ugt(k(), c(63)), C.ule(c(64), k()));
+  EXPECT_EQ(C.ule(k(), c(63)), C.ult(k(), c(64)));
+  // Negation flips the comparison.
+  EXPECT_EQ(C.bitNot(C.ult(k(), c(64))), C.ule(c(64), k()));
+  EXPECT_EQ(C.bitNot(C.bitNot(C.eq(k(), c(1)))), C.eq(k(), c(1)));
+  // Equalities move constants right: k + 1 == 5 is k == 4.
+  EXPECT_EQ(C.eq(C.add(k(), c(1)), c(5)), C.eq(k(), c(4)));
+  EXPECT_EQ(C.eq(c(5), C.add(k(), c(1))), C.eq(k(), c(4)));
+  // x / 32 == 0 is x < 32; x / 32 < 4 is x < 128.
+  EXPECT_EQ(C.eq(C.udiv(tid(), c(32)), c(0)), C.ult(tid(), c(32)));
+  EXPECT_EQ(C.ult(C.udiv(tid(), c(32)), c(4)), C.ult(tid(), c(128)));
+  EXPECT_EQ(C.ule(c(2), C.udiv(k(), c(64))), C.ule(c(128), k()));
+  // Ranges decide: %tid.x < 2048 always, %laneid == 40 never.
+  EXPECT_TRUE(C.ult(tid(), c(2048))->isTrue());
+  EXPECT_TRUE(C.eq(lane(), c(40))->isFalse());
+  // Signed comparisons of values known non-negative are unsigned.
+  EXPECT_EQ(C.slt(tid(), c(64)), C.ult(tid(), c(64)));
+  EXPECT_EQ(C.slt(k(), c(64))->kind(), ExprKind::SLt);
+}
+
+TEST_F(ExprTest, PredicatesSimplifyWhereBranchesMeet) {
+  const Expr *P = C.eq(k(), c(0)), *Q = C.ult(n(), c(8));
+  EXPECT_TRUE(C.bitOr(P, C.bitNot(P))->isTrue());
+  EXPECT_TRUE(C.bitAnd(P, C.bitNot(P))->isFalse());
+  // (q && p) || (q && !p) is q: the two arms of a branch under q meet again.
+  EXPECT_EQ(C.bitOr(C.bitAnd(Q, P), C.bitAnd(Q, C.bitNot(P))), Q);
+  // Absorption.
+  EXPECT_EQ(C.bitOr(Q, C.bitAnd(Q, P)), Q);
+  // De Morgan: !(p || q) is !p && !q.
+  EXPECT_EQ(C.bitNot(C.bitOr(P, Q)), C.bitAnd(C.bitNot(P), C.bitNot(Q)));
+  // xor with true is not; adding predicates is xor.
+  EXPECT_EQ(C.bitXor(P, C.boolean(true)), C.bitNot(P));
+  EXPECT_EQ(C.bitXor(P, P), C.boolean(false));
+}
+
+TEST_F(ExprTest, SelectsFold) {
+  const Expr *P = C.eq(k(), c(0));
+  EXPECT_EQ(C.select(P, c(1, 1), c(0, 1)), P);
+  EXPECT_EQ(C.select(P, c(0, 1), c(1, 1)), C.bitNot(P));
+  EXPECT_EQ(C.select(C.bitNot(P), k(), n()), C.select(P, n(), k()));
+  EXPECT_EQ(C.select(P, k(), k()), k());
+  EXPECT_EQ(C.select(C.boolean(true), k(), n()), k());
+  // selp 1, 0 then setp.eq 0 is the negation: the elect.sync idiom.
+  const Expr *Flag = C.select(P, c(1), c(0));
+  EXPECT_EQ(C.eq(Flag, c(0)), C.bitNot(P));
+  EXPECT_EQ(C.ne(Flag, c(0)), P);
+}
+
+TEST_F(ExprTest, EvaluationAndRewriting) {
+  const Expr *E = C.add(C.mul(C.udiv(tid(), c(32)), c(8)), k());
+  auto At = [&](uint64_t T, uint64_t K) {
+    return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+      if (L == tid())
+        return T;
+      if (L == k())
+        return K;
+      return std::nullopt;
+    });
+  };
+  EXPECT_EQ(At(65, 3), std::optional<uint64_t>(2 * 8 + 3));
+  EXPECT_EQ(ExprContext::evaluate(E, [](const Expr *) { return std::nullopt; }), std::nullopt);
+  // A select needs only the chosen arm.
+  const Expr *S = C.select(C.eq(tid(), c(0)), c(7), k());
+  EXPECT_EQ(ExprContext::evaluate(S, [&](const Expr *L) -> std::optional<uint64_t> {
+              return L == tid() ? std::optional<uint64_t>(0) : std::nullopt;
+            }),
+            std::optional<uint64_t>(7));
+  // Division by zero has no value.
+  EXPECT_EQ(ExprContext::evaluate(C.udiv(k(), n()),
+                                  [&](const Expr *L) -> std::optional<uint64_t> {
+                                    return L == k() ? 5 : 0;
+                                  }),
+            std::nullopt);
+  // Substitution rebuilds through the simplifying builders.
+  EXPECT_EQ(C.substitute(E, tid(), c(64)), C.add(k(), c(16)));
+}
+
+TEST_F(ExprTest, PrintingReadsLikeTheSource) {
+  EXPECT_EQ(C.eq(C.udiv(tid(), c(128)), c(1))->str(), "%tid.x / 128 == 1");
+  EXPECT_EQ(C.sub(n(), k())->str(), "-K + N");
+  EXPECT_EQ(C.add(k(), c(static_cast<uint64_t>(-1)))->str(), "K - 1");
+  EXPECT_EQ(C.ne(k(), c(0))->str(), "K != 0");
+  EXPECT_EQ(C.urem(C.add(C.iterationVar(2), c(1)), c(4))->str(), "(i2 + 1) % 4");
+  const Expr *Small = C.ult(k(), c(8));
+  const Expr *Zero = C.eq(n(), c(0));
+  EXPECT_EQ(C.bitAnd(Small, Zero)->str(), "K < 8 && N == 0");
+  EXPECT_EQ(C.udiv(k(), C.udiv(n(), c(2)))->str(), "K / (N / 2)");
+  EXPECT_EQ(C.mul(C.add(k(), n()), C.param("M", 0, 32))->str(), "K * M + N * M");
+  EXPECT_EQ(C.select(C.eq(k(), c(0)), c(1), n())->str(), "K == 0 ? 1 : N");
+  EXPECT_EQ(C.symbol("smem", SymbolSpace::Shared, 32)->str(), "smem");
+  // A truncation that drops bits shows them going.
+  EXPECT_EQ(C.trunc(C.param("P", 0, 64), 32)->str(), "P % 4294967296");
+  EXPECT_EQ(C.zext(C.urem(k(), c(4)), 64)->str(), "K % 4");
+}
+
+TEST_F(ExprTest, ThreadDependence) {
+  EXPECT_TRUE(isThreadDependent(C.add(tid(), k())));
+  EXPECT_FALSE(isThreadDependent(C.add(C.specialRegister(SpecialRegister::CtaidX), k())));
+  int Site;
+  EXPECT_TRUE(isThreadDependent(C.elect(&Site, c(0xffffffff), "elected")));
+}
+
+} // namespace

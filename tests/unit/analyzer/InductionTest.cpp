@@ -1,0 +1,310 @@
+// Induction variables: linear counters, ring counters in each shape compilers write, phase
+// bits, first-iteration flags, unrolled loops, and rings carried across a persistent loop.
+#include "AnalyzerTestSupport.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::test;
+
+namespace {
+
+/// A do-while loop over K/64 k-tiles whose body is Update (in terms of %r10 = stage,
+/// %r11 = phase) and that waits on full[stage] with the phase.
+std::string ringKernel(const char *Update) {
+  return std::string(R"(
+.visible .entry k(.param .u32 k_param_0)
+.maxntid 128
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<30>;
+  .shared .align 8 .b8 full[32];
+  ld.param.u32 %r1, [k_param_0];
+  shr.u32 %r2, %r1, 6;
+  setp.eq.s32 %p1, %r2, 0;
+  @%p1 bra DONE;
+  mov.u32 %r3, 0;
+  mov.u32 %r10, 0;
+  mov.u32 %r11, 1;
+LOOP:
+  shl.b32 %r12, %r10, 3;
+  mov.u32 %r13, full;
+  add.s32 %r14, %r13, %r12;
+  mbarrier.arrive.shared::cta.b64 _, [%r14];   // body
+)") + Update + R"(
+  add.s32 %r3, %r3, 1;
+  setp.lt.u32 %p2, %r3, %r2;
+  @%p2 bra LOOP;
+DONE:
+  ret;
+}
+)";
+}
+
+struct RingCase {
+  const char *Name;
+  const char *Update;
+};
+
+class RingShapes : public ::testing::TestWithParam<RingCase> {};
+
+TEST_P(RingShapes, StageIsStartPlusIterationModuloStagesAndPhaseFlipsOnWrap) {
+  Analyzed A(ringKernel(GetParam().Update));
+  ASSERT_EQ(A.loops().size(), 1u);
+  const LoopSummary &S = A.values().loopSummary(0);
+  ExprContext &C = A.ctx();
+  const Expr *I = C.iterationVar(0);
+  const InductionVar *Stage = nullptr, *Phase = nullptr;
+  for (const InductionVar &IV : S.Inductions) {
+    if (A.values().registerName(IV.Register) == "%r10")
+      Stage = &IV;
+    if (A.values().registerName(IV.Register) == "%r11")
+      Phase = &IV;
+  }
+  ASSERT_NE(Stage, nullptr) << GetParam().Name;
+  EXPECT_EQ(Stage->Kind, InductionKind::Ring);
+  EXPECT_EQ(Stage->Modulus, C.constant(4, 32));
+  EXPECT_EQ(Stage->ClosedForm, C.urem(I, C.constant(4, 32)));
+  EXPECT_TRUE(Stage->Conditions.empty()) << "the start 0 is below 4";
+  ASSERT_NE(Phase, nullptr) << GetParam().Name;
+  EXPECT_EQ(Phase->Kind, InductionKind::Parity);
+  EXPECT_EQ(Phase->Ring, static_cast<unsigned>(Stage - S.Inductions.data()));
+  // parity = 1 ^ ((i / 4) & 1)
+  EXPECT_EQ(Phase->ClosedForm,
+            C.bitXor(C.constant(1, 32), C.urem(C.udiv(I, C.constant(4, 32)), C.constant(2, 32))));
+  // Check the closed forms against the loop by evaluation: iteration i waits on stage i % 4
+  // with phase 1 ^ (i / 4 % 2).
+  for (uint64_t It = 0; It < 12; ++It) {
+    auto At = [&](const Expr *E) {
+      return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+        return L == I ? std::optional<uint64_t>(It) : std::nullopt;
+      });
+    };
+    EXPECT_EQ(At(Stage->ClosedForm), It % 4);
+    EXPECT_EQ(At(Phase->ClosedForm), 1 ^ ((It / 4) & 1));
+  }
+  // The barrier address in the body is full + stage * 8.
+  const Expr *Addr = A.values().closedForm(A.values().operand(A.inst("// body"), 1));
+  EXPECT_EQ(Addr, C.add(C.symbol("full", SymbolSpace::Shared, 32),
+                        C.mul(C.urem(I, C.constant(4, 32)), C.constant(8, 32))));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, RingShapes,
+    ::testing::Values(
+        // nvcc: s = (s + 1) & 3; p ^= (s_old == 3)
+        RingCase{"and-mask", R"(
+  add.s32 %r20, %r10, 1;
+  and.b32 %r21, %r20, 3;
+  setp.eq.s32 %p3, %r10, 3;
+  selp.u32 %r22, 1, 0, %p3;
+  xor.b32 %r11, %r11, %r22;
+  mov.u32 %r10, %r21;)"},
+        // s = (s + 1 == 4) ? 0 : s + 1 with selp; p ^= (s + 1 == 4)
+        RingCase{"selp", R"(
+  add.s32 %r20, %r10, 1;
+  setp.eq.s32 %p3, %r20, 4;
+  selp.b32 %r10, 0, %r20, %p3;
+  selp.u32 %r22, 1, 0, %p3;
+  xor.b32 %r11, %r11, %r22;)"},
+        // s = (s + 1) % 4; p ^= (s_new == 0)
+        RingCase{"rem", R"(
+  add.s32 %r20, %r10, 1;
+  rem.u32 %r10, %r20, 4;
+  setp.eq.s32 %p3, %r10, 0;
+  selp.u32 %r22, 1, 0, %p3;
+  xor.b32 %r11, %r11, %r22;)"},
+        // s + 1 >= 4 ? 0 : s + 1 written as an unsigned compare; p = p ^ 1 under it
+        RingCase{"compare", R"(
+  add.s32 %r20, %r10, 1;
+  setp.gt.u32 %p3, %r20, 3;
+  selp.b32 %r10, 0, %r20, %p3;
+  xor.b32 %r23, %r11, 1;
+  selp.b32 %r11, %r23, %r11, %p3;)"},
+        // The CUTLASS pipeline state as a branch: if (++s == 4) { s = 0; p ^= 1; }
+        RingCase{"diamond", R"(
+  add.s32 %r10, %r10, 1;
+  setp.ne.s32 %p3, %r10, 4;
+  @%p3 bra NOWRAP;
+  mov.u32 %r10, 0;
+  xor.b32 %r11, %r11, 1;
+NOWRAP:)"}),
+    [](const ::testing::TestParamInfo<RingCase> &Info) {
+      std::string Name = Info.param.Name;
+      for (char &Ch : Name)
+        if (Ch == '-')
+          Ch = '_';
+      return Name;
+    });
+
+TEST(InductionTest, LinearCountersAndFirstIterationFlags) {
+  Analyzed A(R"(
+.visible .entry k(.param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<10>;
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 100;
+  mov.pred %p1, -1;
+LOOP:
+  add.s32 %r2, %r2, 64;              // body
+  add.s32 %r3, %r3, -3;
+  @%p1 mov.u32 %r4, 1;
+  mov.pred %p1, 0;
+  setp.lt.u32 %p2, %r2, %r1;
+  @%p2 bra LOOP;
+  ret;
+}
+)");
+  ExprContext &C = A.ctx();
+  const Expr *I = C.iterationVar(0);
+  EXPECT_EQ(A.before("// body", "%r2"), C.mul(I, C.constant(64, 32)));
+  EXPECT_EQ(A.before("// body", "%r3"), C.sub(C.constant(100, 32), C.mul(I, C.constant(3, 32))));
+  EXPECT_EQ(A.before("// body", "%p1"), C.eq(I, C.constant(0, 32)));
+  const LoopSummary &S = A.values().loopSummary(0);
+  const InductionVar *Flag = nullptr;
+  for (const InductionVar &IV : S.Inductions)
+    if (A.values().registerName(IV.Register) == "%p1")
+      Flag = &IV;
+  ASSERT_NE(Flag, nullptr);
+  EXPECT_EQ(Flag->Kind, InductionKind::FirstIteration);
+  EXPECT_EQ(Flag->Next, C.boolean(false));
+}
+
+TEST(InductionTest, UnrolledLoopKeepsConstantStagesAndAnAlternatingPhase) {
+  // Two stages unrolled: stage indices are constants, the phase flips once per iteration.
+  Analyzed A(R"(
+.visible .entry k(.param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<10>;
+  .shared .align 8 .b8 full[16];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, full;
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r4], %r3;     // stage 0
+  add.s32 %r5, %r4, 8;
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r5], %r3;     // stage 1
+  xor.b32 %r3, %r3, 1;
+  add.s32 %r2, %r2, 2;
+  setp.lt.u32 %p3, %r2, %r1;
+  @%p3 bra LOOP;
+  ret;
+}
+)");
+  ExprContext &C = A.ctx();
+  const Expr *I = C.iterationVar(0);
+  const ValueAnalysis &V = A.values();
+  const Expr *Full = C.symbol("full", SymbolSpace::Shared, 32);
+  EXPECT_EQ(V.closedForm(V.operand(A.inst("// stage 0"), 1)), Full);
+  EXPECT_EQ(V.closedForm(V.operand(A.inst("// stage 1"), 1)), C.add(Full, C.constant(8, 32)));
+  EXPECT_EQ(V.closedForm(V.operand(A.inst("// stage 1"), 2)), C.urem(I, C.constant(2, 32)));
+  const LoopSummary &S = V.loopSummary(0);
+  bool Alternating = false;
+  for (const InductionVar &IV : S.Inductions)
+    Alternating |= IV.Kind == InductionKind::Alternating;
+  EXPECT_TRUE(Alternating);
+}
+
+// The B3 shape: a persistent tile loop around a k-loop that carries stage and phase; the
+// k-loop is skipped when K < 64.
+const char Persistent[] = R"(
+.visible .entry k(.param .u32 tiles, .param .u32 kdim)
+.maxntid 128
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<40>;
+  .shared .align 8 .b8 full[16];
+  ld.param.u32 %r1, [tiles];
+  ld.param.u32 %r2, [kdim];
+  shr.u32 %r3, %r2, 6;
+  mov.u32 %r4, %ctaid.x;
+  mov.u32 %r5, %nctaid.x;
+  setp.ge.u32 %p1, %r4, %r1;
+  @%p1 bra END;
+  neg.s32 %r6, %r3;
+  mov.u32 %r10, 0;
+  mov.u32 %r11, 1;
+TILE:
+  setp.lt.u32 %p2, %r2, 64;                     // tile header
+  @%p2 bra NEXT;
+  mov.u32 %r7, %r6;
+KLOOP:
+  shl.b32 %r12, %r10, 3;
+  mov.u32 %r13, full;
+  add.s32 %r14, %r13, %r12;
+  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r14], %r11;   // k body
+  add.s32 %r15, %r10, 1;
+  setp.eq.s32 %p4, %r15, 2;
+  selp.b32 %r10, 0, %r15, %p4;
+  selp.u32 %r16, 1, 0, %p4;
+  xor.b32 %r11, %r11, %r16;
+  add.s32 %r7, %r7, 1;
+  setp.ne.s32 %p5, %r7, 0;
+  @%p5 bra KLOOP;
+NEXT:
+  add.s32 %r4, %r4, %r5;                        // next tile
+  setp.lt.u32 %p6, %r4, %r1;
+  @%p6 bra TILE;
+END:
+  ret;
+}
+)";
+
+TEST(InductionTest, RingsCarriedAcrossAPersistentLoop) {
+  Analyzed A(Persistent);
+  ASSERT_EQ(A.loops().size(), 2u);
+  ExprContext &C = A.ctx();
+  const ValueAnalysis &V = A.values();
+  LoopId Tile = A.loopOf("// tile header"), K = A.loopOf("// k body");
+  const Expr *J = C.iterationVar(Tile), *I = C.iterationVar(K);
+  const Expr *KTiles = C.udiv(A.param("kdim"), C.constant(64, 32));
+  // In the tile loop, the stage advances by the k-loop's trip count per tile.
+  const LoopSummary &Outer = V.loopSummary(Tile);
+  const InductionVar *Stage = nullptr, *Phase = nullptr;
+  for (const InductionVar &IV : Outer.Inductions) {
+    if (V.registerName(IV.Register) == "%r10")
+      Stage = &IV;
+    if (V.registerName(IV.Register) == "%r11")
+      Phase = &IV;
+  }
+  ASSERT_NE(Stage, nullptr);
+  EXPECT_EQ(Stage->Kind, InductionKind::Ring);
+  EXPECT_EQ(Stage->Step, KTiles);
+  EXPECT_EQ(Stage->ClosedForm, C.urem(C.mul(KTiles, J), C.constant(2, 32)));
+  ASSERT_NE(Phase, nullptr);
+  EXPECT_EQ(Phase->Kind, InductionKind::Parity);
+  // In the k-loop, in terms of both iteration numbers: the global k-tile count is
+  // j * K/64 + i.
+  const Expr *Count = C.add(C.mul(KTiles, J), I);
+  const Expr *Parity = V.closedForm(V.operand(A.inst("// k body"), 2));
+  const Expr *Addr = V.closedForm(V.operand(A.inst("// k body"), 1));
+  EXPECT_EQ(Addr, C.add(C.symbol("full", SymbolSpace::Shared, 32),
+                        C.mul(C.urem(Count, C.constant(2, 32)), C.constant(8, 32))));
+  // Evaluate: with K/64 = 3, tile j = 1, k-tile i = 2 is global k-tile 5: stage 1, and two
+  // wraps (at 2 and 4) have flipped the starting phase 1 twice: phase 1.
+  auto At = [&](const Expr *E, uint64_t KDim, uint64_t Jv, uint64_t Iv) {
+    return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+      if (L == J)
+        return Jv;
+      if (L == I)
+        return Iv;
+      if (L == A.param("kdim"))
+        return KDim;
+      return std::nullopt;
+    });
+  };
+  for (uint64_t Jv = 0; Jv < 4; ++Jv)
+    for (uint64_t Iv = 0; Iv < 3; ++Iv) {
+      uint64_t Global = Jv * 3 + Iv;
+      EXPECT_EQ(At(Parity, 192, Jv, Iv), 1 ^ ((Global / 2) & 1)) << Jv << " " << Iv;
+    }
+}
+
+} // namespace
