@@ -194,18 +194,22 @@ bool CfgBuilder::isNoReturnCall(InstId I) const {
 
 void CfgBuilder::cutBlocks() {
   bool NeedNew = true;
+  bool Marked = false; // the current block already starts at a label or a return point
   auto Start = [&] {
     BasicBlock B;
     B.Index = G.Blocks.size();
     B.Begin = B.End = G.Insts.size();
     G.Blocks.push_back(B);
     NeedNew = false;
+    Marked = false;
   };
   for (const Item &It : Items) {
     if (It.Kind != Item::Inst) {
-      // Consecutive labels name the same block.
-      if (NeedNew || !G.Blocks.back().empty())
+      // Every label starts a block, even right after another label: a loop whose first
+      // statement is an inline-asm wait loop has its own header, distinct from the wait's.
+      if (NeedNew || !G.Blocks.back().empty() || Marked)
         Start();
+      Marked = true;
       BasicBlock &B = G.Blocks.back();
       if (It.Kind == Item::Label) {
         LabelBlocks[{It.L, It.Frame}] = B.Index;
