@@ -115,5 +115,14 @@ MbarrierViolation Mbarrier::completeTx(uint32_t Bytes) {
   return MbarrierViolation::None;
 }
 
+MbarrierViolation Mbarrier::incrementPending(uint32_t Count) {
+  if (!Initialized)
+    return MbarrierViolation::NotInitialized;
+  if (Count == 0 || Pending + static_cast<uint64_t>(Count) > MaxCount)
+    return MbarrierViolation::CountOutOfRange;
+  Pending += Count;
+  return MbarrierViolation::None;
+}
+
 } // namespace models
 } // namespace wsv

@@ -143,4 +143,32 @@ TEST(Mbarrier, ReinitIsOnlyLegalWhenIdle) {
   EXPECT_EQ(B.pending(), 5u);
 }
 
+TEST(Mbarrier, CpAsyncArriveWithoutNoincKeepsTheCount) {
+  // cp.async.mbarrier.arrive: +1 pending at issue, -1 when the copies land.
+  Mbarrier B;
+  B.init(1);
+  EXPECT_EQ(B.incrementPending(), MbarrierViolation::None);
+  EXPECT_EQ(B.pending(), 2u);
+  B.arrive(); // the thread's own arrival
+  EXPECT_FALSE(B.testWaitParity(0));
+  B.arrive(); // the asynchronous one
+  EXPECT_TRUE(B.testWaitParity(0));
+  Mbarrier Idle;
+  EXPECT_EQ(Idle.incrementPending(), MbarrierViolation::NotInitialized);
+}
+
+TEST(Mbarrier, StateTokenWaitsForItsOwnPhase) {
+  Mbarrier B;
+  B.init(2);
+  uint64_t Token = B.arrivalToken();
+  B.arrive();
+  EXPECT_FALSE(B.testWaitToken(Token));
+  B.arrive();
+  EXPECT_TRUE(B.testWaitToken(Token));
+  // Unlike parity, a token is not fooled by a second completed phase.
+  B.arrive(2);
+  EXPECT_TRUE(B.testWaitToken(Token));
+  EXPECT_FALSE(B.testWaitToken(B.arrivalToken()));
+}
+
 } // namespace

@@ -55,6 +55,14 @@ public:
   /// cannot complete a phase whose bytes have not landed.
   MbarrierViolation arriveExpectTx(uint32_t Bytes, uint32_t Count = 1);
   MbarrierViolation completeTx(uint32_t Bytes);
+  /// cp.async.mbarrier.arrive without .noinc raises the pending count by one when issued, so
+  /// that its later asynchronous arrival leaves the phase's count unchanged.
+  MbarrierViolation incrementPending(uint32_t Count = 1);
+
+  /// The state an arrive returns: which phase the arrival belonged to.
+  uint64_t arrivalToken() const { return CompletedPhases; }
+  /// try_wait / test_wait with a state token: has the phase the token came from completed?
+  bool testWaitToken(uint64_t Token) const { return CompletedPhases > Token; }
 
   /// try_wait.parity / test_wait.parity: has the phase with this parity completed?
   bool testWaitParity(uint32_t Parity) const { return currentParity() != (Parity & 1); }
