@@ -573,82 +573,87 @@ static int64_t toSigned(uint64_t V, unsigned Width) {
   return static_cast<int64_t>((V ^ Sign) - Sign);
 }
 
-std::optional<uint64_t>
-ExprContext::evaluate(const Expr *E,
-                      const std::function<std::optional<uint64_t>(const Expr *)> &Leaf) {
-  llvm::DenseMap<const Expr *, std::optional<uint64_t>> Memo;
-  std::function<std::optional<uint64_t>(const Expr *)> Eval =
-      [&](const Expr *N) -> std::optional<uint64_t> {
+namespace {
+/// Evaluation with a memo for shared subexpressions; most predicates are small, so the memo
+/// lives on the stack.
+class Evaluator {
+public:
+  explicit Evaluator(llvm::function_ref<std::optional<uint64_t>(const Expr *)> Leaf)
+      : Leaf(Leaf) {}
+
+  std::optional<uint64_t> eval(const Expr *N) {
     if (N->isConstant())
       return N->payload();
+    if (N->isLeaf())
+      return Leaf(N);
     auto It = Memo.find(N);
     if (It != Memo.end())
       return It->second;
-    std::optional<uint64_t> Result;
-    const uint64_t M = mask(N->width());
-    if (N->isLeaf()) {
-      Result = Leaf(N);
-    } else {
-      llvm::SmallVector<uint64_t, 3> V;
-      bool Known = true;
-      // Selects evaluate only the chosen arm, so an unknown in the other arm does not matter.
-      if (N->is(ExprKind::Select)) {
-        std::optional<uint64_t> C = Eval(N->op(0));
-        if (C)
-          Result = Eval(N->op(*C ? 1 : 2));
-        Memo[N] = Result;
-        return Result;
-      }
-      for (const Expr *Op : N->ops()) {
-        std::optional<uint64_t> X = Eval(Op);
-        if (!X) {
-          Known = false;
-          break;
-        }
-        V.push_back(*X);
-      }
-      if (Known) {
-        unsigned W = N->ops().empty() ? N->width() : N->op(0)->width();
-        int64_t S0 = toSigned(V[0], W), S1 = V.size() > 1 ? toSigned(V[1], W) : 0;
-        switch (N->kind()) {
-        case ExprKind::ZExt: Result = V[0]; break;
-        case ExprKind::SExt: Result = static_cast<uint64_t>(S0) & M; break;
-        case ExprKind::Trunc: Result = V[0] & M; break;
-        case ExprKind::Not: Result = ~V[0] & M; break;
-        case ExprKind::Add: Result = (V[0] + V[1]) & M; break;
-        case ExprKind::Mul: Result = (V[0] * V[1]) & M; break;
-        case ExprKind::UDiv: if (V[1]) Result = V[0] / V[1]; break;
-        case ExprKind::URem: if (V[1]) Result = V[0] % V[1]; break;
-        case ExprKind::SDiv: if (S1) Result = static_cast<uint64_t>(S0 / S1) & M; break;
-        case ExprKind::SRem: if (S1) Result = static_cast<uint64_t>(S0 % S1) & M; break;
-        case ExprKind::Shl: Result = V[1] >= W ? 0 : (V[0] << V[1]) & M; break;
-        case ExprKind::LShr: Result = V[1] >= W ? 0 : V[0] >> V[1]; break;
-        case ExprKind::AShr:
-          Result = static_cast<uint64_t>(S0 >> std::min<uint64_t>(V[1], W - 1)) & M;
-          break;
-        case ExprKind::And: Result = V[0] & V[1]; break;
-        case ExprKind::Or: Result = V[0] | V[1]; break;
-        case ExprKind::Xor: Result = V[0] ^ V[1]; break;
-        case ExprKind::UMin: Result = std::min(V[0], V[1]); break;
-        case ExprKind::UMax: Result = std::max(V[0], V[1]); break;
-        case ExprKind::SMin: Result = static_cast<uint64_t>(std::min(S0, S1)) & M; break;
-        case ExprKind::SMax: Result = static_cast<uint64_t>(std::max(S0, S1)) & M; break;
-        case ExprKind::MulHiU:
-          Result = static_cast<uint64_t>((static_cast<unsigned __int128>(V[0]) * V[1]) >> W) & M;
-          break;
-        case ExprKind::Eq: Result = V[0] == V[1]; break;
-        case ExprKind::ULt: Result = V[0] < V[1]; break;
-        case ExprKind::ULe: Result = V[0] <= V[1]; break;
-        case ExprKind::SLt: Result = S0 < S1; break;
-        case ExprKind::SLe: Result = S0 <= S1; break;
-        default: break; // MapA: an address in another CTA has no single number
-        }
-      }
-    }
+    std::optional<uint64_t> Result = compute(N);
     Memo[N] = Result;
     return Result;
-  };
-  return Eval(E);
+  }
+
+private:
+  std::optional<uint64_t> compute(const Expr *N) {
+    const uint64_t M = ExprContext::mask(N->width());
+    // Selects evaluate only the chosen arm, so an unknown in the other arm does not matter.
+    if (N->is(ExprKind::Select)) {
+      std::optional<uint64_t> C = eval(N->op(0));
+      return C ? eval(N->op(*C ? 1 : 2)) : std::nullopt;
+    }
+    uint64_t V[2] = {0, 0};
+    for (unsigned K = 0; K < N->ops().size() && K < 2; ++K) {
+      std::optional<uint64_t> X = eval(N->op(K));
+      if (!X)
+        return std::nullopt;
+      V[K] = *X;
+    }
+    const unsigned W = N->op(0)->width();
+    const int64_t S0 = toSigned(V[0], W), S1 = toSigned(V[1], W);
+    switch (N->kind()) {
+    case ExprKind::ZExt: return V[0];
+    case ExprKind::SExt: return static_cast<uint64_t>(S0) & M;
+    case ExprKind::Trunc: return V[0] & M;
+    case ExprKind::Not: return ~V[0] & M;
+    case ExprKind::Add: return (V[0] + V[1]) & M;
+    case ExprKind::Mul: return (V[0] * V[1]) & M;
+    case ExprKind::UDiv: return V[1] ? std::optional<uint64_t>(V[0] / V[1]) : std::nullopt;
+    case ExprKind::URem: return V[1] ? std::optional<uint64_t>(V[0] % V[1]) : std::nullopt;
+    case ExprKind::SDiv:
+      return S1 ? std::optional<uint64_t>(static_cast<uint64_t>(S0 / S1) & M) : std::nullopt;
+    case ExprKind::SRem:
+      return S1 ? std::optional<uint64_t>(static_cast<uint64_t>(S0 % S1) & M) : std::nullopt;
+    case ExprKind::Shl: return V[1] >= W ? 0 : (V[0] << V[1]) & M;
+    case ExprKind::LShr: return V[1] >= W ? 0 : V[0] >> V[1];
+    case ExprKind::AShr: return static_cast<uint64_t>(S0 >> std::min<uint64_t>(V[1], W - 1)) & M;
+    case ExprKind::And: return V[0] & V[1];
+    case ExprKind::Or: return V[0] | V[1];
+    case ExprKind::Xor: return V[0] ^ V[1];
+    case ExprKind::UMin: return std::min(V[0], V[1]);
+    case ExprKind::UMax: return std::max(V[0], V[1]);
+    case ExprKind::SMin: return static_cast<uint64_t>(std::min(S0, S1)) & M;
+    case ExprKind::SMax: return static_cast<uint64_t>(std::max(S0, S1)) & M;
+    case ExprKind::MulHiU:
+      return static_cast<uint64_t>((static_cast<unsigned __int128>(V[0]) * V[1]) >> W) & M;
+    case ExprKind::Eq: return V[0] == V[1];
+    case ExprKind::ULt: return V[0] < V[1];
+    case ExprKind::ULe: return V[0] <= V[1];
+    case ExprKind::SLt: return S0 < S1;
+    case ExprKind::SLe: return S0 <= S1;
+    default: return std::nullopt; // MapA: an address in another CTA has no single number
+    }
+  }
+
+  llvm::function_ref<std::optional<uint64_t>(const Expr *)> Leaf;
+  llvm::SmallDenseMap<const Expr *, std::optional<uint64_t>, 32> Memo;
+};
+} // namespace
+
+std::optional<uint64_t>
+ExprContext::evaluate(const Expr *E,
+                      llvm::function_ref<std::optional<uint64_t>(const Expr *)> Leaf) {
+  return Evaluator(Leaf).eval(E);
 }
 
 //===- Rewriting -------------------------------------------------------------------------===//

@@ -58,9 +58,11 @@ bool splitLinear(ExprContext &Ctx, const Expr *E, const Expr *Iter, const Expr *
   return true;
 }
 
-bool isPositiveStep(const Expr *B) {
+/// A step that counts up: below half the range, so it reads as positive. A step that may be
+/// zero (%nctaid.x / 2 in a 2-CTA cluster) needs a condition.
+bool isUpwardStep(const Expr *B) {
   uint64_t Half = 1ull << (B->width() - 1);
-  return B->range().Lo >= 1 && B->range().Hi < Half;
+  return B->range().Hi < Half && !B->isConstant(0);
 }
 
 bool isNegativeConstant(const Expr *B) {
@@ -76,6 +78,21 @@ struct Solution {
 /// Solves "the loop continues while Stay(i)" for the number of header runs.
 Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
   Solution Sol;
+  // Continuing while every conjunct holds: the loop ends at the first bound it reaches
+  // (`s < STAGES && s < k_tiles` is min(STAGES, k_tiles) iterations).
+  if (Stay->is(ExprKind::And) && Stay->width() == 1) {
+    Solution Left = solveStay(Ctx, Stay->op(0), Iter);
+    if (!Left.HeaderRuns)
+      return Left;
+    Solution Right = solveStay(Ctx, Stay->op(1), Iter);
+    if (!Right.HeaderRuns)
+      return Right;
+    const unsigned W = std::max(Left.HeaderRuns->width(), Right.HeaderRuns->width());
+    Sol.HeaderRuns = Ctx.umin(Ctx.zext(Left.HeaderRuns, W), Ctx.zext(Right.HeaderRuns, W));
+    Sol.Conditions = Left.Conditions;
+    Sol.Conditions.append(Right.Conditions.begin(), Right.Conditions.end());
+    return Sol;
+  }
   const Expr *A, *B;
   auto Fail = [&](const char *Why) {
     Sol.Failure = Why;
@@ -84,10 +101,12 @@ Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
   // Increasing counter below a bound: A + B*i < Y, B > 0. The first i where it fails is
   // ceil((Y - A) / B) (0 when A >= Y), so H = (Y - A + 2B - 1) / B, exact while A < Y + B.
   auto Below = [&](const Expr *X, const Expr *Y, bool Signed) {
-    if (!splitLinear(Ctx, X, Iter, A, B) || !isPositiveStep(B))
+    if (!splitLinear(Ctx, X, Iter, A, B) || !isUpwardStep(B))
       return Fail("the exit test's counter does not step up by a positive amount");
     const unsigned W = X->width();
     const Expr *Two = Ctx.constant(2, W), *One = Ctx.constant(1, W);
+    if (B->range().Lo == 0)
+      Sol.Conditions.push_back(Ctx.ne(B, Ctx.constant(0, W)));
     Sol.HeaderRuns = Ctx.udiv(Ctx.add(Ctx.sub(Y, A), Ctx.sub(Ctx.mul(Two, B), One)), B);
     // When the test reads the updated counter (A = start + B) the natural condition is
     // start < Y; otherwise A <= Y suffices.
@@ -248,14 +267,43 @@ bool ValueBuilder::implies(llvm::ArrayRef<const Expr *> Facts, const Expr *Goal)
         Goal->op(1)->isConstant() && Goal->op(1)->payload() >= K->op(1)->payload())
       return true;
   }
+  // Unsigned and signed orders agree between values known to be non-negative: a <u b with
+  // 0 <=s b gives a <s b (and the same for <=).
+  auto NonNegative = [&](const Expr *X) {
+    if (X->range().Hi < (1ull << (X->width() - 1)))
+      return true;
+    const Expr *Zero = Ctx.constant(0, X->width());
+    return llvm::is_contained(Known, Ctx.sle(Zero, X));
+  };
+  if ((Goal->is(ExprKind::SLt) || Goal->is(ExprKind::SLe)) && NonNegative(Goal->op(1))) {
+    const Expr *Unsigned = Goal->is(ExprKind::SLt) ? Ctx.ult(Goal->op(0), Goal->op(1))
+                                                   : Ctx.ule(Goal->op(0), Goal->op(1));
+    if (llvm::is_contained(Known, Unsigned))
+      return true;
+  }
+  if ((Goal->is(ExprKind::ULt) || Goal->is(ExprKind::ULe)) && NonNegative(Goal->op(0))) {
+    const Expr *Signed = Goal->is(ExprKind::ULt) ? Ctx.slt(Goal->op(0), Goal->op(1))
+                                                 : Ctx.sle(Goal->op(0), Goal->op(1));
+    if (llvm::is_contained(Known, Signed))
+      return true;
+  }
   // c1 <=s x with c1 >= 0 puts x in [c1, smax]: also c2 <= x unsigned for c2 <= c1.
   for (const Expr *K : Known)
     if (K->is(ExprKind::SLe) && Goal->is(ExprKind::ULe) && K->op(1) == Goal->op(1) &&
         K->op(0)->isConstant() && Goal->op(0)->isConstant() && K->op(0)->signedValue() >= 0 &&
         Goal->op(0)->payload() <= K->op(0)->payload())
       return true;
-  if (!S)
+  // x != 0 follows from a positive lower bound.
+  if (Goal->is(ExprKind::Not) && Goal->op(0)->is(ExprKind::Eq) && Goal->op(0)->op(1)->isConstant(0))
+    for (const Expr *K : Known)
+      if ((K->is(ExprKind::ULe) || K->is(ExprKind::SLe)) && K->op(1) == Goal->op(0)->op(0) &&
+          K->op(0)->isConstant() && K->op(0)->signedValue() >= 1)
+        return true;
+  // The solver costs milliseconds a question: a few per function, then conditions stay
+  // unproven (which is honest, only less convenient).
+  if (!S || SolverQuestions >= MaxSolverQuestions)
     return false;
+  ++SolverQuestions;
   const Expr *All = Ctx.boolean(true);
   for (const Expr *K : Known)
     All = Ctx.bitAnd(All, K);

@@ -146,6 +146,9 @@ public:
   /// (loop, induction index).
   llvm::DenseMap<const Expr *, std::pair<LoopId, unsigned>> ExitForms;
   llvm::DenseMap<const Expr *, const Expr *> ClosedForms;
+  /// Implications put to the solver so far, and how many it may get per function.
+  unsigned SolverQuestions = 0;
+  static constexpr unsigned MaxSolverQuestions = 4;
   /// Header phis of the loop being finished that something in the loop reads.
   llvm::SmallPtrSet<const Expr *, 32> LivePhis;
 };

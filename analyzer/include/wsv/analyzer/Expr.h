@@ -22,6 +22,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/FoldingSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
@@ -268,7 +269,7 @@ public:
   /// Evaluates E where Leaf gives every leaf's value (std::nullopt: unknown). Division by
   /// zero gives std::nullopt (PTX leaves the result unspecified).
   static std::optional<uint64_t>
-  evaluate(const Expr *E, const std::function<std::optional<uint64_t>(const Expr *)> &Leaf);
+  evaluate(const Expr *E, llvm::function_ref<std::optional<uint64_t>(const Expr *)> Leaf);
 
   /// Interns a string for the life of the context.
   llvm::StringRef save(llvm::StringRef S) { return Saver.save(S); }
