@@ -14,6 +14,9 @@
 namespace wsv {
 namespace runner {
 
+struct CublasApi;
+
+/// A cuBLAS handle on a stream. The library is opened on first use (see Cublas.cpp).
 class Cublas {
 public:
   static Expected<std::unique_ptr<Cublas>> create(cudaStream_t Stream);
@@ -23,6 +26,7 @@ public:
 
 private:
   Cublas() = default;
+  const CublasApi *Api = nullptr;
   cublasHandle_t Handle = nullptr;
 };
 
