@@ -1,6 +1,7 @@
 //===- Expr.cpp - expression nodes, ranges, printing, evaluation ------------------===//
 #include "wsv/analyzer/Expr.h"
 
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -118,16 +119,6 @@ int64_t Expr::signedValue() const {
   return static_cast<int64_t>((Payload ^ Sign) - Sign);
 }
 
-void Expr::Profile(llvm::FoldingSetNodeID &ID) const {
-  ID.AddInteger(static_cast<unsigned>(Kind));
-  ID.AddInteger(Width);
-  ID.AddInteger(Payload);
-  ID.AddPointer(Site);
-  ID.AddString(Name);
-  for (const Expr *Op : ops())
-    ID.AddPointer(Op);
-}
-
 bool Expr::mentions(const std::function<bool(const Expr *)> &Pred) const {
   llvm::SmallVector<const Expr *, 16> Work{this};
   llvm::SmallPtrSet<const Expr *, 16> Seen;
@@ -161,26 +152,48 @@ bool wsv::analyzer::isThreadDependent(const Expr *E) {
 
 ExprContext::ExprContext() = default;
 
+llvm::StringRef ExprContext::save(llvm::StringRef S) {
+  if (Interned.count({S.data(), S.size()}))
+    return S;
+  S = Saver.save(S);
+  Interned.insert({S.data(), S.size()});
+  return S;
+}
+
+unsigned ExprContext::NodeInfo::getHashValue(const NodeKey &K) {
+  return static_cast<unsigned>(llvm::hash_combine(
+      static_cast<unsigned>(K.Kind), K.Width, K.Payload, K.Site, K.Name,
+      llvm::hash_combine_range(K.Ops.begin(), K.Ops.end())));
+}
+
+unsigned ExprContext::NodeInfo::getHashValue(const Expr *E) {
+  return getHashValue(
+      NodeKey{E->kind(), E->width(), E->payload(), E->site(), E->name().data(), E->ops()});
+}
+
+bool ExprContext::NodeInfo::isEqual(const NodeKey &K, const Expr *E) {
+  if (E == getEmptyKey() || E == getTombstoneKey())
+    return false;
+  return E->kind() == K.Kind && E->width() == K.Width && E->payload() == K.Payload &&
+         E->site() == K.Site && E->name().data() == K.Name && E->ops() == K.Ops;
+}
+
 const Expr *ExprContext::make(ExprKind Kind, unsigned Width, llvm::ArrayRef<const Expr *> Ops,
                               uint64_t Payload, StringRef Name, const void *Site) {
   assert(Width >= 1 && Width <= 64 && "expression widths are 1 to 64 bits");
-  llvm::FoldingSetNodeID ID;
-  ID.AddInteger(static_cast<unsigned>(Kind));
-  ID.AddInteger(Width);
-  ID.AddInteger(Payload);
-  ID.AddPointer(Site);
-  ID.AddString(Name);
-  for (const Expr *Op : Ops)
-    ID.AddPointer(Op);
-  void *InsertPos = nullptr;
-  if (Expr *Existing = Nodes.FindNodeOrInsertPos(ID, InsertPos))
-    return Existing;
+  // Names are interned first, so a node is identified by the name's address.
+  if (!Name.empty())
+    Name = save(Name);
+  NodeKey Key{Kind, Width, Payload, Site, Name.empty() ? nullptr : Name.data(), Ops};
+  auto It = Nodes.find_as(Key);
+  if (It != Nodes.end())
+    return *It;
   auto *E = new (Alloc.Allocate<Expr>()) Expr();
   E->Kind = Kind;
   E->Width = static_cast<uint8_t>(Width);
   E->Payload = Payload;
   E->Site = Site;
-  E->Name = Name.empty() ? StringRef() : Saver.save(Name);
+  E->Name = Name;
   if (!Ops.empty()) {
     auto **Stored = Alloc.Allocate<const Expr *>(Ops.size());
     std::copy(Ops.begin(), Ops.end(), Stored);
@@ -189,7 +202,7 @@ const Expr *ExprContext::make(ExprKind Kind, unsigned Width, llvm::ArrayRef<cons
   }
   E->Range = computeRange(Kind, Width, Ops, Payload);
   E->Id = NextId++;
-  Nodes.InsertNode(E, InsertPos);
+  Nodes.insert(E);
   return E;
 }
 
@@ -573,6 +586,47 @@ static int64_t toSigned(uint64_t V, unsigned Width) {
   return static_cast<int64_t>((V ^ Sign) - Sign);
 }
 
+std::optional<uint64_t> ExprContext::apply(const Expr *N, llvm::ArrayRef<uint64_t> V) {
+  const uint64_t M = mask(N->width());
+  if (N->is(ExprKind::Select))
+    return V[0] ? V[1] : V[2];
+  const unsigned W = N->op(0)->width();
+  const int64_t S0 = toSigned(V[0], W), S1 = V.size() > 1 ? toSigned(V[1], W) : 0;
+  const uint64_t V1 = V.size() > 1 ? V[1] : 0;
+  switch (N->kind()) {
+  case ExprKind::ZExt: return V[0];
+  case ExprKind::SExt: return static_cast<uint64_t>(S0) & M;
+  case ExprKind::Trunc: return V[0] & M;
+  case ExprKind::Not: return ~V[0] & M;
+  case ExprKind::Add: return (V[0] + V1) & M;
+  case ExprKind::Mul: return (V[0] * V1) & M;
+  case ExprKind::UDiv: return V1 ? std::optional<uint64_t>(V[0] / V1) : std::nullopt;
+  case ExprKind::URem: return V1 ? std::optional<uint64_t>(V[0] % V1) : std::nullopt;
+  case ExprKind::SDiv:
+    return S1 ? std::optional<uint64_t>(static_cast<uint64_t>(S0 / S1) & M) : std::nullopt;
+  case ExprKind::SRem:
+    return S1 ? std::optional<uint64_t>(static_cast<uint64_t>(S0 % S1) & M) : std::nullopt;
+  case ExprKind::Shl: return V1 >= W ? 0 : (V[0] << V1) & M;
+  case ExprKind::LShr: return V1 >= W ? 0 : V[0] >> V1;
+  case ExprKind::AShr: return static_cast<uint64_t>(S0 >> std::min<uint64_t>(V1, W - 1)) & M;
+  case ExprKind::And: return V[0] & V1;
+  case ExprKind::Or: return V[0] | V1;
+  case ExprKind::Xor: return V[0] ^ V1;
+  case ExprKind::UMin: return std::min(V[0], V1);
+  case ExprKind::UMax: return std::max(V[0], V1);
+  case ExprKind::SMin: return static_cast<uint64_t>(std::min(S0, S1)) & M;
+  case ExprKind::SMax: return static_cast<uint64_t>(std::max(S0, S1)) & M;
+  case ExprKind::MulHiU:
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(V[0]) * V1) >> W) & M;
+  case ExprKind::Eq: return V[0] == V1;
+  case ExprKind::ULt: return V[0] < V1;
+  case ExprKind::ULe: return V[0] <= V1;
+  case ExprKind::SLt: return S0 < S1;
+  case ExprKind::SLe: return S0 <= S1;
+  default: return std::nullopt; // MapA: an address in another CTA has no single number
+  }
+}
+
 namespace {
 /// Evaluation with a memo for shared subexpressions; most predicates are small, so the memo
 /// lives on the stack.
@@ -596,7 +650,6 @@ public:
 
 private:
   std::optional<uint64_t> compute(const Expr *N) {
-    const uint64_t M = ExprContext::mask(N->width());
     // Selects evaluate only the chosen arm, so an unknown in the other arm does not matter.
     if (N->is(ExprKind::Select)) {
       std::optional<uint64_t> C = eval(N->op(0));
@@ -609,40 +662,7 @@ private:
         return std::nullopt;
       V[K] = *X;
     }
-    const unsigned W = N->op(0)->width();
-    const int64_t S0 = toSigned(V[0], W), S1 = toSigned(V[1], W);
-    switch (N->kind()) {
-    case ExprKind::ZExt: return V[0];
-    case ExprKind::SExt: return static_cast<uint64_t>(S0) & M;
-    case ExprKind::Trunc: return V[0] & M;
-    case ExprKind::Not: return ~V[0] & M;
-    case ExprKind::Add: return (V[0] + V[1]) & M;
-    case ExprKind::Mul: return (V[0] * V[1]) & M;
-    case ExprKind::UDiv: return V[1] ? std::optional<uint64_t>(V[0] / V[1]) : std::nullopt;
-    case ExprKind::URem: return V[1] ? std::optional<uint64_t>(V[0] % V[1]) : std::nullopt;
-    case ExprKind::SDiv:
-      return S1 ? std::optional<uint64_t>(static_cast<uint64_t>(S0 / S1) & M) : std::nullopt;
-    case ExprKind::SRem:
-      return S1 ? std::optional<uint64_t>(static_cast<uint64_t>(S0 % S1) & M) : std::nullopt;
-    case ExprKind::Shl: return V[1] >= W ? 0 : (V[0] << V[1]) & M;
-    case ExprKind::LShr: return V[1] >= W ? 0 : V[0] >> V[1];
-    case ExprKind::AShr: return static_cast<uint64_t>(S0 >> std::min<uint64_t>(V[1], W - 1)) & M;
-    case ExprKind::And: return V[0] & V[1];
-    case ExprKind::Or: return V[0] | V[1];
-    case ExprKind::Xor: return V[0] ^ V[1];
-    case ExprKind::UMin: return std::min(V[0], V[1]);
-    case ExprKind::UMax: return std::max(V[0], V[1]);
-    case ExprKind::SMin: return static_cast<uint64_t>(std::min(S0, S1)) & M;
-    case ExprKind::SMax: return static_cast<uint64_t>(std::max(S0, S1)) & M;
-    case ExprKind::MulHiU:
-      return static_cast<uint64_t>((static_cast<unsigned __int128>(V[0]) * V[1]) >> W) & M;
-    case ExprKind::Eq: return V[0] == V[1];
-    case ExprKind::ULt: return V[0] < V[1];
-    case ExprKind::ULe: return V[0] <= V[1];
-    case ExprKind::SLt: return S0 < S1;
-    case ExprKind::SLe: return S0 <= S1;
-    default: return std::nullopt; // MapA: an address in another CTA has no single number
-    }
+    return ExprContext::apply(N, llvm::ArrayRef<uint64_t>(V, N->ops().size()));
   }
 
   llvm::function_ref<std::optional<uint64_t>(const Expr *)> Leaf;

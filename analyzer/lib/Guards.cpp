@@ -120,12 +120,77 @@ void collectThreadTerms(const Expr *E, llvm::SmallPtrSetImpl<const Expr *> &Seen
   for (const Expr *Op : E->ops())
     collectThreadTerms(Op, Seen, Out);
 }
+/// A thread-only subexpression flattened for evaluation at every thread id: nodes in
+/// operand-before-use order, each reading earlier slots. A CTA has up to 1024 threads and a
+/// guard a handful of such terms; this avoids a hash map per evaluation.
+class ThreadProgram {
+public:
+  explicit ThreadProgram(const Expr *Root) { add(Root); }
+
+  /// Runs with the thread's coordinates; std::nullopt for an unspecified result.
+  std::optional<uint64_t> run(uint64_t X, uint64_t Y, uint64_t Z, uint64_t Lane) {
+    Values.resize(Nodes.size());
+    for (unsigned K = 0; K < Nodes.size(); ++K) {
+      const Step &St = Nodes[K];
+      const Expr *N = St.Node;
+      if (N->isConstant()) {
+        Values[K] = N->payload();
+        continue;
+      }
+      if (N->is(ExprKind::SpecialReg)) {
+        switch (N->specialRegister()) {
+        case SpecialRegister::TidX: Values[K] = X; break;
+        case SpecialRegister::TidY: Values[K] = Y; break;
+        case SpecialRegister::TidZ: Values[K] = Z; break;
+        default: Values[K] = Lane; break;
+        }
+        continue;
+      }
+      uint64_t Operands[3];
+      for (unsigned O = 0; O < St.NumOps; ++O)
+        Operands[O] = Values[St.Ops[O]];
+      std::optional<uint64_t> V = ExprContext::apply(N, llvm::ArrayRef<uint64_t>(Operands, St.NumOps));
+      if (!V)
+        return std::nullopt;
+      Values[K] = *V;
+    }
+    return Values.back();
+  }
+
+private:
+  struct Step {
+    const Expr *Node;
+    unsigned Ops[3];
+    unsigned NumOps;
+  };
+  unsigned add(const Expr *E) {
+    auto It = Slot.find(E);
+    if (It != Slot.end())
+      return It->second;
+    Step St{E, {0, 0, 0}, 0};
+    if (!E->isLeaf())
+      for (const Expr *Op : E->ops())
+        St.Ops[St.NumOps++] = add(Op);
+    Nodes.push_back(St);
+    return Slot[E] = Nodes.size() - 1;
+  }
+  std::vector<Step> Nodes;
+  std::vector<uint64_t> Values;
+  llvm::DenseMap<const Expr *, unsigned> Slot;
+};
 } // namespace
 
 ThreadSet GuardAnalysis::threadSet(const Expr *Predicate, const LaunchShape &Launch) {
   if (!Predicate)
     return ThreadSet::unknown("the instruction is unreachable");
-  return evaluate(Predicate, Launch, 0);
+  auto Key = std::make_tuple(Predicate, Launch.BlockX, Launch.BlockY, Launch.BlockZ,
+                             Launch.ClusterSize);
+  auto It = Sets.find(Key);
+  if (It != Sets.end())
+    return It->second;
+  ThreadSet S = evaluate(Predicate, Launch, 0);
+  Sets.emplace(Key, S);
+  return S;
 }
 
 ThreadSet GuardAnalysis::evaluate(const Expr *Predicate, const LaunchShape &Launch,
@@ -159,6 +224,9 @@ ThreadSet GuardAnalysis::evaluate(const Expr *Predicate, const LaunchShape &Laun
   llvm::SmallVector<const Expr *, 8> Terms;
   collectThreadTerms(Pred, Seen, Terms);
 
+  std::vector<ThreadProgram> Programs;
+  for (const Expr *Term : Terms)
+    Programs.emplace_back(Term);
   ThreadSet Result(N);
   std::map<std::vector<uint64_t>, const Expr *> Residuals;
   llvm::DenseMap<const Expr *, llvm::BitVector> Groups; // residual -> threads
@@ -166,21 +234,10 @@ ThreadSet GuardAnalysis::evaluate(const Expr *Predicate, const LaunchShape &Laun
   for (unsigned T = 0; T < N; ++T) {
     const uint64_t X = T % Launch.BlockX, Y = (T / Launch.BlockX) % Launch.BlockY,
                    Z = T / (Launch.BlockX * Launch.BlockY);
-    auto Bind = [&](const Expr *L) -> std::optional<uint64_t> {
-      if (!L->is(ExprKind::SpecialReg))
-        return std::nullopt;
-      switch (L->specialRegister()) {
-      case SpecialRegister::TidX: return X;
-      case SpecialRegister::TidY: return Y;
-      case SpecialRegister::TidZ: return Z;
-      case SpecialRegister::LaneId: return T % WarpSize;
-      default: return std::nullopt;
-      }
-    };
     std::vector<uint64_t> Key;
     Key.reserve(Terms.size());
-    for (const Expr *Term : Terms)
-      Key.push_back(ExprContext::evaluate(Term, Bind).value_or(~0ull));
+    for (ThreadProgram &P : Programs)
+      Key.push_back(P.run(X, Y, Z, T % WarpSize).value_or(~0ull));
     auto [It, Inserted] = Residuals.try_emplace(Key, nullptr);
     if (Inserted) {
       llvm::DenseMap<const Expr *, const Expr *> Values;
@@ -244,7 +301,9 @@ ThreadSet GuardAnalysis::evaluate(const Expr *Predicate, const LaunchShape &Laun
         return ThreadSet::unknown("elect.sync results nested too deeply");
       const CfgInst *Site = static_cast<const CfgInst *>(Atom->site());
       InstId SiteId = static_cast<InstId>(Site - G.instructions().data());
-      ThreadSet Reach = evaluate(instructionCondition(SiteId), Launch, Depth + 1);
+      const Expr *SiteCondition = instructionCondition(SiteId);
+      ThreadSet Reach = SiteCondition ? evaluate(SiteCondition, Launch, Depth + 1)
+                                      : ThreadSet::unknown("unreachable");
       if (!Reach.isExact() || !Reach.elected().empty())
         return ThreadSet::unknown("the threads that reach the elect.sync at line " +
                                   std::to_string(G.location(SiteId).Line) +

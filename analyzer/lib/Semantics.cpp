@@ -555,7 +555,7 @@ void ValueBuilder::writtenRegisters(InstId I, llvm::SmallVectorImpl<RegId> &Out)
         for (const ptx::VariableDecl *Formal : C->Callee->params())
           if (Formal->space() == ".reg")
             Out.push_back(intern({Formal, C->InlinedFrame, 0},
-                                 {Formal->name().str(), lastType(In).Width, C->InlinedFrame}));
+                                 {Formal->name(), lastType(In).Width, C->InlinedFrame}));
       }
       if (C->Returns)
         for (ptx::Operand R : C->Returns.elements())
@@ -650,7 +650,7 @@ void ValueBuilder::transfer(InstId I, State &S) {
         for (size_t K = 0; K < Args.size() && K < Formals.size(); ++K)
           if (Formals[K]->space() == ".reg") {
             RegId R = intern({Formals[K], C->InlinedFrame, 0},
-                             {Formals[K]->name().str(), 32, C->InlinedFrame});
+                             {Formals[K]->name(), 32, C->InlinedFrame});
             set(S, R, readLeaf(I, Args[K], Regs[R].Width, S));
           }
       }

@@ -73,20 +73,23 @@ public:
 
 private:
   /// Whether one of a few assignments of the leaves gives the predicate the value Want. The
-  /// values tried are the ends of each leaf's range and the constants of the predicate and
-  /// their neighbours, so `x == 1` or `k < 64` find both outcomes without the solver.
+  /// values tried for a leaf are its range ends, 1, a large power of two, and the constants of
+  /// the predicate with their neighbours; assignments start from a few bases (every leaf low,
+  /// high, or large) and change one or two leaves at a time, so `x == 1`, `k < 64` or
+  /// `tiles > ctaid / 2 && nctaid < 2` find both outcomes without the solver.
   static bool sample(const Expr *Predicate, bool Want) {
-    llvm::SmallVector<uint64_t, 16> Candidates{0, 1};
-    llvm::SmallVector<const Expr *, 4> Leaves;
+    llvm::SmallVector<uint64_t, 24> Values{0, 1, 1ull << 20};
+    llvm::SmallVector<const Expr *, 8> Leaves;
     llvm::SmallVector<const Expr *, 16> Work{Predicate};
     llvm::SmallPtrSet<const Expr *, 16> Seen;
-    while (!Work.empty() && Candidates.size() < 48) {
+    while (!Work.empty()) {
       const Expr *E = Work.pop_back_val();
       if (!Seen.insert(E).second)
         continue;
       if (E->isConstant()) {
-        for (uint64_t V : {E->payload() - 1, E->payload(), E->payload() + 1})
-          Candidates.push_back(V & ExprContext::mask(E->width()));
+        if (Values.size() < 24)
+          for (uint64_t V : {E->payload() - 1, E->payload(), E->payload() + 1})
+            Values.push_back(V & ExprContext::mask(E->width()));
         continue;
       }
       if (E->isLeaf() && Leaves.size() < 8)
@@ -94,36 +97,66 @@ private:
       for (const Expr *Op : E->ops())
         Work.push_back(Op);
     }
-    // Few leaves and values: try every combination. Otherwise a spread of them.
-    uint64_t Combinations = 1;
-    for (unsigned K = 0; K < Leaves.size() && Combinations <= 4096; ++K)
-      Combinations *= Candidates.size() + 2;
-    const bool Exhaustive = Combinations <= 4096;
-    const uint64_t Tries =
-        Exhaustive ? Combinations : std::min<uint64_t>(256, Candidates.size() * 8 + 2);
-    for (uint64_t Seed = 0; Seed < Tries; ++Seed) {
+    const unsigned NumValues = Values.size() + 2; // plus each leaf's own range ends
+    auto Pick = [&](const Expr *L, unsigned Choice) -> uint64_t {
+      URange R = L->range();
+      if (Choice == 0)
+        return R.Lo;
+      if (Choice == 1)
+        return R.Hi;
+      return std::clamp(Values[Choice - 2], R.Lo, R.Hi);
+    };
+    // Choice per leaf; a leaf not listed (more than eight) gets its low end. At most a
+    // couple of thousand evaluations: past that the solver is the cheaper way.
+    llvm::SmallVector<unsigned, 8> Choice(Leaves.size(), 0);
+    unsigned Budget = 2000;
+    auto Try = [&]() {
+      if (Budget == 0)
+        return false;
+      --Budget;
       auto Value = ExprContext::evaluate(Predicate, [&](const Expr *L) -> std::optional<uint64_t> {
-        URange R = L->range();
-        unsigned Ordinal = 0;
-        while (Ordinal < Leaves.size() && Leaves[Ordinal] != L)
-          ++Ordinal;
-        uint64_t Pick;
-        if (Exhaustive) {
-          uint64_t Digit = Seed;
-          for (unsigned K = 0; K < Ordinal; ++K)
-            Digit /= Candidates.size() + 2;
-          Pick = Digit % (Candidates.size() + 2);
-        } else {
-          Pick = (Seed * (Ordinal + 1) + Ordinal) % (Candidates.size() + 2);
-        }
-        if (Pick == 0)
-          return R.Lo;
-        if (Pick == 1)
-          return R.Hi;
-        return std::clamp(Candidates[Pick - 2], R.Lo, R.Hi);
+        for (unsigned K = 0; K < Leaves.size(); ++K)
+          if (Leaves[K] == L)
+            return Pick(L, Choice[K]);
+        return L->range().Lo;
       });
-      if (Value && (*Value != 0) == Want)
+      return Value && (*Value != 0) == Want;
+    };
+    // Bases: every leaf at its low end, its high end, or 2^20; then one leaf changed, then
+    // two.
+    const unsigned Bases[] = {0, 1, 4};
+    for (unsigned Base : Bases) {
+      std::fill(Choice.begin(), Choice.end(), Base);
+      if (Try())
         return true;
+    }
+    for (unsigned Base : Bases) {
+      std::fill(Choice.begin(), Choice.end(), Base);
+      for (unsigned A = 0; A < Leaves.size(); ++A) {
+        for (unsigned VA = 0; VA < NumValues; ++VA) {
+          Choice[A] = VA;
+          if (Try())
+            return true;
+        }
+        Choice[A] = Base;
+      }
+    }
+    for (unsigned Base : Bases) {
+      std::fill(Choice.begin(), Choice.end(), Base);
+      for (unsigned A = 0; A < Leaves.size(); ++A) {
+        for (unsigned VA = 0; VA < NumValues; ++VA) {
+          Choice[A] = VA;
+          for (unsigned B = A + 1; B < Leaves.size(); ++B) {
+            for (unsigned VB = 0; VB < NumValues; ++VB) {
+              Choice[B] = VB;
+              if (Try())
+                return true;
+            }
+            Choice[B] = Base;
+          }
+        }
+        Choice[A] = Base;
+      }
     }
     return false;
   }

@@ -13,6 +13,7 @@
 #include "wsv/analyzer/Solver.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -303,9 +304,36 @@ bool ValueBuilder::implies(llvm::ArrayRef<const Expr *> Facts, const Expr *Goal)
   // unproven (which is honest, only less convenient).
   if (!S || SolverQuestions >= MaxSolverQuestions)
     return false;
+  // Facts about values the goal does not involve (not even through other facts) cannot
+  // matter: they hold on a path that reaches the loop, so they are satisfiable on their own.
+  auto LeavesOf = [](const Expr *E) {
+    llvm::SmallPtrSet<const Expr *, 8> Out;
+    E->mentions([&](const Expr *L) {
+      if (!L->isConstant())
+        Out.insert(L);
+      return false;
+    });
+    return Out;
+  };
+  llvm::SmallPtrSet<const Expr *, 8> Relevant = LeavesOf(Goal);
+  llvm::SmallVector<const Expr *, 8> Used;
+  llvm::SmallVector<bool, 8> Taken(Known.size(), false);
+  for (bool Grew = true; Grew;) {
+    Grew = false;
+    for (unsigned K = 0; K < Known.size(); ++K) {
+      if (Taken[K])
+        continue;
+      auto Leaves = LeavesOf(Known[K]);
+      if (llvm::none_of(Leaves, [&](const Expr *L) { return Relevant.count(L); }))
+        continue;
+      Taken[K] = Grew = true;
+      Used.push_back(Known[K]);
+      Relevant.insert(Leaves.begin(), Leaves.end());
+    }
+  }
   ++SolverQuestions;
   const Expr *All = Ctx.boolean(true);
-  for (const Expr *K : Known)
+  for (const Expr *K : Used)
     All = Ctx.bitAnd(All, K);
   return S->isValid(Ctx.implies(All, Goal)).Answer == SolverAnswer::Yes;
 }
@@ -399,7 +427,7 @@ void ValueBuilder::transformExits(LoopId L) {
           if (V == Sum.Inductions[K].Update)
             ExitForms[After] = {L, K};
       } else {
-        std::string Why = "value of " + Regs[R].Name + " after the loop at line " +
+        std::string Why = "value of " + Regs[R].Name.str() + " after the loop at line " +
                           std::to_string(G.block(Lp.Header).empty()
                                              ? 0
                                              : G.location(G.block(Lp.Header).Begin).Line);

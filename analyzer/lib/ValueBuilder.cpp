@@ -90,12 +90,25 @@ void ValueBuilder::run() { processRegion(NoIndex); }
 
 RegId ValueBuilder::intern(std::tuple<const void *, unsigned, uint64_t> Key, const RegInfo &Info) {
   auto [It, Inserted] = RegIndex.try_emplace(Key, Regs.size());
-  if (Inserted)
+  if (Inserted) {
     Regs.push_back(Info);
+    Regs.back().Name = Ctx.save(Info.Name);
+  }
   return It->second;
 }
 
 std::optional<RegId> ValueBuilder::lookupRegister(InstId I, StringRef Name) {
+  const CfgInst &CI = G.inst(I);
+  auto Key = std::make_pair(Name.data(), CI.Frame);
+  auto Cached = Resolved.find(Key);
+  if (Cached != Resolved.end())
+    return Cached->second == NoIndex ? std::nullopt : std::optional<RegId>(Cached->second);
+  std::optional<RegId> R = resolveRegister(I, Name);
+  Resolved[Key] = R ? *R : NoIndex;
+  return R;
+}
+
+std::optional<RegId> ValueBuilder::resolveRegister(InstId I, StringRef Name) {
   const CfgInst &CI = G.inst(I);
   const ptx::NameResolver &Names = *G.frames()[CI.Frame].Names;
   if (ptx::RegisterRef R = Names.findRegister(*CI.Scope, Name)) {
@@ -106,12 +119,12 @@ std::optional<RegId> ValueBuilder::lookupRegister(InstId I, StringRef Name) {
       ptx::splitRegisterName(Name, Prefix, Index);
       Sub = (uint64_t(R.NameIndex) << 32) | Index;
     }
-    return intern({R.Decl, CI.Frame, Sub}, {Name.str(), widthOfType(R.Decl->type()), CI.Frame});
+    return intern({R.Decl, CI.Frame, Sub}, {Name, widthOfType(R.Decl->type()), CI.Frame});
   }
   // A `.reg` formal parameter of the function is a register too.
   if (const ptx::VariableDecl *V = Names.findVariable(*CI.Scope, Name))
     if (V->space() == ".reg")
-      return intern({V, CI.Frame, 0}, {Name.str(), widthOfType(V->type()), CI.Frame});
+      return intern({V, CI.Frame, 0}, {Name, widthOfType(V->type()), CI.Frame});
   return std::nullopt;
 }
 
@@ -152,8 +165,12 @@ bool ValueBuilder::isFunctionParam(const ptx::VariableDecl &Var, unsigned Frame)
 }
 
 const Expr *ValueBuilder::undefined(RegId R) {
-  return Ctx.opaque(Ctx.save(Regs[R].Name + " is read before it is written"), nullptr, R,
-                    Regs[R].Width);
+  if (R >= Undefined.size())
+    Undefined.resize(Regs.size(), nullptr);
+  if (!Undefined[R])
+    Undefined[R] = Ctx.opaque(Ctx.save((Regs[R].Name + " is read before it is written").str()),
+                              nullptr, R, Regs[R].Width);
+  return Undefined[R];
 }
 
 //===- Walking the graph --------------------------------------------------------------------===//
@@ -254,8 +271,8 @@ State ValueBuilder::join(BlockId B, llvm::ArrayRef<BlockId> Preds) {
     if (Irreducible) {
       // A predecessor not evaluated yet: the graph enters a cycle here at more than one
       // point, and no value written anywhere can be trusted.
-      Result[R] = Ctx.opaque(Ctx.save("value of " + Regs[R].Name +
-                                      " where control flow is irreducible"),
+      Result[R] = Ctx.opaque(Ctx.save(("value of " + Regs[R].Name +
+                                       " where control flow is irreducible").str()),
                              &G.block(B), R, Regs[R].Width);
       continue;
     }

@@ -29,7 +29,7 @@ class Solver;
 using State = std::vector<const Expr *>;
 
 struct RegInfo {
-  std::string Name;
+  llvm::StringRef Name; ///< interned in the ExprContext
   unsigned Width = 32;
   unsigned Frame = 0;
   bool IsParamCell = false; ///< a byte offset of a `.param` variable of a call sequence
@@ -42,6 +42,7 @@ public:
 
   //===- Registers (ValueBuilder.cpp) ------------------------------------------------===//
   std::optional<RegId> lookupRegister(InstId I, llvm::StringRef Name);
+  std::optional<RegId> resolveRegister(InstId I, llvm::StringRef Name);
   /// The cell a `.param` access at I touches: the actual variable when the named one is a
   /// formal parameter of an inlined function. nullopt for kernel parameters and non-params.
   std::optional<RegId> paramCell(const ptx::VariableDecl &Var, unsigned Frame, uint64_t Offset,
@@ -59,6 +60,8 @@ public:
     S[R] = V;
   }
   const Expr *undefined(RegId R);
+  /// undefined()'s leaf of each register, made once.
+  std::vector<const Expr *> Undefined;
 
   //===- Instructions (Semantics.cpp) ------------------------------------------------===//
   /// Applies I to S and records its operand values.
@@ -119,6 +122,9 @@ public:
   Solver *S;
 
   std::vector<RegInfo> Regs;
+  /// lookupRegister answers by operand text (its address in the buffer) and frame: the same
+  /// operand resolves the same way every time the block is walked.
+  llvm::DenseMap<std::pair<const char *, unsigned>, RegId> Resolved;
   llvm::DenseMap<std::tuple<const void *, unsigned, uint64_t>, RegId> RegIndex;
   /// (inlined frame, formal `.param` of its function) -> (caller frame, actual variable).
   llvm::DenseMap<std::pair<unsigned, const ptx::VariableDecl *>,

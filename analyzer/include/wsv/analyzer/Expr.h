@@ -21,7 +21,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/FoldingSet.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -120,7 +120,7 @@ struct URange {
 
 struct LinearForm;
 
-class Expr : public llvm::FoldingSetNode {
+class Expr {
 public:
   ExprKind kind() const { return Kind; }
   bool is(ExprKind K) const { return Kind == K; }
@@ -153,8 +153,6 @@ public:
   URange range() const { return Range; }
   /// Whether the expression mentions a leaf for which Pred is true.
   bool mentions(const std::function<bool(const Expr *)> &Pred) const;
-
-  void Profile(llvm::FoldingSetNodeID &ID) const;
 
   /// Prints infix, e.g. `%tid.x / 32 == 1`, `(s + 1) % 4`. Hook may print a leaf itself
   /// (and return true), so callers can name loop counters and parameters their own way.
@@ -271,8 +269,12 @@ public:
   static std::optional<uint64_t>
   evaluate(const Expr *E, llvm::function_ref<std::optional<uint64_t>(const Expr *)> Leaf);
 
+  /// The value of node N (not a leaf) given its operands' values; std::nullopt where PTX
+  /// leaves the result unspecified (division by zero) or there is no number (mapa).
+  static std::optional<uint64_t> apply(const Expr *N, llvm::ArrayRef<uint64_t> Operands);
+
   /// Interns a string for the life of the context.
-  llvm::StringRef save(llvm::StringRef S) { return Saver.save(S); }
+  llvm::StringRef save(llvm::StringRef S);
   size_t size() const { return NextId; }
 
 private:
@@ -286,7 +288,27 @@ private:
 
   llvm::BumpPtrAllocator Alloc;
   llvm::UniqueStringSaver Saver{Alloc};
-  llvm::FoldingSet<Expr> Nodes;
+  /// Hash-consing: nodes by kind, width, payload, site, name (interned, so by pointer) and
+  /// operands.
+  struct NodeKey {
+    ExprKind Kind;
+    unsigned Width;
+    uint64_t Payload;
+    const void *Site;
+    const char *Name;
+    llvm::ArrayRef<const Expr *> Ops;
+  };
+  struct NodeInfo {
+    static Expr *getEmptyKey() { return llvm::DenseMapInfo<Expr *>::getEmptyKey(); }
+    static Expr *getTombstoneKey() { return llvm::DenseMapInfo<Expr *>::getTombstoneKey(); }
+    static unsigned getHashValue(const NodeKey &K);
+    static unsigned getHashValue(const Expr *E);
+    static bool isEqual(const Expr *A, const Expr *B) { return A == B; }
+    static bool isEqual(const NodeKey &K, const Expr *E);
+  };
+  llvm::DenseSet<Expr *, NodeInfo> Nodes;
+  /// Addresses of strings already interned: names handed back in are not hashed again.
+  llvm::DenseSet<std::pair<const char *, size_t>> Interned;
   unsigned NextId = 0;
 };
 

@@ -23,6 +23,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace wsv {
@@ -61,6 +63,9 @@ private:
   bool Computed = false;
   /// Residual conditions already put to the solver: (always true, never true).
   llvm::DenseMap<const Expr *, std::pair<bool, bool>> Decided;
+  /// Thread sets already computed, by predicate and launch shape: every instruction of a block
+  /// without its own guard shares the block's.
+  std::map<std::tuple<const Expr *, unsigned, unsigned, unsigned, unsigned>, ThreadSet> Sets;
 };
 
 } // namespace analyzer

@@ -39,7 +39,7 @@ struct ModelCount {
 class Solver {
 public:
   /// A solver backed by Z3; each query gives up after TimeoutMs milliseconds.
-  static std::unique_ptr<Solver> createZ3(unsigned TimeoutMs = 2000);
+  static std::unique_ptr<Solver> createZ3(unsigned TimeoutMs = 500);
   virtual ~Solver();
 
   /// Whether the predicate holds for every value of its leaves.
