@@ -131,9 +131,13 @@ private:
       OS << "phi(" << E->name() << ')';
       return;
     case ExprKind::Elect:
-    case ExprKind::Load:
     case ExprKind::Opaque:
       OS << E->name();
+      return;
+    case ExprKind::Load:
+      OS << E->name() << '[';
+      print(E->op(0));
+      OS << ']';
       return;
     case ExprKind::ZExt:
     case ExprKind::SExt:

@@ -115,7 +115,9 @@ void collectThreadTerms(const Expr *E, llvm::SmallPtrSetImpl<const Expr *> &Seen
     Out.push_back(E);
     return;
   }
-  if (E->isLeaf())
+  // A load's address may depend on the thread (each warp reads its own role byte): its
+  // thread part is substituted too, so each thread's residual names the load it does.
+  if (E->isLeaf() && !E->is(ExprKind::Load))
     return;
   for (const Expr *Op : E->ops())
     collectThreadTerms(Op, Seen, Out);

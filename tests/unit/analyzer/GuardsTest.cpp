@@ -207,6 +207,27 @@ TEST(GuardsTest, ParameterConditionsAreKeptAndDecidedWhenTheyCanBe) {
   EXPECT_EQ(A.threads("// always").count(), 64u);
 }
 
+TEST(GuardsTest, RolesReadFromMemoryKeepEachWarpsOwnLoad) {
+  // Triton's partition dispatch: each warp reads its role from a byte indexed by its warp id.
+  Analyzed A(kernel(".reqntid 128", R"(
+  .reg .b16 %rs<2>;
+  shr.u32 %r3, %r1, 5;
+  add.s32 %r4, %r2, %r3;
+  ld.shared.b8 %rs1, [%r4+32];
+  setp.eq.b16 %p1, %rs1, 1;
+  @%p1 mbarrier.arrive.shared::cta.b64 _, [%r2];   // role 1
+)"));
+  ThreadSet S = A.threads("// role 1");
+  ASSERT_EQ(S.conditional().size(), 4u);
+  for (unsigned W = 0; W < 4; ++W) {
+    const ThreadSet::ConditionalGroup &G = S.conditional()[W];
+    EXPECT_EQ(G.Threads.count(), 32u);
+    EXPECT_TRUE(G.Threads.test(32 * W));
+    EXPECT_EQ(G.Condition->str(),
+              "ld.shared.b8[bars + " + std::to_string(32 + W) + "] == 1");
+  }
+}
+
 TEST(GuardsTest, WarpIdIsNotARole) {
   Analyzed A(kernel(".reqntid 64", R"(
   mov.u32 %r3, %warpid;
