@@ -212,6 +212,99 @@ LOOP:
   EXPECT_TRUE(Alternating);
 }
 
+TEST(InductionTest, PeeledProducerStartsTheRingAtStageOne) {
+  // The first k-tile is issued before the loop; the loop continues at stage 1, phase 0, and
+  // the phase flips when the stage wraps from 3 to 0.
+  Analyzed A(R"(
+.visible .entry k(.param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .shared .align 8 .b8 empty[32];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, empty;
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r2], 1;    // peeled k-tile 0
+  mov.u32 %r3, 1;
+  mov.u32 %r4, 1;
+  mov.u32 %r5, 1;
+LOOP:
+  shl.b32 %r6, %r3, 3;
+  add.s32 %r7, %r2, %r6;
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], %r4;  // k-tile 1 + i
+  add.s32 %r8, %r3, 1;
+  rem.u32 %r3, %r8, 4;
+  setp.eq.s32 %p3, %r3, 0;
+  selp.u32 %r9, 1, 0, %p3;
+  xor.b32 %r4, %r4, %r9;
+  add.s32 %r5, %r5, 1;
+  setp.lt.u32 %p1, %r5, %r1;
+  @%p1 bra LOOP;
+  ret;
+}
+)");
+  ExprContext &C = A.ctx();
+  const ValueAnalysis &V = A.values();
+  InstId Wait = A.inst("// k-tile 1 + i");
+  const Expr *I = C.iterationVar(A.loopOf("// k-tile 1 + i"));
+  const Expr *Parity = V.closedForm(V.operand(Wait, 2));
+  const Expr *Addr = V.closedForm(V.operand(Wait, 1));
+  for (uint64_t It = 0; It < 10; ++It) {
+    uint64_t K = It + 1; // the k-tile this iteration handles
+    auto At = [&](const Expr *E) {
+      return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+        if (L == I)
+          return It;
+        if (L->is(ExprKind::Symbol))
+          return 0x1000;
+        return std::nullopt;
+      });
+    };
+    // A producer's phase on empty starts at 1 and flips each round of 4 stages.
+    EXPECT_EQ(At(Parity), 1 ^ ((K / 4) & 1)) << "k-tile " << K;
+    EXPECT_EQ(At(Addr), 0x1000 + (K % 4) * 8) << "k-tile " << K;
+  }
+  // The ring starts at 1: its closed form needs 1 < 4, which holds, so no condition is left.
+  const LoopSummary &S = V.loopSummary(A.loopOf("// k-tile 1 + i"));
+  for (const InductionVar &IV : S.Inductions) {
+    if (IV.Kind == InductionKind::Ring) {
+      EXPECT_TRUE(IV.Conditions.empty());
+    }
+  }
+}
+
+TEST(InductionTest, ConsumerPreArrivesOnEveryEmptySlot) {
+  Analyzed A(R"(
+.visible .entry k()
+.reqntid 256
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .shared .align 8 .b8 empty[32];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 128;
+  @%p1 bra DONE;
+  mov.u32 %r2, empty;
+  mov.u32 %r3, 0;
+PRE:
+  mbarrier.arrive.shared::cta.b64 _, [%r2];          // pre-arrive
+  add.s32 %r2, %r2, 8;
+  add.s32 %r3, %r3, 1;
+  setp.ne.s32 %p2, %r3, 4;
+  @%p2 bra PRE;
+DONE:
+  ret;
+}
+)");
+  LoopId L = A.loopOf("// pre-arrive");
+  const TripCount &T = A.values().loopSummary(L).Trip;
+  ASSERT_TRUE(T.isCounted()) << T.Reason;
+  EXPECT_EQ(T.Iterations, A.ctx().constant(4, 32));
+  const Expr *Addr = A.values().closedForm(A.values().operand(A.inst("// pre-arrive"), 1));
+  EXPECT_EQ(Addr, A.ctx().add(A.ctx().symbol("empty", SymbolSpace::Shared, 32),
+                              A.ctx().mul(A.ctx().iterationVar(L), A.ctx().constant(8, 32))));
+  EXPECT_EQ(A.threads("// pre-arrive").str(), "tid 128..255 (128 threads)");
+}
+
 // The B3 shape: a persistent tile loop around a k-loop that carries stage and phase; the
 // k-loop is skipped when K < 64.
 const char Persistent[] = R"(
