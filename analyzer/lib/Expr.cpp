@@ -155,9 +155,15 @@ ExprContext::ExprContext() = default;
 llvm::StringRef ExprContext::save(llvm::StringRef S) {
   if (Interned.count({S.data(), S.size()}))
     return S;
-  S = Saver.save(S);
-  Interned.insert({S.data(), S.size()});
-  return S;
+  auto It = Strings.find(S);
+  if (It == Strings.end()) {
+    char *Copy = Alloc.Allocate<char>(S.size() + 1);
+    std::copy(S.begin(), S.end(), Copy);
+    Copy[S.size()] = '\0';
+    It = Strings.insert(llvm::StringRef(Copy, S.size())).first;
+  }
+  Interned.insert({It->data(), It->size()});
+  return *It;
 }
 
 unsigned ExprContext::NodeInfo::getHashValue(const NodeKey &K) {

@@ -26,7 +26,6 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Allocator.h"
-#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -287,7 +286,9 @@ private:
                       uint64_t Payload) const;
 
   llvm::BumpPtrAllocator Alloc;
-  llvm::UniqueStringSaver Saver{Alloc};
+  /// Interned strings, copied into Alloc (by this code, so sanitizer builds see one
+  /// allocator discipline).
+  llvm::DenseSet<llvm::StringRef> Strings;
   /// Hash-consing: nodes by kind, width, payload, site, name (interned, so by pointer) and
   /// operands.
   struct NodeKey {
