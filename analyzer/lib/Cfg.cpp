@@ -378,6 +378,31 @@ void CfgBuilder::order() {
   G.Rpo.assign(PostOrder.rbegin(), PostOrder.rend());
   for (unsigned I = 0; I < G.Rpo.size(); ++I)
     G.RpoNumber[G.Rpo[I]] = I;
+
+  // Blocks that can reach a normal end (ret, exit, guarded or not); the rest never return.
+  std::vector<char> Returns(N, 0);
+  llvm::SmallVector<BlockId, 32> Work;
+  for (BlockId B = 0; B < N; ++B) {
+    InstId T = G.Blocks[B].empty() ? NoIndex : G.Blocks[B].End - 1;
+    bool Traps = T != NoIndex && G.Insts[T].I->baseName() == "trap";
+    TerminatorKind K = G.Blocks[B].Terminator;
+    if ((K == TerminatorKind::Return || K == TerminatorKind::Exit ||
+         K == TerminatorKind::CondExit || K == TerminatorKind::Unresolved) &&
+        !Traps) {
+      Returns[B] = 1;
+      Work.push_back(B);
+    }
+  }
+  while (!Work.empty()) {
+    BlockId B = Work.pop_back_val();
+    for (BlockId P : G.Blocks[B].Preds)
+      if (!Returns[P]) {
+        Returns[P] = 1;
+        Work.push_back(P);
+      }
+  }
+  for (BlockId B = 0; B < N; ++B)
+    G.Blocks[B].NeverReturns = !Returns[B];
 }
 
 void CfgBuilder::build() {
@@ -441,6 +466,8 @@ void Cfg::print(llvm::raw_ostream &OS) const {
       OS << " (frame " << B.LabelFrame << ")";
     if (!B.Reachable)
       OS << " unreachable";
+    else if (B.NeverReturns)
+      OS << " never-returns";
     OS << ": " << toString(B.Terminator);
     if (!B.Succs.empty()) {
       OS << " ->";

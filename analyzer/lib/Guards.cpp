@@ -47,7 +47,10 @@ void GuardAnalysis::computeConditions() {
         const Expr *Entered = Conditions[Lp.Header];
         if (!Entered)
           Entered = Ctx.opaque("reached through irreducible control flow", &G.block(B), P, 1);
-        if (Lp.exitBlocks().size() == 1) {
+        unsigned WaysOut = 0;
+        for (BlockId X : Lp.exitBlocks())
+          WaysOut += !G.block(X).NeverReturns;
+        if (WaysOut <= 1) {
           Contribution = Entered;
         } else {
           // Which of several exits a thread takes depends on the iterations it ran.

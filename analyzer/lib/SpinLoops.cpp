@@ -2,9 +2,10 @@
 //
 // `mbarrier.try_wait` may give up after a time limit, so every wait is a loop around it; so is
 // `test_wait`, which never blocks. A loop is one blocking wait when it contains no other loop,
-// exactly one try_wait/test_wait, nothing but predicate plumbing around it (setp, selp, mov,
-// not/and/or/xor, branches, nanosleep back-off), and is left only when the wait's result says
-// the phase completed. The shapes compilers write all fit:
+// exactly one try_wait/test_wait, nothing but register plumbing around it (setp, selp, mov,
+// arithmetic, branches, a nanosleep back-off, a timer read), and is left only when the wait's
+// result says the phase completed (or towards code that never returns: a checked build's
+// timeout that reports the hang and traps). The shapes compilers write all fit:
 //
 //   nvcc inline asm     { WAIT: try_wait P1, [a], p; @P1 bra DONE; bra.uni WAIT; DONE: }
 //   selp outside        L: { try_wait P1, [a], p; selp.b32 %r, 1, 0, P1; }
@@ -25,10 +26,12 @@ using namespace wsv;
 using namespace wsv::analyzer;
 using llvm::StringRef;
 
+// Instructions a wait loop may run besides the wait: register arithmetic with no effect on
+// memory or other threads (the branch plumbing, a back-off, a checked build's timer reads).
 static bool isWaitPlumbing(const ptx::Instruction &I) {
   return llvm::StringSwitch<bool>(I.baseName())
       .Cases("bra", "setp", "selp", "mov", "not", "and", "or", "xor", true)
-      .Cases("nanosleep", "cvt", true)
+      .Cases("nanosleep", "cvt", "add", "sub", "shl", "shr", "min", "max", true)
       .Default(false);
 }
 
@@ -74,11 +77,18 @@ void ValueBuilder::recognizeSpinWait(LoopId L) {
              return Leaf->is(ExprKind::Opaque) && Leaf->site() == Site;
            });
   };
-  if (Lp.ExitEdges.empty())
-    return;
-  for (auto [From, To] : Lp.ExitEdges)
+  // Exits towards code that never returns (a timeout that reports a hang and traps) are
+  // aborts, not ways the wait ends.
+  bool LeftByWait = false;
+  for (auto [From, To] : Lp.ExitEdges) {
+    if (G.block(To).NeverReturns)
+      continue;
     if (!ReadsWait(edgeCondition(From, To)))
       return;
+    LeftByWait = true;
+  }
+  if (!LeftByWait)
+    return;
   const ptx::Instruction &In = *G.inst(Wait).I;
   SpinWait W;
   W.Wait = Wait;

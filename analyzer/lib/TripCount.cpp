@@ -350,7 +350,15 @@ void ValueBuilder::computeTripCount(LoopId L) {
     T.K = TripCount::Kind::SpinWait;
     return;
   }
-  auto Exiting = Lp.exitingBlocks();
+  // Exits into code that never returns (a trap) end the kernel, not the loop's count, unless
+  // there is no other way out.
+  bool NormalExit = llvm::any_of(Lp.ExitEdges, [&](std::pair<BlockId, BlockId> E) {
+    return !G.block(E.second).NeverReturns;
+  });
+  llvm::SmallVector<BlockId, 2> Exiting;
+  for (auto [From, To] : Lp.ExitEdges)
+    if ((!NormalExit || !G.block(To).NeverReturns) && !llvm::is_contained(Exiting, From))
+      Exiting.push_back(From);
   if (Exiting.empty())
     return Unknown("the loop has no exit");
   if (Exiting.size() > 1) {
@@ -373,7 +381,11 @@ void ValueBuilder::computeTripCount(LoopId L) {
     if (!Dom.dominates(E, Latch))
       return Unknown("the exit test at line " + std::to_string(G.location(BB.End - 1).Line) +
                      " does not run in every iteration");
+  // The successor that stays in the loop (or, for a test whose other arm traps, the one that
+  // does not leave towards the normal exit).
   BlockId Stay = Lp.contains(BB.Succs[0]) ? BB.Succs[0] : BB.Succs[1];
+  if (!Lp.contains(BB.Succs[0]) && !Lp.contains(BB.Succs[1]))
+    return Unknown("the exit test leaves the loop on both arms");
   const Expr *Cond = edgeCondition(E, Stay);
   if (!Cond)
     return Unknown("the exit branch has no condition");

@@ -123,6 +123,36 @@ DONE:
   expectBarsPlus16Parity(A, spinOf(A, "// backoff wait"));
 }
 
+TEST(SpinLoopTest, ACheckedWaitWithATimeoutThatTrapsIsStillOneWait) {
+  // The instrumented build reads a timer while it waits and reports a hang (then traps) when
+  // the wait takes too long; the protocol is the same.
+  Analyzed A(kernel(R"(
+  mov.u64 %rd1, %globaltimer;
+CHECK:
+  {
+  .reg .pred P1;
+  mbarrier.try_wait.parity.shared::cta.b64 P1, [%r2], %r5;   // checked wait
+  selp.b32 %r6, 1, 0, P1;
+  }
+  setp.eq.s32 %p1, %r6, 0;
+  @%p1 bra SLOW;
+  bra.uni DONE;
+SLOW:
+  mov.u64 %rd2, %globaltimer;
+  sub.s64 %rd3, %rd2, %rd1;
+  setp.le.u64 %p2, %rd3, 2000000000;
+  @%p2 bra CHECK;
+  trap;                                                         // hang report
+DONE:
+  mbarrier.arrive.shared::cta.b64 _, [%r1];                     // after the wait
+)"));
+  expectBarsPlus16Parity(A, spinOf(A, "// checked wait"));
+  EXPECT_TRUE(A.cfg().block(A.blockOf("// hang report")).NeverReturns);
+  EXPECT_FALSE(A.cfg().block(A.blockOf("// after the wait")).NeverReturns);
+  // Every thread that waited goes on: the timeout path is not a way the wait ends.
+  EXPECT_EQ(A.threads("// after the wait").count(), 128u);
+}
+
 TEST(SpinLoopTest, LoopsThatDoMoreThanWaitAreNotSpinWaits) {
   Analyzed A(kernel(R"(
   mov.u32 %r7, 0;

@@ -93,6 +93,9 @@ struct BasicBlock {
   const ptx::Label *Label = nullptr;           ///< the first label at its start, if any
   unsigned LabelFrame = 0;
   bool Reachable = false;
+  /// No path from here reaches a ret or exit: the thread traps (an assertion, a wait's
+  /// timeout that reports a hang) or loops forever. Loops treat such exits as aborts.
+  bool NeverReturns = false;
 
   unsigned size() const { return End - Begin; }
   bool empty() const { return Begin == End; }
