@@ -1,4 +1,4 @@
-// How long the core analyses take on each reference kernel: the CFG, dominators, loops,
+// How long the core analyses take on each entry of each reference kernel: the CFG, dominators, loops,
 // values with induction variables and trip counts (FunctionAnalysis), and the thread sets of
 // every synchronization instruction (what role extraction asks of the guards). The whole
 // protocol extraction must stay under 50 ms per kernel; this part should be a fraction of it.
@@ -73,44 +73,39 @@ Solver &sharedSolver() {
 }
 
 // CFG, dominators, post-dominators, loops, values, induction variables, trip counts and spin
-// waits of every entry of one file.
-void analyze(benchmark::State &State, const Input *In) {
+// waits of one entry.
+void analyze(benchmark::State &State, const Input *In, const ptx::Function *F) {
   AnalysisOptions Options;
   Options.SharedSolver = &sharedSolver();
   size_t Blocks = 0, Loops = 0;
   for (auto _ : State) {
-    for (const ptx::Function *F : In->Entries) {
-      FunctionAnalysis FA(*In->Parsed.M, *F, Options);
-      Blocks = FA.cfg().size();
-      Loops = FA.loops().size();
-      benchmark::DoNotOptimize(FA.values().numRegisters());
-    }
+    FunctionAnalysis FA(*In->Parsed.M, *F, Options);
+    Blocks = FA.cfg().size();
+    Loops = FA.loops().size();
+    benchmark::DoNotOptimize(FA.values().numRegisters());
   }
-  State.counters["entries"] = In->Entries.size();
   State.counters["blocks"] = Blocks;
   State.counters["loops"] = Loops;
 }
 
 // The same, then the thread set of every synchronization instruction.
-void analyzeWithThreadSets(benchmark::State &State, const Input *In) {
+void analyzeWithThreadSets(benchmark::State &State, const Input *In, const ptx::Function *F) {
   AnalysisOptions Options;
   Options.SharedSolver = &sharedSolver();
+  std::optional<LaunchShape> Launch = LaunchShape::fromFunction(*F);
   size_t Sets = 0;
   for (auto _ : State) {
     Sets = 0;
-    for (const ptx::Function *F : In->Entries) {
-      FunctionAnalysis FA(*In->Parsed.M, *F, Options);
-      std::optional<LaunchShape> Launch = LaunchShape::fromFunction(*F);
-      if (!Launch)
+    FunctionAnalysis FA(*In->Parsed.M, *F, Options);
+    if (!Launch)
+      continue;
+    for (InstId I = 0; I < FA.cfg().instructions().size(); ++I) {
+      if (!FA.cfg().block(FA.cfg().inst(I).Block).Reachable ||
+          !models::decodeSyncOp(*FA.cfg().inst(I).I).isSyncRelevant())
         continue;
-      for (InstId I = 0; I < FA.cfg().instructions().size(); ++I) {
-        if (!FA.cfg().block(FA.cfg().inst(I).Block).Reachable ||
-            !models::decodeSyncOp(*FA.cfg().inst(I).I).isSyncRelevant())
-          continue;
-        ThreadSet S = FA.guards().threadsAt(I, *Launch);
-        benchmark::DoNotOptimize(S.members().size());
-        ++Sets;
-      }
+      ThreadSet S = FA.guards().threadsAt(I, *Launch);
+      benchmark::DoNotOptimize(S.members().size());
+      ++Sets;
     }
   }
   State.counters["thread_sets"] = Sets;
@@ -136,13 +131,15 @@ int main(int argc, char **argv) {
                  Dir.c_str());
     return 2;
   }
-  for (const auto &In : inputs()) {
-    benchmark::RegisterBenchmark(("analyze/" + In->Name).c_str(), analyze, In.get())
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("analyze+threadsets/" + In->Name).c_str(),
-                                 analyzeWithThreadSets, In.get())
-        ->Unit(benchmark::kMillisecond);
-  }
+  for (const auto &In : inputs())
+    for (const ptx::Function *F : In->Entries) {
+      std::string Name = In->Name + "/" + F->name().str();
+      benchmark::RegisterBenchmark(("analyze/" + Name).c_str(), analyze, In.get(), F)
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("analyze+threadsets/" + Name).c_str(), analyzeWithThreadSets,
+                                   In.get(), F)
+          ->Unit(benchmark::kMillisecond);
+    }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
