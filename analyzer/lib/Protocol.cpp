@@ -1,0 +1,138 @@
+//===- Protocol.cpp - names and walks of the protocol IR --------------------------===//
+#include "wsv/analyzer/Protocol.h"
+
+#include "wsv/analyzer/Barriers.h"
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+const CudaFrame *SourceRef::kernelFrame() const {
+  if (Cuda.empty())
+    return nullptr;
+  const std::string &KernelFile = Cuda.back().File;
+  for (const CudaFrame &F : Cuda)
+    if (F.File == KernelFile && F.Line != 0)
+      return &F;
+  return &Cuda.back();
+}
+
+const char *wsv::analyzer::toString(NameOrigin O) {
+  switch (O) {
+  case NameOrigin::Symbol: return "symbol";
+  case NameOrigin::Usage: return "usage";
+  case NameOrigin::Fallback: return "fallback";
+  }
+  return "fallback";
+}
+
+const char *wsv::analyzer::toString(BytesOrigin O) {
+  switch (O) {
+  case BytesOrigin::None: return "none";
+  case BytesOrigin::Operand: return "operand";
+  case BytesOrigin::Fixed: return "fixed";
+  case BytesOrigin::TensorBox: return "tensor-box";
+  case BytesOrigin::AllocationBound: return "allocation-bound";
+  case BytesOrigin::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char *wsv::analyzer::toString(EventKind K) {
+  switch (K) {
+  case EventKind::Init: return "init";
+  case EventKind::Inval: return "inval";
+  case EventKind::Arrive: return "arrive";
+  case EventKind::ArriveExpectTx: return "arrive.expect_tx";
+  case EventKind::ExpectTx: return "expect_tx";
+  case EventKind::CompleteTx: return "complete_tx";
+  case EventKind::Wait: return "wait";
+  case EventKind::Probe: return "probe";
+  case EventKind::AsyncLoad: return "async-load";
+  case EventKind::AsyncStore: return "async-store";
+  case EventKind::AsyncCopy: return "async-copy";
+  case EventKind::CpAsyncArrive: return "cp.async.mbarrier.arrive";
+  case EventKind::MmaCommit: return "tcgen05.commit";
+  case EventKind::Mma: return "mma";
+  case EventKind::WgmmaFence: return "wgmma.fence";
+  case EventKind::GroupCommit: return "commit_group";
+  case EventKind::GroupWait: return "wait_group";
+  case EventKind::TmemLoad: return "tcgen05.ld";
+  case EventKind::TmemStore: return "tcgen05.st";
+  case EventKind::TmemWait: return "tcgen05.wait";
+  case EventKind::SmemRead: return "smem-read";
+  case EventKind::SmemWrite: return "smem-write";
+  case EventKind::NamedBarrier: return "named-barrier";
+  case EventKind::WarpSync: return "warp-sync";
+  case EventKind::ClusterArrive: return "cluster-arrive";
+  case EventKind::ClusterWait: return "cluster-wait";
+  case EventKind::Fence: return "fence";
+  case EventKind::Alloc: return "tmem-alloc";
+  case EventKind::Dealloc: return "tmem-dealloc";
+  case EventKind::Relinquish: return "tmem-relinquish";
+  case EventKind::Setmaxnreg: return "setmaxnreg";
+  case EventKind::TryCancel: return "try-cancel";
+  case EventKind::Exit: return "exit";
+  case EventKind::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string Protocol::loopVar(LoopId L) const {
+  if (L < LoopVars.size() && !LoopVars[L].empty())
+    return LoopVars[L];
+  return "i" + std::to_string(L);
+}
+
+void Protocol::printExpr(const Expr *E, llvm::raw_ostream &OS) const {
+  if (!E) {
+    OS << "?";
+    return;
+  }
+  E->print(OS, [&](const Expr *Leaf, llvm::raw_ostream &Out) {
+    switch (Leaf->kind()) {
+    case ExprKind::IterationVar:
+      Out << loopVar(static_cast<LoopId>(Leaf->payload()));
+      return true;
+    case ExprKind::Param:
+      for (unsigned K = 0; K < ParamSymbols.size() && K < ParamNames.size(); ++K)
+        if (ParamSymbols[K] == Leaf->name()) {
+          Out << ParamNames[K];
+          if (Leaf->payload())
+            Out << '+' << Leaf->payload();
+          return true;
+        }
+      return false;
+    case ExprKind::Symbol:
+      Out << sourceVariableName(Leaf->name());
+      return true;
+    default:
+      return false;
+    }
+  });
+}
+
+std::string Protocol::exprString(const Expr *E) const {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  printExpr(E, OS);
+  return S;
+}
+
+void Protocol::forEachEvent(
+    const std::vector<ProtocolItem> &Items,
+    const std::function<void(const Event &, llvm::ArrayRef<const ProtocolLoop *>)> &F) const {
+  std::vector<const ProtocolLoop *> Stack;
+  std::function<void(const std::vector<ProtocolItem> &)> Walk =
+      [&](const std::vector<ProtocolItem> &Body) {
+        for (const ProtocolItem &I : Body) {
+          if (I.isEvent()) {
+            F(Events[I.Index], Stack);
+            continue;
+          }
+          Stack.push_back(&Loops[I.Index]);
+          Walk(Loops[I.Index].Body);
+          Stack.pop_back();
+        }
+      };
+  Walk(Items);
+}

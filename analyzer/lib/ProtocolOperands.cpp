@@ -1,0 +1,141 @@
+//===- ProtocolOperands.cpp - barrier and buffer identity, bytes, init counts -----===//
+//
+// Step 2 of the protocol builder. Every barrier operand of every event goes to
+// identifyBarriers() at once (arrays are found from all their accesses together), every
+// async copy's shared-memory end to identifyBuffers(); then the inits fill in the arrays'
+// expected counts slot by slot, and TMA copies get their bytes: the tensor map's box when
+// the kernel's launch description gives it, else at most the destination slot.
+//
+//===----------------------------------------------------------------------------------===//
+#include "ProtocolBuild.h"
+
+#include "Sampling.h"
+
+#include "wsv/analyzer/Barriers.h"
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace {
+
+void resolveBarriers(BuildState &S) {
+  std::vector<const Expr *> Addresses;
+  for (const EventInfo &I : S.Info)
+    Addresses.push_back(I.BarrierAddress);
+  BarrierIdentity Id =
+      identifyBarriers(S.M, S.ctx(), S.P.Launch, Addresses, S.P.MaxIterations);
+  S.P.Barriers = std::move(Id.Arrays);
+  for (unsigned E = 0; E < S.P.Events.size(); ++E)
+    if (Id.Refs[E].present())
+      S.P.Events[E].Barrier = std::move(Id.Refs[E]);
+
+  // Expected counts, slot by slot: an init names one slot, or several from a loop.
+  Sampler Samples(S.P.Launch, S.P.MaxIterations);
+  for (unsigned E = 0; E < S.P.Events.size(); ++E) {
+    Event &Ev = S.P.Events[E];
+    if (Ev.Kind != EventKind::Init || !Ev.Barrier.resolved() || !Ev.Barrier.Slot.known())
+      continue;
+    BarrierArray &A = S.P.Barriers[Ev.Barrier.Array];
+    A.InitEvents.push_back(E);
+    std::optional<std::set<uint64_t>> Slots = Samples.values(Ev.Barrier.Slot.E);
+    if (!Slots)
+      continue;
+    for (uint64_t Slot : *Slots)
+      if (Slot < A.InitCounts.size())
+        A.InitCounts[Slot] =
+            Ev.Count.known() ? Ev.Count
+                             : ProtocolValue::unknown("the init count is not known: " +
+                                                      Ev.Count.Unknown);
+  }
+}
+
+void resolveBuffers(BuildState &S) {
+  std::vector<BufferAccess> Accesses;
+  struct Use {
+    unsigned Event;
+    enum { Dst, Src, Read } Which;
+    unsigned ReadIndex = 0;
+  };
+  std::vector<Use> Uses;
+  for (unsigned E = 0; E < S.P.Events.size(); ++E) {
+    const EventInfo &I = S.Info[E];
+    EventKind K = S.P.Events[E].Kind;
+    bool Copy = K == EventKind::AsyncLoad || K == EventKind::AsyncStore ||
+                K == EventKind::AsyncCopy;
+    // TMEM allocation writes the column address into shared memory: not a buffer.
+    if (I.DstAddress && K != EventKind::Alloc) {
+      Accesses.push_back({I.DstAddress, Copy});
+      Uses.push_back({E, Use::Dst});
+    }
+    if (I.SrcAddress) {
+      Accesses.push_back({I.SrcAddress, Copy});
+      Uses.push_back({E, Use::Src});
+    }
+    for (unsigned R = 0; R < I.ReadAddresses.size(); ++R) {
+      Accesses.push_back({I.ReadAddresses[R], false});
+      Uses.push_back({E, Use::Read, R});
+    }
+  }
+  BufferIdentity Id =
+      identifyBuffers(S.M, S.ctx(), S.P.Launch, Accesses, S.P.MaxIterations);
+  S.P.Buffers = std::move(Id.Buffers);
+  for (unsigned U = 0; U < Uses.size(); ++U) {
+    Event &Ev = S.P.Events[Uses[U].Event];
+    switch (Uses[U].Which) {
+    case Use::Dst:
+      Ev.Dst = std::move(Id.Refs[U]);
+      break;
+    case Use::Src:
+      Ev.Src = std::move(Id.Refs[U]);
+      break;
+    case Use::Read:
+      Ev.Reads.push_back(std::move(Id.Refs[U]));
+      break;
+    }
+  }
+}
+
+/// Bytes of TMA copies: the box from the launch description, else the slot it lands in.
+void resolveBytes(BuildState &S) {
+  for (unsigned E = 0; E < S.P.Events.size(); ++E) {
+    Event &Ev = S.P.Events[E];
+    const EventInfo &I = S.Info[E];
+    if ((Ev.Kind != EventKind::AsyncLoad && Ev.Kind != EventKind::AsyncStore) ||
+        Ev.BytesFrom != BytesOrigin::None)
+      continue;
+    if (S.Spec && I.TensorMapParam) {
+      auto It = S.Spec->TensorBoxBytes.find(*I.TensorMapParam);
+      if (It != S.Spec->TensorBoxBytes.end()) {
+        Ev.Bytes = ProtocolValue::of(S.ctx().constant(It->second, 32));
+        Ev.BytesFrom = BytesOrigin::TensorBox;
+        continue;
+      }
+    }
+    const BufferRef &Smem = Ev.Kind == EventKind::AsyncLoad ? Ev.Dst : Ev.Src;
+    if (Smem.resolved() && S.P.Buffers[Smem.Buffer].SlotBytes) {
+      uint64_t Bound = *S.P.Buffers[Smem.Buffer].SlotBytes - Smem.ByteOffset;
+      Ev.Bytes = ProtocolValue::of(S.ctx().constant(Bound, 32));
+      Ev.BytesFrom = BytesOrigin::AllocationBound;
+      continue;
+    }
+    Ev.BytesFrom = BytesOrigin::Unknown;
+    Ev.Bytes = ProtocolValue::unknown(
+        "the tensor map's box is not in the PTX and no launch description gives it");
+  }
+}
+
+} // namespace
+
+void wsv::analyzer::resolveOperands(BuildState &S) {
+  // Loops that a constant bounds (a prefill of min(K / 64, 4)) are sampled only that far.
+  const LoopInfo &Loops = S.FA.loops();
+  S.P.MaxIterations.assign(Loops.size(), UINT64_MAX);
+  for (const Loop &L : Loops.loops()) {
+    const TripCount &T = S.values().loopSummary(L.Index).Trip;
+    if (T.isCounted() && T.Iterations)
+      S.P.MaxIterations[L.Index] = S.values().closedForm(T.Iterations)->range().Hi;
+  }
+  resolveBarriers(S);
+  resolveBuffers(S);
+  resolveBytes(S);
+}
