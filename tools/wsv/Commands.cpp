@@ -5,6 +5,7 @@ namespace wsv {
 
 #ifdef WSV_HAVE_ANALYZER
 extern const Command ParseCommand;
+extern const Command ProtocolCommand;
 #endif
 #ifdef WSV_HAVE_RUNNER
 extern const Command RunCommand;
@@ -15,6 +16,7 @@ const Command *commands() {
   static const Command Table[] = {
 #ifdef WSV_HAVE_ANALYZER
       ParseCommand,
+      ProtocolCommand,
 #endif
 #ifdef WSV_HAVE_RUNNER
       RunCommand,
