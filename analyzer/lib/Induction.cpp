@@ -137,6 +137,25 @@ void ValueBuilder::finishLoop(LoopId L) {
   transformExits(L);
 }
 
+// Update - Phi, pushed into the arms of selects: a counter that advances by a different
+// loop-invariant amount depending on the parameters (an unrolled loop and its remainder) is
+// still linear, its step a select.
+const Expr *ValueBuilder::subtractThroughSelects(const Expr *Update, const Expr *Phi) {
+  if (Update->is(ExprKind::Select))
+    return Ctx.select(Update->op(0), subtractThroughSelects(Update->op(1), Phi),
+                      subtractThroughSelects(Update->op(2), Phi));
+  // (select ...) + 1: into the term that holds the counter.
+  if (Update->is(ExprKind::Add)) {
+    auto Holds = [&](const Expr *E) { return E->mentions([&](const Expr *X) { return X == Phi; }); };
+    const Expr *A = Update->op(0), *B = Update->op(1);
+    if (Holds(A) && !Holds(B) && A->is(ExprKind::Select))
+      return Ctx.add(subtractThroughSelects(A, Phi), B);
+    if (Holds(B) && !Holds(A) && B->is(ExprKind::Select))
+      return Ctx.add(A, subtractThroughSelects(B, Phi));
+  }
+  return Ctx.sub(Update, Phi);
+}
+
 void ValueBuilder::recognizeInductions(LoopId L) {
   const Loop &Lp = Loops.loop(L);
   LoopSummary &Sum = Summaries[L];
@@ -174,7 +193,7 @@ void ValueBuilder::recognizeInductions(LoopId L) {
     IV.Phi = C.Phi;
     IV.Start = C.Start;
     IV.Update = C.Update;
-    const Expr *Delta = W > 1 ? Ctx.sub(C.Update, C.Phi) : nullptr;
+    const Expr *Delta = W > 1 ? subtractThroughSelects(C.Update, C.Phi) : nullptr;
     if (Delta && !Delta->mentions([&](const Expr *X) { return X == C.Phi; }) &&
         isInvariant(Delta, L)) {
       IV.Kind = InductionKind::Linear;

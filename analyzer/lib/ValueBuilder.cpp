@@ -289,6 +289,9 @@ const Expr *ValueBuilder::joinValue(BlockId B, RegId R,
       P.second = undefined(R);
   if (const Expr *Gated = gatedValue(B, In))
     return Gated;
+  if (In.size() > 2)
+    if (const Expr *Gated = gatedMultiway(B, In))
+      return Gated;
   const Expr *Phi = Ctx.phi(Regs[R].Name, &G.block(B), R, Regs[R].Width);
   PhiInfo &Info = Phis[Phi];
   Info.Block = B;
@@ -349,6 +352,59 @@ const Expr *ValueBuilder::gatedValue(BlockId B,
     if (implies({SkipCond}, Zero))
       return LoopValue;
   }
+  return Ctx.select(Cond, WhenTaken, Otherwise);
+}
+
+// Edges into a join that more than one branch split apart (a loop skipped when K / 64 is 0, a
+// peeled last iteration when it is odd): the branch at the nearest common dominator of their
+// sources splits them into the edges below each arm, and each side is a join of its own. As
+// for two edges, the arms must not reach each other and each source must lie below one arm,
+// so that the branch alone decides which value arrives.
+const Expr *
+ValueBuilder::gatedMultiway(BlockId B,
+                            llvm::ArrayRef<std::pair<BlockId, const Expr *>> Incoming) {
+  if (Incoming.empty())
+    return nullptr;
+  if (llvm::all_of(Incoming, [&](const auto &P) { return P.second == Incoming[0].second; }))
+    return Incoming[0].second;
+  BlockId D = Incoming[0].first;
+  for (const auto &P : Incoming) {
+    D = Dom.nearestCommonDominator(D, P.first);
+    if (D == NoIndex)
+      return nullptr;
+  }
+  if (G.block(D).Terminator != TerminatorKind::CondBranch)
+    return nullptr;
+  LoopId DL = Loops.loopFor(D);
+  if (DL != NoIndex && !Loops.loop(DL).contains(B))
+    return nullptr;
+  BlockId T = G.block(D).Succs[0], F = G.block(D).Succs[1];
+  if (T != B && F != B && (forwardReaches(T, F) || forwardReaches(F, T)))
+    return nullptr;
+  llvm::SmallVector<std::pair<BlockId, const Expr *>, 4> Taken, NotTaken;
+  for (const auto &P : Incoming) {
+    if (P.first == D) {
+      if (T == B)
+        Taken.push_back(P);
+      else if (F == B)
+        NotTaken.push_back(P);
+      else
+        return nullptr;
+    } else if (T != B && Dom.dominates(T, P.first)) {
+      Taken.push_back(P);
+    } else if (F != B && Dom.dominates(F, P.first)) {
+      NotTaken.push_back(P);
+    } else {
+      return nullptr;
+    }
+  }
+  if (Taken.empty() || NotTaken.empty())
+    return nullptr;
+  const Expr *WhenTaken = gatedMultiway(B, Taken);
+  const Expr *Otherwise = WhenTaken ? gatedMultiway(B, NotTaken) : nullptr;
+  const Expr *Cond = Otherwise ? edgeCondition(D, T) : nullptr;
+  if (!Cond)
+    return nullptr;
   return Ctx.select(Cond, WhenTaken, Otherwise);
 }
 

@@ -93,6 +93,9 @@ public:
   const Expr *joinValue(BlockId B, RegId R,
                         llvm::ArrayRef<std::pair<BlockId, const Expr *>> Incoming);
   const Expr *gatedValue(BlockId B, llvm::ArrayRef<std::pair<BlockId, const Expr *>> Incoming);
+  /// A join of more than two edges as nested selects, one per branch that splits them.
+  const Expr *gatedMultiway(BlockId B,
+                            llvm::ArrayRef<std::pair<BlockId, const Expr *>> Incoming);
   const State *edgeState(BlockId From, BlockId To) const;
   const Expr *edgeCondition(BlockId From, BlockId To);
   bool forwardReaches(BlockId From, BlockId To) const { return Reach[From].test(To); }
@@ -107,6 +110,7 @@ public:
   /// closed form at Iter + 1. nullptr when E involves a phi of L with no closed form.
   const Expr *atIteration(const Expr *E, LoopId L, const Expr *Iter);
   bool isInvariant(const Expr *E, LoopId L) const;
+  const Expr *subtractThroughSelects(const Expr *Update, const Expr *Phi);
   BlockId leafBlock(const Expr *Leaf) const;
   const Expr *closedForm(const Expr *E);
   /// Facts that hold on entry to L: conditions of the branches dominating its header.
