@@ -307,6 +307,24 @@ ThreadSet GuardAnalysis::evaluate(const Expr *Predicate, const LaunchShape &Laun
       const CfgInst *Site = static_cast<const CfgInst *>(Atom->site());
       InstId SiteId = static_cast<InstId>(Site - G.instructions().data());
       const Expr *SiteCondition = instructionCondition(SiteId);
+      // A condition on CTA-uniform values (a loop counter, K) holds for every thread of the
+      // CTA or for none; when for none, nothing the election guards runs either. The
+      // candidates are the threads the thread-dependent part selects.
+      if (SiteCondition) {
+        llvm::SmallVector<const Expr *, 8> Parts{SiteCondition}, Kept;
+        while (!Parts.empty()) {
+          const Expr *C = Parts.pop_back_val();
+          if (C->is(ExprKind::And) && C->width() == 1) {
+            Parts.push_back(C->op(0));
+            Parts.push_back(C->op(1));
+          } else if (isThreadDependent(C)) {
+            Kept.push_back(C);
+          }
+        }
+        SiteCondition = Ctx.boolean(true);
+        for (const Expr *C : Kept)
+          SiteCondition = Ctx.bitAnd(SiteCondition, C);
+      }
       ThreadSet Reach = SiteCondition ? evaluate(SiteCondition, Launch, Depth + 1)
                                       : ThreadSet::unknown("unreachable");
       if (!Reach.isExact() || !Reach.elected().empty())
