@@ -98,8 +98,14 @@ std::string wsv::analyzer::sourceVariableName(llvm::StringRef Symbol) {
 }
 
 std::optional<uint64_t> wsv::analyzer::declaredBytes(const ptx::Module &M,
+                                                     const ptx::Function *F,
                                                      llvm::StringRef Symbol) {
   const ptx::VariableDecl *V = M.globalVariable(Symbol);
+  if (!V && F && F->body())
+    for (const ptx::Statement *S : F->body()->body())
+      if (const auto *D = llvm::dyn_cast<ptx::VariableDecl>(S))
+        if (D->name() == Symbol)
+          V = D;
   if (!V)
     return std::nullopt;
   uint64_t Bytes = typeBytes(V->type());

@@ -96,7 +96,8 @@ BarrierRef refer(ExprContext &Ctx, const Access &A, const BarrierArray &Array, u
 
 } // namespace
 
-BarrierIdentity wsv::analyzer::identifyBarriers(const ptx::Module &M, ExprContext &Ctx,
+BarrierIdentity wsv::analyzer::identifyBarriers(const ptx::Module &M, const ptx::Function *F,
+                                                ExprContext &Ctx,
                                                 const LaunchShape &Launch,
                                                 llvm::ArrayRef<const Expr *> Addresses,
                                                 llvm::ArrayRef<uint64_t> MaxIterations) {
@@ -131,7 +132,7 @@ BarrierIdentity wsv::analyzer::identifyBarriers(const ptx::Module &M, ExprContex
     // A declared variable is one array, whatever its accesses look like.
     std::optional<uint64_t> Declared;
     if (Base->is(ExprKind::Symbol))
-      Declared = declaredBytes(M, First.Symbol);
+      Declared = declaredBytes(M, F, First.Symbol);
     if (Declared && *Declared >= MbarrierBytes) {
       unsigned Index = Out.Arrays.size();
       Out.Arrays.push_back(makeArray(First, 0, MbarrierBytes,

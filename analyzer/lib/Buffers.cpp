@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -25,16 +26,41 @@ int64_t asSigned(uint64_t V, unsigned Width) {
 struct Access {
   unsigned Input = 0;
   AddressParts Parts;
-  std::vector<int64_t> Offsets; ///< sampled byte offsets from the base; just the constant
-                                ///< when the varying part cannot be enumerated
+  /// The terms of the varying part that the loop counters select: which slot.
+  const Expr *Slot = nullptr;
+  /// The other varying terms: where in the slot.
+  const Expr *InSlot = nullptr;
+  std::vector<int64_t> Offsets; ///< sampled byte offsets of the slot part from the base; just
+                                ///< the constant when it cannot be enumerated
 };
 
-void enumerate(const Sampler &S, Access &A) {
-  if (A.Parts.Varying)
-    if (std::optional<std::set<uint64_t>> Values = S.values(A.Parts.Varying, 2048)) {
+bool mentionsIteration(const Expr *E) {
+  return E->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); });
+}
+
+void collectTerms(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Terms) {
+  if (E->is(ExprKind::Add)) {
+    for (const Expr *Op : E->ops())
+      collectTerms(Op, Terms);
+    return;
+  }
+  Terms.push_back(E);
+}
+
+void enumerate(ExprContext &Ctx, const Sampler &S, Access &A) {
+  if (A.Parts.Varying) {
+    llvm::SmallVector<const Expr *, 4> Terms;
+    collectTerms(A.Parts.Varying, Terms);
+    for (const Expr *T : Terms) {
+      const Expr *&Into = mentionsIteration(T) ? A.Slot : A.InSlot;
+      Into = Into ? Ctx.add(Into, T) : T;
+    }
+  }
+  if (A.Slot)
+    if (std::optional<std::set<uint64_t>> Values = S.values(A.Slot, 2048)) {
       std::set<int64_t> Offsets;
       for (uint64_t V : *Values)
-        Offsets.insert(A.Parts.Offset + asSigned(V, A.Parts.Varying->width()));
+        Offsets.insert(A.Parts.Offset + asSigned(V, A.Slot->width()));
       A.Offsets.assign(Offsets.begin(), Offsets.end());
       return;
     }
@@ -45,6 +71,7 @@ struct Layout {
   int64_t Lo = 0, Hi = 0;
   uint64_t Stride = 0; ///< 0: one slot
   unsigned Buffer = 0;
+  unsigned Family = 0;
   bool contains(int64_t O, uint64_t SlotBytes) const {
     if (O < Lo)
       return false;
@@ -57,7 +84,8 @@ struct Layout {
 
 } // namespace
 
-BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, ExprContext &Ctx,
+BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::Function *F,
+                                              ExprContext &Ctx,
                                               const LaunchShape &Launch,
                                               llvm::ArrayRef<BufferAccess> Accesses,
                                               llvm::ArrayRef<uint64_t> MaxIterations) {
@@ -87,11 +115,11 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, ExprContext 
   for (const Expr *Base : Bases) {
     std::vector<Access> &Group = ByBase[Base];
     for (Access &A : Group)
-      enumerate(S, A);
+      enumerate(Ctx, S, A);
 
-    // Rings: the offsets of one copy instruction at their common stride; copies with the
-    // same stride and the same start within a slot fill the same buffer.
-    std::map<std::pair<uint64_t, int64_t>, Layout> Rings; // (stride, start mod stride)
+    // Rings: the offsets of one copy instruction at their common stride; copies of one
+    // family with the same stride and start within a slot fill the same buffer.
+    std::map<std::tuple<unsigned, uint64_t, int64_t>, Layout> Rings; // (family, stride, phase)
     for (const Access &A : Group) {
       if (!Accesses[A.Input].Defines || A.Offsets.size() < 2)
         continue;
@@ -99,12 +127,14 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, ExprContext 
       for (int64_t O : A.Offsets)
         Stride = std::gcd(Stride, static_cast<uint64_t>(O - A.Offsets.front()));
       int64_t Phase = ((A.Offsets.front() % int64_t(Stride)) + int64_t(Stride)) % int64_t(Stride);
-      auto [It, New] = Rings.try_emplace({Stride, Phase});
+      unsigned Family = Accesses[A.Input].Family;
+      auto [It, New] = Rings.try_emplace({Family, Stride, Phase});
       Layout &L = It->second;
       if (New) {
         L.Lo = A.Offsets.front();
         L.Hi = A.Offsets.back();
         L.Stride = Stride;
+        L.Family = Family;
       }
       L.Lo = std::min(L.Lo, A.Offsets.front());
       L.Hi = std::max(L.Hi, A.Offsets.back());
@@ -112,21 +142,36 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, ExprContext 
     std::vector<Layout> Layouts;
     for (auto &[Key, L] : Rings)
       Layouts.push_back(L);
-    // Copies at one constant offset that no ring covers are buffers of one slot.
-    std::set<int64_t> Singles;
-    for (const Access &A : Group) {
-      if (!Accesses[A.Input].Defines || A.Offsets.size() != 1)
-        continue;
-      int64_t O = A.Offsets.front();
-      bool Covered = llvm::any_of(Layouts, [&](const Layout &L) {
-        return L.Stride && O >= L.Lo && O <= L.Hi &&
-               static_cast<uint64_t>(O - L.Lo) % L.Stride == 0;
-      });
-      if (!Covered)
-        Singles.insert(O);
+    // Copies at one constant offset (unrolled code) join a ring of their family that they
+    // fall in or continue; the rest are buffers of one slot.
+    std::map<std::pair<unsigned, int64_t>, bool> Singles;
+    for (const Access &A : Group)
+      if (Accesses[A.Input].Defines && A.Offsets.size() == 1)
+        Singles[{Accesses[A.Input].Family, A.Offsets.front()}] = true;
+    for (bool Grew = true; Grew;) {
+      Grew = false;
+      for (auto It = Singles.begin(); It != Singles.end();) {
+        auto [Family, O] = It->first;
+        bool Joined = false;
+        for (Layout &L : Layouts) {
+          if (L.Family != Family || !L.Stride ||
+              ((O - L.Lo) % int64_t(L.Stride) + int64_t(L.Stride)) % int64_t(L.Stride))
+            continue;
+          if (O >= L.Lo && O <= L.Hi) {
+            Joined = true;
+          } else if (O == L.Hi + int64_t(L.Stride) || O == L.Lo - int64_t(L.Stride)) {
+            L.Lo = std::min(L.Lo, O);
+            L.Hi = std::max(L.Hi, O);
+            Joined = Grew = true;
+          }
+          if (Joined)
+            break;
+        }
+        It = Joined ? Singles.erase(It) : std::next(It);
+      }
     }
-    for (int64_t O : Singles)
-      Layouts.push_back(Layout{O, O, 0, 0});
+    for (auto &[Key, Unused] : Singles)
+      Layouts.push_back(Layout{Key.second, Key.second, 0, 0, Key.first});
     std::sort(Layouts.begin(), Layouts.end(),
               [](const Layout &A, const Layout &B) { return A.Lo < B.Lo; });
 
@@ -137,7 +182,7 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, ExprContext 
         Starts.insert(O);
     std::optional<uint64_t> Declared;
     if (Base->is(ExprKind::Symbol))
-      Declared = declaredBytes(M, Group.front().Parts.Symbol);
+      Declared = declaredBytes(M, F, Group.front().Parts.Symbol);
     for (Layout &L : Layouts) {
       L.Buffer = Out.Buffers.size();
       Buffer B;
@@ -146,11 +191,19 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, ExprContext 
       B.Offset = L.Lo;
       B.Stride = L.Stride;
       B.Slots = L.Stride ? static_cast<unsigned>((L.Hi - L.Lo) / int64_t(L.Stride)) + 1 : 1;
-      auto Next = Starts.upper_bound(L.Lo);
-      if (Next != Starts.end())
-        B.SlotBytes = static_cast<uint64_t>(*Next - L.Lo);
-      else if (Declared && int64_t(*Declared) > L.Lo)
-        B.SlotBytes = *Declared - static_cast<uint64_t>(L.Lo);
+      // The smallest gap from any of its slots to the next start: the last slot of a ring
+      // may run into a different buffer sooner than the first runs into the second slot.
+      for (unsigned Slot = 0; Slot < B.Slots; ++Slot) {
+        int64_t Start = L.Lo + int64_t(Slot) * int64_t(L.Stride);
+        auto Next = Starts.upper_bound(Start);
+        std::optional<uint64_t> Gap;
+        if (Next != Starts.end())
+          Gap = static_cast<uint64_t>(*Next - Start);
+        else if (Declared && int64_t(*Declared) > Start)
+          Gap = *Declared - static_cast<uint64_t>(Start);
+        if (Gap && (!B.SlotBytes || *Gap < *B.SlotBytes))
+          B.SlotBytes = Gap;
+      }
       Out.Buffers.push_back(B);
     }
 
@@ -158,21 +211,26 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, ExprContext 
     for (const Access &A : Group) {
       BufferRef &R = Out.Refs[A.Input];
       R.Address = Accesses[A.Input].Address;
+      // A copy goes to a buffer of its own family if one holds it.
       const Layout *Found = nullptr;
-      for (const Layout &L : Layouts) {
-        const Buffer &B = Out.Buffers[L.Buffer];
-        uint64_t Bytes = B.SlotBytes.value_or(L.Stride ? L.Stride : 1);
-        if (llvm::all_of(A.Offsets, [&](int64_t O) { return L.contains(O, Bytes); })) {
-          Found = &L;
-          break;
+      for (bool OwnFamily : {true, false})
+        for (const Layout &L : Layouts) {
+          if (Found || (OwnFamily && (!Accesses[A.Input].Defines ||
+                                      L.Family != Accesses[A.Input].Family)))
+            continue;
+          const Buffer &B = Out.Buffers[L.Buffer];
+          uint64_t Bytes = B.SlotBytes.value_or(L.Stride ? L.Stride : 1);
+          if (llvm::all_of(A.Offsets, [&](int64_t O) { return L.contains(O, Bytes); }))
+            Found = &L;
         }
-      }
       if (!Found) {
         R.Unresolved = "not in a buffer that an async copy fills or drains";
         continue;
       }
       const Buffer &B = Out.Buffers[Found->Buffer];
       R.Buffer = Found->Buffer;
+      if (A.InSlot)
+        R.InSlot = ProtocolValue::of(A.InSlot);
       int64_t Delta = A.Parts.Offset - B.Offset;
       unsigned W = R.Address->width();
       if (!B.Stride) {
@@ -182,13 +240,14 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, ExprContext 
       }
       int64_t Stride = static_cast<int64_t>(B.Stride);
       R.ByteOffset = ((Delta % Stride) + Stride) % Stride;
-      if (!A.Parts.Varying) {
-        R.Slot = ProtocolValue::of(Ctx.constant(static_cast<uint64_t>((Delta - R.ByteOffset) / Stride), W));
+      if (!A.Slot) {
+        R.Slot = ProtocolValue::of(
+            Ctx.constant(static_cast<uint64_t>((Delta - R.ByteOffset) / Stride), W));
         continue;
       }
-      unsigned VW = A.Parts.Varying->width();
+      unsigned VW = A.Slot->width();
       const Expr *Bytes =
-          Ctx.add(A.Parts.Varying, Ctx.constant(static_cast<uint64_t>(Delta - R.ByteOffset), VW));
+          Ctx.add(A.Slot, Ctx.constant(static_cast<uint64_t>(Delta - R.ByteOffset), VW));
       R.Slot = ProtocolValue::of(Ctx.udiv(Bytes, Ctx.constant(B.Stride, VW)));
     }
   }

@@ -47,28 +47,54 @@ void addTripCounts(const Protocol &P, unsigned Width, llvm::SmallVectorImpl<cons
     }
 }
 
-/// Counters a ring in these loops may run on: the innermost loop's number and, for a loop
-/// nested in another, the count of iterations over both (t * trip + k).
-llvm::SmallVector<const Expr *, 4> counters(const Protocol &P,
-                                            llvm::ArrayRef<const ProtocolLoop *> Loops,
-                                            unsigned Width) {
-  llvm::SmallVector<const Expr *, 4> Out;
-  if (Loops.empty()) {
-    addTripCounts(P, Width, Out);
+/// Counters a ring in these loops may run on: a multiple of the innermost loop's number (an
+/// unrolled loop advances the ring by its unroll factor per iteration) plus, for each loop
+/// around it, its number times nothing or a step one of its counters advances by per
+/// iteration (a ring carried across persistent tiles advances by the tiles' K / 64).
+llvm::SmallVector<const Expr *, 16> counters(const Protocol &P,
+                                             llvm::ArrayRef<const ProtocolLoop *> Loops,
+                                             unsigned Width) {
+  llvm::SmallVector<const Expr *, 16> Out;
+  if (Loops.empty())
     return Out;
-  }
   ExprContext &Ctx = P.Analysis->context();
-  const ProtocolLoop *Inner = Loops.back();
-  const Expr *I = Ctx.resize(Ctx.iterationVar(Inner->Loop), Width);
-  if (Loops.size() >= 2 && Inner->Trip.known()) {
-    const ProtocolLoop *Outer = Loops[Loops.size() - 2];
-    const Expr *T = Ctx.resize(Ctx.iterationVar(Outer->Loop), Width);
-    Out.push_back(Ctx.add(Ctx.mul(T, Ctx.resize(Inner->Trip.E, Width)), I));
+  const ValueAnalysis &V = P.Analysis->values();
+  std::vector<llvm::SmallVector<const Expr *, 4>> Options(Loops.size());
+  for (unsigned J = 0; J < Loops.size(); ++J) {
+    auto &O = Options[J];
+    if (J + 1 == Loops.size()) {
+      for (uint64_t C : {1u, 2u, 4u})
+        O.push_back(Ctx.constant(C, Width));
+      continue;
+    }
+    O.push_back(Ctx.constant(0, Width));
+    O.push_back(Ctx.constant(1, Width));
+    for (const InductionVar &IV : V.loopSummary(Loops[J]->Loop).Inductions)
+      if (IV.Kind == InductionKind::Linear && IV.Step && !IV.Step->isConstant()) {
+        const Expr *Step = Ctx.resize(simplifyInvariants(P, V.closedForm(IV.Step)), Width);
+        if (!llvm::is_contained(O, Step))
+          O.push_back(Step);
+      }
   }
-  Out.push_back(I);
+  // Every combination, the simplest first (the outer coefficients vary slowest).
+  std::vector<unsigned> Pick(Loops.size(), 0);
+  while (Out.size() < 24) {
+    const Expr *X = Ctx.constant(0, Width);
+    for (unsigned J = 0; J < Loops.size(); ++J)
+      X = Ctx.add(X, Ctx.mul(Options[J][Pick[J]], Ctx.resize(Ctx.iterationVar(Loops[J]->Loop), Width)));
+    if (!X->isConstant() && !llvm::is_contained(Out, X))
+      Out.push_back(X);
+    int J = Loops.size() - 1;
+    for (; J >= 0; --J) {
+      if (++Pick[J] < Options[J].size())
+        break;
+      Pick[J] = 0;
+    }
+    if (J < 0)
+      break;
+  }
   return Out;
 }
-
 
 /// The number a ring of Slots slots counts with: X in `X % Slots`, if the slot is written so.
 const Expr *ringCounter(const Expr *Slot) {
@@ -89,29 +115,77 @@ std::string formatSlot(const Protocol &P, const ProtocolValue &Slot, unsigned Sl
   ExprContext &Ctx = P.Analysis->context();
   Sampler S(P.Launch, P.MaxIterations);
   unsigned W = E->width();
-  llvm::SmallVector<const Expr *, 4> Cands;
-  if (const Expr *X = ringCounter(E))
-    Cands.push_back(X);
+  // The loop counters first: after an unrolled loop the ring may restart at a multiple of
+  // its size, and `k % 4` says more than `(K/256*4+k) % 4`.
+  llvm::SmallVector<const Expr *, 16> Cands;
   for (const Expr *C : counters(P, Loops, W))
     Cands.push_back(C);
+  if (const Expr *X = ringCounter(E))
+    Cands.push_back(simplifyInvariants(P, X));
+  if (Loops.empty())
+    addTripCounts(P, W, Cands);
   for (const Expr *X : Cands) {
     std::string Xs = compact(P, X);
-    for (uint64_t A : {1u, 2u, 4u})
-      for (uint64_t C = 0; C < Slots; ++C) {
-        const Expr *Form = Ctx.urem(Ctx.add(Ctx.mul(X, Ctx.constant(A, W)), Ctx.constant(C, W)),
-                                    Ctx.constant(Slots, W));
-        if (!S.agree(E, Form))
-          continue;
-        std::string Ring = A == 1 ? Xs : std::to_string(A) + "*" + paren(Xs);
-        if (C)
-          Ring += "+" + std::to_string(C);
-        return paren(Ring) + "%" + std::to_string(Slots);
-      }
+    for (uint64_t C = 0; C < Slots; ++C) {
+      const Expr *Form =
+          Ctx.urem(Ctx.add(X, Ctx.constant(C, W)), Ctx.constant(Slots, W));
+      if (!S.agree(E, Form))
+        continue;
+      std::string Ring = C ? Xs + "+" + std::to_string(C) : Xs;
+      return paren(Ring) + "%" + std::to_string(Slots);
+    }
   }
-  return compact(P, E);
+  return compact(P, simplifyInvariants(P, E));
 }
 
 } // namespace
+
+/// Parts that only depend on kernel parameters, in a shorter form that agrees on every
+/// sample: nvcc's start of a remainder loop `K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is K/256*4.
+const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E) {
+  if (!E)
+    return E;
+  ExprContext &Ctx = P.Analysis->context();
+  Sampler S(P.Launch, P.MaxIterations);
+  auto Varies = [](const Expr *X) {
+    return X->mentions([](const Expr *L) {
+      return L->is(ExprKind::IterationVar) || L->is(ExprKind::Phi) || L->is(ExprKind::Opaque) ||
+             L->is(ExprKind::Load) || L->is(ExprKind::Elect) ||
+             (L->is(ExprKind::SpecialReg) && !isCtaUniform(L->specialRegister()));
+    });
+  };
+  auto FirstParam = [](const Expr *X) {
+    const Expr *Found = nullptr;
+    X->mentions([&](const Expr *L) {
+      if (L->is(ExprKind::Param) && !Found)
+        Found = L;
+      return false;
+    });
+    return Found;
+  };
+  auto Size = [](const Expr *X) { return X->str().size(); };
+  return Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
+    if (N->isLeaf() || N->width() == 1 || Varies(N))
+      return nullptr;
+    const Expr *Param = FirstParam(N);
+    if (!Param)
+      return nullptr;
+    const Expr *Par = Ctx.resize(Param, N->width());
+    unsigned W = N->width();
+    size_t Best = Size(N);
+    const Expr *Found = nullptr;
+    for (uint64_t D : {1u, 64u, 128u, 256u, 512u})
+      for (uint64_t C : {1u, 2u, 4u, 8u}) {
+        const Expr *Q = D == 1 ? Par : Ctx.udiv(Par, Ctx.constant(D, W));
+        for (const Expr *Cand : {Ctx.mul(Q, Ctx.constant(C, W)), Ctx.urem(Q, Ctx.constant(C, W))})
+          if (Size(Cand) < Best && S.agree(N, Cand)) {
+            Best = Size(Cand);
+            Found = Cand;
+          }
+      }
+    return Found;
+  });
+}
 
 std::string wsv::analyzer::formatValue(const Protocol &P, const ProtocolValue &V) {
   if (V.known())
@@ -152,7 +226,15 @@ std::string wsv::analyzer::formatBuffer(const Protocol &P, const BufferRef &R,
     Out += "[" + formatSlot(P, R.Slot, B.Slots, Loops) + "]";
   if (R.ByteOffset)
     Out += "+" + std::to_string(R.ByteOffset);
+  if (R.InSlot.known())
+    Out += isThreadDependent(R.InSlot.E)
+               ? "+(per thread)"
+               : "+" + paren(compact(P, simplifyInvariants(P, R.InSlot.E)));
   return Out;
+}
+
+std::string wsv::analyzer::formatCondition(const Protocol &P, const Expr *E) {
+  return P.exprString(simplifyInvariants(P, E));
 }
 
 std::string wsv::analyzer::formatParity(const Protocol &P, const Event &E,
@@ -168,33 +250,38 @@ std::string wsv::analyzer::formatParity(const Protocol &P, const Event &E,
   for (uint64_t C : {0u, 1u})
     if (S.agree(Par, Ctx.constant(C, W)))
       return std::to_string(C);
-  llvm::SmallVector<const Expr *, 4> Cands;
+  llvm::SmallVector<const Expr *, 16> Cands;
+  for (const Expr *C : counters(P, Loops, W))
+    Cands.push_back(C);
   unsigned Slots = 1;
   if (E.Barrier.resolved()) {
     Slots = P.Barriers[E.Barrier.Array].Slots;
     if (const Expr *X = ringCounter(E.Barrier.Slot.E))
-      Cands.push_back(Ctx.resize(X, W));
+      Cands.push_back(simplifyInvariants(P, Ctx.resize(X, W)));
   }
-  for (const Expr *C : counters(P, Loops, W))
-    Cands.push_back(C);
+  if (Loops.empty())
+    addTripCounts(P, W, Cands);
   llvm::SmallVector<uint64_t, 5> Periods;
   if (Slots > 1)
     Periods.push_back(Slots);
   for (uint64_t N : {1u, 2u, 4u, 8u})
-    if (N != Slots)
+    if (!llvm::is_contained(Periods, N))
       Periods.push_back(N);
   for (const Expr *X : Cands) {
-    std::string Xs = compact(P, X);
     for (uint64_t N : Periods)
-      for (uint64_t Flip : {0u, 1u}) {
-        const Expr *Form =
-            Ctx.bitXor(Ctx.bitAnd(Ctx.udiv(X, Ctx.constant(N, W)), Ctx.constant(1, W)),
-                       Ctx.constant(Flip, W));
-        if (!S.agree(Par, Form))
-          continue;
-        std::string Bit = N == 1 ? paren(Xs) + "&1" : "(" + paren(Xs) + "/" + std::to_string(N) + ")&1";
-        return Flip ? "(" + Bit + ")^1" : Bit;
-      }
+      for (uint64_t C = 0; C < std::max<uint64_t>(N, 1); ++C)
+        for (uint64_t Flip : {0u, 1u}) {
+          const Expr *Counter = C ? Ctx.add(X, Ctx.constant(C, W)) : X;
+          const Expr *Form = Ctx.bitXor(
+              Ctx.bitAnd(Ctx.udiv(Counter, Ctx.constant(N, W)), Ctx.constant(1, W)),
+              Ctx.constant(Flip, W));
+          if (!S.agree(Par, Form))
+            continue;
+          std::string Xs = compact(P, X) + (C ? "+" + std::to_string(C) : "");
+          std::string Bit =
+              N == 1 ? paren(Xs) + "&1" : "(" + paren(Xs) + "/" + std::to_string(N) + ")&1";
+          return Flip ? "(" + Bit + ")^1" : Bit;
+        }
   }
-  return compact(P, Par);
+  return compact(P, simplifyInvariants(P, Par));
 }

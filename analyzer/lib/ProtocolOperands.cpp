@@ -23,7 +23,7 @@ void resolveBarriers(BuildState &S) {
   for (const EventInfo &I : S.Info)
     Addresses.push_back(I.BarrierAddress);
   BarrierIdentity Id =
-      identifyBarriers(S.M, S.ctx(), S.P.Launch, Addresses, S.P.MaxIterations);
+      identifyBarriers(S.M, &S.F, S.ctx(), S.P.Launch, Addresses, S.P.MaxIterations);
   S.P.Barriers = std::move(Id.Arrays);
   for (unsigned E = 0; E < S.P.Events.size(); ++E)
     if (Id.Refs[E].present())
@@ -62,22 +62,24 @@ void resolveBuffers(BuildState &S) {
     EventKind K = S.P.Events[E].Kind;
     bool Copy = K == EventKind::AsyncLoad || K == EventKind::AsyncStore ||
                 K == EventKind::AsyncCopy;
+    // Copies of one tensor map in one direction are one family of buffers.
+    unsigned Family = (static_cast<unsigned>(K) << 8) | (I.TensorMapParam ? *I.TensorMapParam + 1 : 0);
     // TMEM allocation writes the column address into shared memory: not a buffer.
     if (I.DstAddress && K != EventKind::Alloc) {
-      Accesses.push_back({I.DstAddress, Copy});
+      Accesses.push_back({I.DstAddress, Copy, Family});
       Uses.push_back({E, Use::Dst});
     }
     if (I.SrcAddress) {
-      Accesses.push_back({I.SrcAddress, Copy});
+      Accesses.push_back({I.SrcAddress, Copy, Family});
       Uses.push_back({E, Use::Src});
     }
     for (unsigned R = 0; R < I.ReadAddresses.size(); ++R) {
-      Accesses.push_back({I.ReadAddresses[R], false});
+      Accesses.push_back({I.ReadAddresses[R], false, 0});
       Uses.push_back({E, Use::Read, R});
     }
   }
   BufferIdentity Id =
-      identifyBuffers(S.M, S.ctx(), S.P.Launch, Accesses, S.P.MaxIterations);
+      identifyBuffers(S.M, &S.F, S.ctx(), S.P.Launch, Accesses, S.P.MaxIterations);
   S.P.Buffers = std::move(Id.Buffers);
   for (unsigned U = 0; U < Uses.size(); ++U) {
     Event &Ev = S.P.Events[Uses[U].Event];

@@ -38,8 +38,17 @@ std::string multicast(const Protocol &P, const Event &E) {
   std::string Out;
   if (E.CtaGroup)
     Out += " cta_group::" + std::to_string(E.CtaGroup);
-  if (E.Multicast)
-    Out += " multicast to CTAs " + formatValue(P, E.CtaMask);
+  if (E.Multicast) {
+    Out += " multicast to CTAs ";
+    if (std::optional<uint64_t> Mask = E.CtaMask.constant()) {
+      std::string Bits;
+      for (uint64_t M = *Mask; M; M >>= 1)
+        Bits.insert(Bits.begin(), M & 1 ? '1' : '0');
+      Out += "0b" + (Bits.empty() ? std::string("0") : Bits);
+    } else {
+      Out += formatValue(P, E.CtaMask);
+    }
+  }
   return Out;
 }
 
@@ -92,7 +101,7 @@ void TextPrinter::items(const std::vector<ProtocolItem> &Items, unsigned Indent,
       const ProtocolLoop &L = P.Loops[I.Index];
       OS << Pad << formatLoop(P, L);
       if (L.When.known())
-        OS << " when " << P.exprString(L.When.E);
+        OS << " when " << formatCondition(P, L.When.E);
       OS << "  # " << formatSource(L.Where) << '\n';
       Stack.push_back(&L);
       items(L.Body, Indent + 2, In);
@@ -104,7 +113,7 @@ void TextPrinter::items(const std::vector<ProtocolItem> &Items, unsigned Indent,
     auto Line = [&](const Event &E) {
       std::string S = who(E, In) + formatEvent(P, E, Stack);
       if (E.When.known())
-        S += " if " + P.exprString(E.When.E);
+        S += " if " + formatCondition(P, E.When.E);
       return S;
     };
     const Event &E = P.Events[I.Index];

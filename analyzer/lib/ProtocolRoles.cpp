@@ -23,8 +23,11 @@ using namespace wsv::analyzer;
 
 namespace {
 
-bool isAllocation(EventKind K) {
-  return K == EventKind::Alloc || K == EventKind::Dealloc || K == EventKind::Relinquish;
+/// Warp-wide work one warp does for the whole CTA: TMEM allocation, and the tcgen05 fences
+/// around the thread syncs that order it.
+bool isWarpChore(EventKind K) {
+  return K == EventKind::Alloc || K == EventKind::Dealloc || K == EventKind::Relinquish ||
+         K == EventKind::Fence;
 }
 
 /// Whether an event is work every thread shares or a leader does for all: it does not tell
@@ -32,8 +35,7 @@ bool isAllocation(EventKind K) {
 bool isSharedWork(const Event &E, const EventInfo &I) {
   if (I.Shape == ThreadShape::All || I.Shape == ThreadShape::Leader)
     return true;
-  // TMEM allocation is warp-wide: one warp allocating acts for the CTA.
-  if (I.Shape == ThreadShape::Partial && isAllocation(E.Kind)) {
+  if (I.Shape == ThreadShape::Partial && isWarpChore(E.Kind)) {
     int First = I.Reach.find_first();
     return First >= 0 && static_cast<unsigned>(I.Reach.find_last()) / WarpSize ==
                              static_cast<unsigned>(First) / WarpSize;
@@ -137,6 +139,39 @@ void RoleAssigner::partition() {
       Splitting.push_back(I.Reach);
   }
   Parts = partitionThreads(N, Splitting);
+  // A part whose work is all done by elected lanes (a warpgroup whose warp 3 loads and warp 0
+  // issues MMAs, each through one lane) splits by the warps that elect: each such warp is a
+  // role, as its author wrote `if (warp == 3) { if (elect_one_sync()) ... }`. A part with
+  // warp-wide work of its own (setmaxnreg over a producer warpgroup) stays whole.
+  std::vector<llvm::BitVector> Refined;
+  for (const llvm::BitVector &Part : Parts) {
+    bool OwnWork = llvm::any_of(Splitting, [&](const llvm::BitVector &S) {
+      llvm::BitVector Outside = Part;
+      Outside.reset(S);
+      return Outside.none() && S.count() < N;
+    });
+    std::vector<llvm::BitVector> ByWarp;
+    if (!OwnWork)
+      for (unsigned E : MainEvents)
+        for (const ThreadSet::ElectedGroup &G : S.P.Events[E].Threads.elected()) {
+          llvm::BitVector Warps(N);
+          for (unsigned W : G.Warps)
+            for (unsigned T = W * WarpSize; T < std::min(N, (W + 1) * WarpSize); ++T)
+              Warps.set(T);
+          Warps &= Part;
+          if (Warps.any() && Warps != Part)
+            ByWarp.push_back(Warps);
+        }
+    for (llvm::BitVector Piece : partitionThreads(N, ByWarp)) {
+      Piece &= Part;
+      if (Piece.any())
+        Refined.push_back(Piece);
+    }
+  }
+  std::sort(Refined.begin(), Refined.end(), [](const llvm::BitVector &A, const llvm::BitVector &B) {
+    return A.find_first() < B.find_first();
+  });
+  Parts = std::move(Refined);
   for (const llvm::BitVector &Part : Parts) {
     Role R;
     R.Threads = ThreadSet(N);

@@ -46,10 +46,18 @@ int fail(const std::string &Message, bool ShowUsage = false) {
   return ExitBadInput;
 }
 
-/// The text without its first line (the kernel's name): what two twins share.
+/// The text without its first line (the kernel's name) and without the locations: what two
+/// twins (the same kernel for two element types) share.
 std::string body(const std::string &Text) {
-  size_t End = Text.find('\n');
-  return End == std::string::npos ? std::string() : Text.substr(End + 1);
+  std::string Out;
+  llvm::StringRef Rest(Text);
+  Rest = Rest.split('\n').second;
+  while (!Rest.empty()) {
+    auto [Line, Next] = Rest.split('\n');
+    Out += Line.split("  # ").first.str() + '\n';
+    Rest = Next;
+  }
+  return Out;
 }
 
 int runProtocol(int Argc, char **Argv) {

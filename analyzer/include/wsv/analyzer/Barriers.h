@@ -16,9 +16,11 @@
 //  - `mapa` addresses are a peer CTA's copy of the same barrier: same array, with the rank.
 //
 // Shared-memory buffers are found the same way from the async copies that fill or drain them
-// (TMA load destinations, TMA store sources): slots at a common stride, and the bytes from a
-// slot's start to the next buffer (the most a copy into it can write). MMA descriptors and
-// generic accesses are then placed in those buffers.
+// (TMA load destinations, TMA store sources): slots at the common stride of the offsets the
+// loop counters select (what else varies, a CTA rank or a thread id, is a place inside the
+// slot), extended by the constant offsets of unrolled copies that continue the progression,
+// and the bytes from a slot's start to the next buffer (the most a copy into it can write).
+// MMA descriptors and generic accesses are then placed in those buffers.
 //
 // Names that depend on how roles use a barrier (full, empty) are the builder's to give.
 //
@@ -54,9 +56,11 @@ AddressParts splitAddress(ExprContext &Ctx, const Expr *Address);
 /// `_ZN12_GLOBAL__N_14smemE` -> `smem`; a name that is not mangled comes back unchanged.
 std::string sourceVariableName(llvm::StringRef Symbol);
 
-/// Bytes a shared variable declares (`.b8 x[32]` is 32, `.u64 y` is 8); std::nullopt for
-/// `extern` arrays of unknown size and symbols that are not module variables.
-std::optional<uint64_t> declaredBytes(const ptx::Module &M, llvm::StringRef Symbol);
+/// Bytes a variable of the module or of F's body declares (`.b8 x[32]` is 32, `.u64 y` is 8;
+/// nvcc declares a function's `__shared__` locals inside its body); std::nullopt for `extern`
+/// arrays of unknown size and names that are not variables.
+std::optional<uint64_t> declaredBytes(const ptx::Module &M, const ptx::Function *F,
+                                      llvm::StringRef Symbol);
 
 struct BarrierIdentity {
   std::vector<BarrierArray> Arrays; ///< Name set from symbols; InitCounts sized to Slots
@@ -66,7 +70,7 @@ struct BarrierIdentity {
 /// Finds the barrier arrays that Addresses (closed forms, nullptr for an operand without a
 /// value) name and resolves each address to a slot.
 /// MaxIterations bounds each loop's iteration numbers while offsets are enumerated.
-BarrierIdentity identifyBarriers(const ptx::Module &M, ExprContext &Ctx,
+BarrierIdentity identifyBarriers(const ptx::Module &M, const ptx::Function *F, ExprContext &Ctx,
                                  const LaunchShape &Launch,
                                  llvm::ArrayRef<const Expr *> Addresses,
                                  llvm::ArrayRef<uint64_t> MaxIterations = {});
@@ -77,6 +81,9 @@ struct BufferAccess {
   /// An async copy's end in shared memory: such accesses define the buffers; the others
   /// (MMA descriptors, generic loads and stores) are placed in them.
   bool Defines = false;
+  /// Copies of one family (the same direction and tensor map) may share a buffer; copies of
+  /// different families never do.
+  unsigned Family = 0;
 };
 
 struct BufferIdentity {
@@ -84,7 +91,8 @@ struct BufferIdentity {
   std::vector<BufferRef> Refs; ///< one per access given, in order
 };
 
-BufferIdentity identifyBuffers(const ptx::Module &M, ExprContext &Ctx, const LaunchShape &Launch,
+BufferIdentity identifyBuffers(const ptx::Module &M, const ptx::Function *F, ExprContext &Ctx,
+                               const LaunchShape &Launch,
                                llvm::ArrayRef<BufferAccess> Accesses,
                                llvm::ArrayRef<uint64_t> MaxIterations = {});
 

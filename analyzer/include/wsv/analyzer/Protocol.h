@@ -129,6 +129,8 @@ struct BufferRef {
   unsigned Buffer = NoIndex;  ///< into Protocol::Buffers; NoIndex when unresolved
   ProtocolValue Slot;
   int64_t ByteOffset = 0;     ///< bytes into the slot where the constant part of the access lands
+  /// What else moves the access inside the slot (a CTA rank, a thread's row); absent if nothing.
+  ProtocolValue InSlot;
   const Expr *Address = nullptr;
   std::string Unresolved;
   bool resolved() const { return Buffer != NoIndex; }

@@ -37,6 +37,11 @@ std::string formatBuffer(const Protocol &P, const BufferRef &R,
 /// A wait's parity: `0`, `(k/4)&1`, `((t*(K/64)+k)/4&1)^1`, or the closed form.
 std::string formatParity(const Protocol &P, const Event &E,
                          llvm::ArrayRef<const ProtocolLoop *> Loops);
+/// E with its parts that depend only on kernel parameters in a shorter form that agrees with
+/// them on every sample (`K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is `K/256*4`); for display.
+const Expr *simplifyInvariants(const Protocol &P, const Expr *E);
+/// A condition, simplified for display.
+std::string formatCondition(const Protocol &P, const Expr *E);
 /// A value with named loop counters and parameters, or `unknown (reason)`.
 std::string formatValue(const Protocol &P, const ProtocolValue &V);
 /// One event without its threads, condition or location: `arrive.expect_tx full[k%4] 32768 B`.
