@@ -16,6 +16,29 @@ GuardAnalysis::GuardAnalysis(const ValueAnalysis &Values, const DominatorTree &D
     : Values(Values), G(Values.cfg()), Dom(Dom), PostDom(PostDom), Loops(Values.loops()),
       Ctx(Values.context()), S(S) {}
 
+// Whether every path from D that can still end normally (not in a trap or a hang report, the
+// way an instrumented wait's timeout leaves) passes through B: then a thread that reaches D
+// reaches B unless it traps, and B has D's condition.
+bool GuardAnalysis::postDominatesUnlessTrapped(BlockId B, BlockId D) const {
+  if (G.block(B).NeverReturns)
+    return false;
+  std::vector<bool> Seen(G.size(), false);
+  llvm::SmallVector<BlockId, 16> Work{D};
+  Seen[D] = true;
+  while (!Work.empty()) {
+    BlockId X = Work.pop_back_val();
+    const BasicBlock &BB = G.block(X);
+    if (BB.exits() && !BB.NeverReturns)
+      return false;
+    for (BlockId Succ : BB.Succs)
+      if (Succ != B && !Seen[Succ] && !G.block(Succ).NeverReturns) {
+        Seen[Succ] = true;
+        Work.push_back(Succ);
+      }
+  }
+  return true;
+}
+
 void GuardAnalysis::computeConditions() {
   Computed = true;
   Conditions.assign(G.size(), nullptr);
@@ -27,7 +50,8 @@ void GuardAnalysis::computeConditions() {
     // Every thread that reaches the dominator reaches B when B post-dominates it in the same
     // loop (loops are left, so post-dominance across an iteration holds too).
     BlockId D = Dom.idom(B);
-    if (D != NoIndex && Conditions[D] && PostDom.dominates(B, D) &&
+    if (D != NoIndex && Conditions[D] &&
+        (PostDom.dominates(B, D) || postDominatesUnlessTrapped(B, D)) &&
         Loops.loopFor(B) == Loops.loopFor(D)) {
       Conditions[B] = Conditions[D];
       continue;

@@ -51,6 +51,7 @@ public:
 
 private:
   void computeConditions();
+  bool postDominatesUnlessTrapped(BlockId B, BlockId D) const;
   ThreadSet evaluate(const Expr *Predicate, const LaunchShape &Launch, unsigned Depth);
 
   const ValueAnalysis &Values;
