@@ -436,8 +436,19 @@ void Collector::addEvent(InstId I, Event E, EventInfo Info) {
   }
   E.Threads = S.FA.guards().threadSet(ThreadPart, Launch);
   Info.Shape = classifyThreads(E.Threads);
-  Info.Reach = E.Threads.isUnknown() ? llvm::BitVector(Launch.threads())
-                                     : reachingThreads(E.Threads);
+  if (!E.Threads.isUnknown()) {
+    Info.Reach = reachingThreads(E.Threads);
+  } else {
+    // A bound: the threads every thread-dependent conjunct that can be decided selects (an
+    // instrumented store by the first active lane of warp 4 is somewhere in warp 4).
+    Info.Reach = llvm::BitVector(Launch.threads(), true);
+    for (const Expr *C : Parts)
+      if (isThreadDependent(C)) {
+        ThreadSet Part = S.FA.guards().threadSet(C, Launch);
+        if (!Part.isUnknown())
+          Info.Reach &= reachingThreads(Part);
+      }
+  }
   // The normal end of the kernel is implicit; only exits of some threads are events.
   if (E.Kind == EventKind::Exit && Info.Shape == ThreadShape::All)
     return;

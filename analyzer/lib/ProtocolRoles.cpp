@@ -31,9 +31,13 @@ bool isWarpChore(EventKind K) {
 }
 
 /// Whether an event is work every thread shares or a leader does for all: it does not tell
-/// roles apart.
+/// roles apart. Plain shared-memory accesses do not either (roles are what threads do to
+/// synchronize; instrumented builds also store per-warp state from whichever lane is first),
+/// nor do events whose threads are unknown.
 bool isSharedWork(const Event &E, const EventInfo &I) {
-  if (I.Shape == ThreadShape::All || I.Shape == ThreadShape::Leader)
+  if (I.Shape == ThreadShape::All || I.Shape == ThreadShape::Leader ||
+      I.Shape == ThreadShape::Unknown || E.Kind == EventKind::SmemRead ||
+      E.Kind == EventKind::SmemWrite)
     return true;
   if (I.Shape == ThreadShape::Partial && isWarpChore(E.Kind)) {
     int First = I.Reach.find_first();
@@ -133,7 +137,7 @@ void RoleAssigner::partition() {
   bool AnyUnknown = false;
   for (unsigned E : MainEvents) {
     const EventInfo &I = S.Info[E];
-    if (I.Shape == ThreadShape::Unknown)
+    if (I.Shape == ThreadShape::Unknown && (I.Reach.none() || I.Reach.all()))
       AnyUnknown = true;
     else if (!isSharedWork(S.P.Events[E], I))
       Splitting.push_back(I.Reach);
@@ -189,7 +193,8 @@ void RoleAssigner::partition() {
   }
   for (unsigned E : MainEvents) {
     EventInfo &I = S.Info[E];
-    if (I.Shape == ThreadShape::Unknown) {
+    // Unknown threads within a bound that some roles cover belong to those roles.
+    if (I.Shape == ThreadShape::Unknown && (I.Reach.none() || I.Reach.all())) {
       I.Roles.push_back(UnknownRole);
       continue;
     }
@@ -237,6 +242,11 @@ void RoleAssigner::name() {
       default:
         break;
       }
+      // Plain memory accesses and events on unknown threads say what a role touches, not
+      // who in it does the work.
+      if (Ev.Kind == EventKind::SmemRead || Ev.Kind == EventKind::SmemWrite ||
+          I.Shape == ThreadShape::Unknown)
+        continue;
       llvm::BitVector Here = I.Reach;
       Here &= Parts[R];
       if (I.Shape == ThreadShape::Leader && !Ev.Threads.elected().empty())

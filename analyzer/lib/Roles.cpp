@@ -151,6 +151,10 @@ std::string wsv::analyzer::describeThreadSet(const ThreadSet &S) {
   }
   if (S.isExact() && S.elected().empty())
     return describeThreads(S.members(), S.blockThreads());
+  // Lanes picked by a value that is not a thread id (the first active lane): the bound.
+  if (S.conditional().size() > 2)
+    return "threads of " + describeThreads(reachingThreads(S), S.blockThreads()) +
+           " chosen by a value that is not a thread id";
   std::string Out = S.str();
   size_t Paren = Out.rfind(" (");
   return Paren == std::string::npos || Out.back() != ')' ? Out : Out.substr(0, Paren);
