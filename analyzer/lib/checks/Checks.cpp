@@ -1,0 +1,97 @@
+//===- Checks.cpp - the check catalog, and running it on a protocol --------------===//
+#include "wsv/analyzer/Checks.h"
+
+#include <algorithm>
+#include <tuple>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace wsv {
+namespace analyzer {
+namespace checks {
+#define WSV_CHECK(Function, Name, Category, Summary) void Function(CheckContext &Ctx);
+#include "DeadlockChecks.def"
+#include "RaceChecks.def"
+#include "CrashChecks.def"
+#undef WSV_CHECK
+} // namespace checks
+} // namespace analyzer
+} // namespace wsv
+
+namespace {
+// A null entry at the end keeps the array non-empty while a category has no check yet.
+const CheckInfo Catalog[] = {
+#define WSV_CHECK(Function, Name, Category, Summary)                                         \
+  {Name, CheckCategory::Category, Summary, &checks::Function},
+#include "DeadlockChecks.def"
+#include "RaceChecks.def"
+#include "CrashChecks.def"
+#undef WSV_CHECK
+    {nullptr, CheckCategory::Deadlock, nullptr, nullptr},
+};
+} // namespace
+
+const char *wsv::analyzer::toString(Severity S) {
+  switch (S) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Remark:
+    return "remark";
+  }
+  return "error";
+}
+
+const char *wsv::analyzer::toString(CheckCategory C) {
+  switch (C) {
+  case CheckCategory::Deadlock:
+    return "deadlock";
+  case CheckCategory::Race:
+    return "race";
+  case CheckCategory::Crash:
+    return "crash";
+  }
+  return "deadlock";
+}
+
+bool wsv::analyzer::operator<(const Finding &A, const Finding &B) {
+  return std::tie(A.File, A.Kernel, A.Where.PtxLine, A.Where.PtxColumn, A.Check, A.Message) <
+         std::tie(B.File, B.Kernel, B.Where.PtxLine, B.Where.PtxColumn, B.Check, B.Message);
+}
+
+llvm::ArrayRef<CheckInfo> wsv::analyzer::allChecks() {
+  return llvm::ArrayRef<CheckInfo>(Catalog, std::size(Catalog) - 1);
+}
+
+const CheckInfo *wsv::analyzer::findCheck(llvm::StringRef Name) {
+  for (const CheckInfo &C : allChecks())
+    if (Name == C.Name)
+      return &C;
+  return nullptr;
+}
+
+Finding &CheckContext::report(Severity Level, std::string Message, const SourceRef &Where) {
+  Finding &F = Out.emplace_back();
+  F.Check = Info.Name;
+  F.Level = Level;
+  F.Message = std::move(Message);
+  F.Kernel = P.Kernel;
+  F.File = P.File;
+  F.Where = Where;
+  return F;
+}
+
+std::vector<Finding> wsv::analyzer::runChecks(const Protocol &P,
+                                              const CheckSelection &Selection, Solver *S) {
+  std::vector<Finding> Out;
+  for (const CheckInfo &C : allChecks()) {
+    if (!Selection.enabled(C.Name))
+      continue;
+    CheckContext Ctx(P, C, S, Out);
+    C.Run(Ctx);
+  }
+  std::stable_sort(Out.begin(), Out.end());
+  return Out;
+}
