@@ -214,6 +214,19 @@ const Expr *ExprContext::udiv(const Expr *A, const Expr *B) {
     if (A->is(ExprKind::MulHiU) && A->op(1)->isConstant() && llvm::isPowerOf2_64(C))
       if (uint64_t D = magicDivisor(A->op(1)->payload(), W, llvm::countr_zero(C)))
         return udiv(A->op(0), constant(D, W));
+    // The same through mul.wide and a shift: zext(x) * M / 2^(w+s), which cannot wrap when M
+    // fits x's width w.
+    if (A->is(ExprKind::Mul) && llvm::isPowerOf2_64(C))
+      for (unsigned Side = 0; Side < 2; ++Side) {
+        const Expr *Ext = A->op(Side), *Mult = A->op(1 - Side);
+        if (!Ext->is(ExprKind::ZExt) || !Mult->isConstant())
+          continue;
+        const Expr *X = Ext->op(0);
+        unsigned XW = X->width(), K = llvm::countr_zero(C);
+        if (2 * XW <= W && K >= XW && Mult->payload() <= mask(XW))
+          if (uint64_t D = magicDivisor(Mult->payload(), XW, K - XW))
+            return zext(udiv(X, constant(D, XW)), W);
+      }
     // (x / a) / b = x / (a * b)
     if (A->is(ExprKind::UDiv) && A->op(1)->isConstant()) {
       uint64_t Inner = A->op(1)->payload();

@@ -251,6 +251,40 @@ void ValueBuilder::recognizeInductions(LoopId L) {
         continue;
       }
     }
+    // A ring advanced several times per iteration (an unrolled loop over `s = (s + 1) % S`,
+    // each % a magic-number division): on every value of the ring, the update is (s + T) % S.
+    // (Bits flipped with xor are phases, recognized below.)
+    if (W > 1 && onlyMentions(C.Update, C.Phi) && !C.Update->is(ExprKind::Xor) &&
+        !C.Update->is(ExprKind::Not)) {
+      llvm::SmallVector<uint64_t, 4> Constants;
+      collectConstants(C.Update, Constants);
+      const Expr *Modulus = nullptr;
+      uint64_t Step = 0;
+      for (uint64_t K : Constants)
+        for (uint64_t S : {K, K + 1}) {
+          if (S < 2 || S > 64 || Modulus)
+            continue;
+          for (uint64_t T = 1; T <= 2 * S && !Modulus; ++T) {
+            bool Ok = true;
+            for (uint64_t V = 0; V < S && Ok; ++V)
+              Ok = evalAt(C.Update, C.Phi, V) == (V + T) % S;
+            if (Ok) {
+              Modulus = Ctx.constant(S, W);
+              Step = T;
+            }
+          }
+        }
+      if (Modulus) {
+        IV.Kind = InductionKind::Ring;
+        IV.Step = Ctx.constant(Step, W);
+        IV.Modulus = Modulus;
+        IV.ClosedForm =
+            Ctx.urem(Ctx.add(C.Start, Ctx.mul(IV.Step, IterIn(W))), Modulus);
+        IV.Conditions.push_back(Ctx.ult(C.Start, Modulus));
+        Add(IV);
+        continue;
+      }
+    }
     if (!C.Update->mentions([&](const Expr *X) { return X == C.Phi; }) &&
         isInvariant(C.Update, L)) {
       IV.Kind = InductionKind::FirstIteration;
@@ -272,6 +306,25 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       Flip = Ctx.boolean(true);
     else if (U->is(ExprKind::Xor) && (U->op(0) == C.Phi || U->op(1) == C.Phi))
       Flip = U->op(0) == C.Phi ? U->op(1) : U->op(0);
+    else if (U->is(ExprKind::Xor)) {
+      // p ^ f1 ^ f2 ^ ...: an unrolled loop flips once per copy that wraps the ring.
+      llvm::SmallVector<const Expr *, 8> Terms, Work{U};
+      while (!Work.empty()) {
+        const Expr *X = Work.pop_back_val();
+        if (X->is(ExprKind::Xor)) {
+          Work.push_back(X->op(0));
+          Work.push_back(X->op(1));
+        } else {
+          Terms.push_back(X);
+        }
+      }
+      if (llvm::count(Terms, C.Phi) == 1) {
+        Flip = Ctx.constant(0, W);
+        for (const Expr *X : Terms)
+          if (X != C.Phi)
+            Flip = Ctx.bitXor(Flip, X);
+      }
+    }
     else if (U->is(ExprKind::Select) && U->op(2) == C.Phi &&
              U->op(1) == Ctx.bitXor(C.Phi, Ctx.constant(1, W)))
       Flip = Ctx.select(U->op(0), Ctx.constant(1, W), Ctx.constant(0, W));
@@ -298,13 +351,22 @@ void ValueBuilder::recognizeInductions(LoopId L) {
         continue;
       const unsigned RW = Ring.Phi->width();
       bool Matches = false;
-      if (Ring.Step->isConstant(1) && Ring.Modulus->isConstant() &&
+      const Expr *Step = Ring.Step;
+      if (Ring.Step->isConstant() && Ring.Modulus->isConstant() &&
           Ring.Modulus->payload() <= MaxEnumeratedModulus && onlyMentions(Flip, Ring.Phi)) {
+        // Flipped once per wrap: an iteration from ring value V wraps (V + T) / S times. The
+        // ring's values only fix T modulo S (4 stages of a 3-ring look like 1); the wraps
+        // tell which T it is.
         uint64_t S = Ring.Modulus->payload();
-        Matches = true;
-        for (uint64_t V = 0; V < S && Matches; ++V) {
-          std::optional<uint64_t> F = evalAt(Flip, Ring.Phi, V);
-          Matches = F && ((*F & 1) == (V == S - 1 ? 1u : 0u)) && (*F >> 1) == 0;
+        for (uint64_t T = Ring.Step->payload(); T <= Ring.Step->payload() + 4 * S && !Matches;
+             T += S) {
+          Matches = true;
+          for (uint64_t V = 0; V < S && Matches; ++V) {
+            std::optional<uint64_t> F = evalAt(Flip, Ring.Phi, V);
+            Matches = F && (*F & 1) == (((V + T) / S) & 1) && (*F >> 1) == 0;
+          }
+          if (Matches)
+            Step = Ctx.constant(T, RW);
         }
       } else {
         // The ring advanced by a whole inner loop: the flip is the parity of the wraps.
@@ -317,7 +379,7 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       IV.Kind = InductionKind::Parity;
       IV.Ring = K;
       IV.Modulus = Ring.Modulus;
-      const Expr *Count = Ctx.add(Ring.Start, Ctx.mul(Ring.Step, Ctx.resize(Iter, RW)));
+      const Expr *Count = Ctx.add(Ring.Start, Ctx.mul(Step, Ctx.resize(Iter, RW)));
       const Expr *Wraps = Ctx.urem(Ctx.udiv(Count, Ring.Modulus), Ctx.constant(2, RW));
       IV.ClosedForm = Ctx.bitXor(C.Start, Ctx.resize(Wraps, W));
       IV.Conditions = Ring.Conditions;

@@ -15,6 +15,8 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <cstdlib>
+
 using namespace wsv;
 using namespace wsv::analyzer;
 
@@ -63,14 +65,27 @@ llvm::SmallVector<const Expr *, 16> counters(const Protocol &P,
   for (unsigned J = 0; J < Loops.size(); ++J) {
     auto &O = Options[J];
     if (J + 1 == Loops.size()) {
-      for (uint64_t C : {1u, 2u, 4u})
-        O.push_back(Ctx.constant(C, Width));
+      // An unrolled loop's own counter advances by the unroll factor: k-tile 4*i + c.
+      for (const InductionVar &IV : V.loopSummary(Loops[J]->Loop).Inductions)
+        if (IV.Kind == InductionKind::Linear && IV.Step && IV.Step->isConstant() &&
+            std::abs(IV.Step->signedValue()) > 1 && std::abs(IV.Step->signedValue()) <= 8) {
+          // (A count-down counter steps by -4 just the same.)
+          const Expr *Step = Ctx.constant(std::abs(IV.Step->signedValue()), Width);
+          if (!llvm::is_contained(O, Step))
+            O.push_back(Step);
+        }
+      for (uint64_t C : {1u, 2u, 4u}) {
+        const Expr *Step = Ctx.constant(C, Width);
+        if (!llvm::is_contained(O, Step))
+          O.push_back(Step);
+      }
       continue;
     }
     O.push_back(Ctx.constant(0, Width));
     O.push_back(Ctx.constant(1, Width));
     for (const InductionVar &IV : V.loopSummary(Loops[J]->Loop).Inductions)
-      if (IV.Kind == InductionKind::Linear && IV.Step && !IV.Step->isConstant()) {
+      if ((IV.Kind == InductionKind::Linear || IV.Kind == InductionKind::Ring) && IV.Step &&
+          !IV.Step->isConstant()) {
         const Expr *Step = Ctx.resize(simplifyInvariants(P, V.closedForm(IV.Step)), Width);
         if (!llvm::is_contained(O, Step))
           O.push_back(Step);
