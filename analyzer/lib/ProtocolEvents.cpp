@@ -500,6 +500,9 @@ void Collector::run() {
       models::SyncDecodeResult R = models::decodeSyncOp(Inst);
       if (R.isNotSync())
         continue;
+      // The ret of an inlined .func returns to its caller: no thread leaves the kernel there.
+      if (R.isDecoded() && R->Kind == models::SyncKind::Ret && G.inst(I).Frame != 0)
+        continue;
       if (R.isUnrecognized()) {
         E.Kind = EventKind::Unknown;
         llvm::raw_string_ostream OS(E.Reason);

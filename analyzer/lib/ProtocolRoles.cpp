@@ -13,6 +13,7 @@
 #include "ProtocolBuild.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
 #include <map>
@@ -206,6 +207,11 @@ void RoleAssigner::partition() {
 
 void RoleAssigner::name() {
   unsigned N = S.P.Launch.threads();
+  // Barriers that async copies complete: whoever waits on them consumes what was loaded.
+  llvm::DenseSet<unsigned> Loaded;
+  for (const Event &Ev : S.P.Events)
+    if (Ev.Kind == EventKind::AsyncLoad && Ev.Barrier.resolved())
+      Loaded.insert(Ev.Barrier.Array);
   std::vector<std::string> Names(S.P.Roles.size());
   for (unsigned R = 0; R < Parts.size(); ++R) {
     Role &Ro = S.P.Roles[R];
@@ -238,6 +244,9 @@ void RoleAssigner::name() {
         break;
       case EventKind::AsyncStore:
         A.TmaStore = true;
+        break;
+      case EventKind::Wait:
+        A.WaitsOnLoads |= Ev.Barrier.resolved() && Loaded.count(Ev.Barrier.Array);
         break;
       default:
         break;

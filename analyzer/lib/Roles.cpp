@@ -174,6 +174,8 @@ std::string wsv::analyzer::roleName(const RoleActivity &A) {
     return "writeback";
   if (A.TmemLoad)
     return "writeback";
+  if (A.WaitsOnLoads)
+    return "consumer";
   if (!A.Own)
     return "idle";
   return "";

@@ -67,11 +67,12 @@ struct RoleActivity {
   bool TmemLoad = false;  ///< tcgen05.ld
   bool SmemWrite = false; ///< st.shared / stmatrix
   bool TmaStore = false;
+  bool WaitsOnLoads = false; ///< waits on a barrier that async copies complete
   bool Own = false;       ///< anything that not every role does
 };
 
-/// `producer`, `consumer`, `mma`, `mainloop` (TMA and MMA in one role), `writeback`, `idle`;
-/// empty when none fits (the caller numbers it).
+/// `producer`, `consumer` (wgmma, or waits for what the copies bring), `mma`, `mainloop` (TMA
+/// and MMA in one role), `writeback`, `idle`; empty when none fits (the caller numbers it).
 std::string roleName(const RoleActivity &A);
 
 } // namespace analyzer
