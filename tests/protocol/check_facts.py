@@ -37,8 +37,12 @@ def tiles_for(facts, launch, rank):
     return max(0, (total - index + units - 1) // units)
 
 
-def environment(kernel, launch, K, rank):
-    env = {("param", "K"): K, ("param", "M"): launch["M"], ("param", "N"): launch["N"]}
+def environment(kernel, launch, K, rank, params=None):
+    """Launch values for CTA `rank`; params names the entry's M, N and K parameters as wsv
+    prints them (the reference kernels' launch description calls them M, N, K)."""
+    names = params or {"M": "M", "N": "N", "K": "K"}
+    env = {("param", names["M"]): launch["M"], ("param", names["N"]): launch["N"]}
+    env[("param", names["K"])] = K  # last: kernels without M or N name K's parameter there
     for axis in "xyz":
         env[("sreg", "%ctaid." + axis)] = rank if axis == "x" else 0
         env[("sreg", "%nctaid." + axis)] = launch["nctaid"] if axis == "x" else 1
@@ -110,7 +114,8 @@ def check_entry(kernel, facts, launch, k_values, failures, where):
         per_rank = []
         try:
             for rank in range(cluster):
-                per_rank.append(traces(kernel, environment(kernel, launch, K, rank)))
+                per_rank.append(traces(kernel, environment(kernel, launch, K, rank,
+                                                           facts.get("params"))))
         except sim.Unknown as e:
             fail(f"K={K}: the protocol cannot be run: {e}")
             continue
@@ -126,9 +131,10 @@ def check_entry(kernel, facts, launch, k_values, failures, where):
                 fail(f"K={K}: {w['role']} waits {len(seq)} times on {w['barrier']}, the comment "
                      f"says {w['count']} = {count}")
                 continue
-            first = w.get("first_slot", 0)
+            first, offset = w.get("first_slot", 0), w.get("offset", 0)
             for j, (slot, parity) in enumerate(seq):
-                want = (first + j % w["stage"], ((j // w["stage"]) & 1) ^ w["start_parity"])
+                i = offset + j  # the k-tile of the j-th wait (a peeled first k-tile skips one)
+                want = (first + i % w["stage"], ((i // w["stage"]) & 1) ^ w["start_parity"])
                 if (slot, parity) != want:
                     fail(f"K={K}: {w['role']}'s wait #{j} on {w['barrier']} is slot {slot} "
                          f"parity {parity}, the comment says slot {want[0]} parity {want[1]}")
@@ -155,7 +161,7 @@ def check_entry(kernel, facts, launch, k_values, failures, where):
         if not role:
             continue
         found = set()
-        env = environment(kernel, launch, k_values[-1], 0)
+        env = environment(kernel, launch, k_values[-1], 0, facts.get("params"))
         members = role["threads"].get("members") or []
         for lo, hi in members:
             for tid in range(lo, hi + 1, 128):
@@ -189,6 +195,7 @@ def main():
     ap.add_argument("--facts", required=True)
     ap.add_argument("--ptx-dir", required=True)
     ap.add_argument("--kernel", action="append")
+    ap.add_argument("--k-values", help="comma-separated K values instead of the facts file's")
     ap.add_argument("--require", action="store_true",
                     help="fail when a file the facts name was not built")
     args = ap.parse_args()
@@ -224,7 +231,9 @@ def main():
             if doc.get("schema") != "wsv-protocol/1":
                 failures.append(f"{file}: schema {doc.get('schema')}, expected wsv-protocol/1")
             for kernel in doc["kernels"]:
-                check_entry(kernel, kfacts, facts["launch"], facts["k_values"], failures,
+                k_values = ([int(k) for k in args.k_values.split(",")] if args.k_values
+                            else facts["k_values"])
+                check_entry(kernel, kfacts, facts["launch"], k_values, failures,
                             f"{file} {kernel['name']}")
                 checked += 1
     for m in missing:
