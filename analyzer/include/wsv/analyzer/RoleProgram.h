@@ -1,0 +1,264 @@
+//===- RoleProgram.h - the protocol as programs of sync steps, run by agents ------===//
+//
+// The lowering that the Z3 encoding and the explicit-state explorer (Explore.h) share. A
+// Protocol says what each role does; a RoleProgram says it as a program of synchronization
+// steps, and says who runs it: the agents.
+//
+// Contract (what a step means; the encoding and the explorer implement exactly this):
+//
+//  - Programs. The prologue, every role, and the epilogue are programs. Each is a sequence
+//    of steps and loops; a loop runs its body Trip times (Trip is a closed form in the kernel's
+//    parameters and the iteration numbers of the loops around it), with IterationVar(L) = 0,
+//    1, ... A step or loop with a `When` runs only where the condition is non-zero.
+//  - Agents. Each program runs as independent copies, per CTA of the cluster: the prologue and
+//    the epilogue once per CTA, with all threads of the CTA in lockstep; a role `Copies` times
+//    per CTA. A role whose threads all do the same thing in lockstep is one copy; a role that
+//    spans several warpgroups in which every step is executed by the same number of threads
+//    is one copy per warpgroup (they reach named barriers, arrivals and wgmma groups on their
+//    own). An agent's thread-dependent values (a bar.sync id of %tid.x / 128 + 1) are those of
+//    its first thread, and the instantiation checks that its last thread agrees. CTA ranks of
+//    a cluster are separate agents; expressions read %cluster_ctarank as the agent's rank.
+//  - Order. Role agents of a CTA start once that CTA's prologue agent has finished; the
+//    epilogue agent starts once every role agent of its CTA has finished (the roles join).
+//  - Thread counts. `Threads` is how many threads of one agent execute the step: elected
+//    lanes count one per warp; threads whose membership depends on a CTA-uniform condition
+//    count where it holds. A step executed by no thread of an agent is skipped by it.
+//  - Steps:
+//      Init        barrier slot := init(Count)
+//      Arrive      Threads * Count arrivals on the slot (of the CTA PeerRank when set, else
+//                  the agent's own); with TxBytes, expect_tx(Threads * TxBytes) first
+//      ExpectTx    tx-count += Threads * TxBytes
+//      Wait        blocks until the slot's phase with parity Parity has completed
+//      AsyncLoad   starts a copy of Bytes into each CTA of CtaMask (the agent's CTA without
+//                  multicast); Writes are the buffer slots it fills; it completes later, at a
+//                  time of the scheduler's choosing, with complete_tx(Bytes) on the slot in
+//                  each of those CTAs
+//      MmaIssue    starts an MMA (wgmma: joins the agent's open wgmma group; tcgen05: joins
+//                  the agent's tcgen05 operations); Reads are the stage buffers it reads until
+//                  it completes, nondeterministically
+//      MmaCommit   tcgen05.commit: one arrival on the slot (in each CTA of CtaMask with
+//                  multicast) once every earlier tcgen05 operation of the agent has completed
+//      GroupCommit commit_group of Queue (wgmma or bulk); GroupWait: blocks until at most WaitN
+//                  groups of Queue are in flight (ReadOnly: only their source reads)
+//      AsyncStore  a bulk store reading Reads, joins the agent's open bulk group
+//      NamedSync / NamedArrive   the CTA's named barrier NamedId with NamedThreads threads
+//                  (0: every thread of the CTA); the agent arrives with its threads rounded up
+//                  to whole warps, as the hardware counts them; a sync blocks until the
+//                  instance completes
+//      ClusterArrive / ClusterWait   barrier.cluster: a wait blocks until every thread of
+//                  every CTA of the cluster has arrived for the instance the agent arrived on
+//      Read / Write   generic shared-memory accesses to buffer slots (ld.shared, stmatrix)
+//      Alloc / Dealloc   tcgen05.alloc / dealloc of Columns (alloc blocks while none free)
+//      Exit        the agent ends here
+//      Unknown     cannot be modeled: a program that reaches one cannot be proved; the
+//                  verdict is unknown with Reason
+//  - Unknowns. Every value that the protocol left unknown (a trip count, a slot, a thread set)
+//    stays unknown here, with its reason, on the step or loop that needs it; nothing is
+//    guessed. `unknowns()` lists them.
+//
+// Steps that order memory but move no synchronization state (fences, setmaxnreg,
+// wgmma.fence, tcgen05.wait::ld, bar.warp.sync, tcgen05 loads and stores) are not lowered: the
+// lint checks judge them.
+//
+// Instantiation (instantiate) takes concrete parameter values and unrolls every agent's
+// program into a straight-line list of concrete steps with concrete barrier and buffer slot
+// instances, parities and counts; that is what the explorer runs.
+//
+// Status: committed early so that the Z3 encoding can start from this contract; the explorer
+// is its first user, and its tests are the lowering's tests so far.
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include "wsv/analyzer/Protocol.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wsv {
+namespace analyzer {
+
+enum class StepKind : uint8_t {
+  Init,
+  Arrive,
+  ExpectTx,
+  Wait,
+  AsyncLoad,
+  MmaIssue,
+  MmaCommit,
+  GroupCommit,
+  GroupWait,
+  AsyncStore,
+  NamedSync,
+  NamedArrive,
+  ClusterArrive,
+  ClusterWait,
+  Read,
+  Write,
+  Alloc,
+  Dealloc,
+  Exit,
+  Unknown,
+};
+const char *toString(StepKind K);
+
+/// The async-operation queue a commit_group / wait_group / MMA works on.
+enum class AsyncQueue : uint8_t { None, Wgmma, Tcgen05, Bulk };
+const char *toString(AsyncQueue Q);
+
+/// How many threads of one agent execute a step.
+struct ThreadCount {
+  unsigned Fixed = 0;
+  /// Threads that take part where a CTA-uniform condition holds (a CTA rank).
+  llvm::SmallVector<std::pair<const Expr *, unsigned>, 1> Conditional;
+};
+
+struct SlotExpr {
+  unsigned Array = NoIndex;       ///< Protocol::Barriers or Protocol::Buffers
+  const Expr *Slot = nullptr;     ///< the slot, closed form
+  const Expr *PeerRank = nullptr; ///< barriers: a peer CTA's (mapa); nullptr: the agent's own
+  /// Buffers: an operand address no buffer claims, matched to one when instantiated.
+  const Expr *Address = nullptr;
+};
+
+struct RoleStep {
+  StepKind Kind = StepKind::Unknown;
+  unsigned Event = NoIndex; ///< into Protocol::Events
+  ThreadCount Threads;
+  const Expr *When = nullptr; ///< nullptr: always
+  SlotExpr Barrier;
+  const Expr *Count = nullptr;   ///< Init: expected arrivals; Arrive: arrivals per thread
+  const Expr *TxBytes = nullptr; ///< Arrive / ExpectTx: bytes per thread
+  const Expr *Parity = nullptr;  ///< Wait
+  const Expr *Bytes = nullptr;   ///< AsyncLoad: bytes per destination CTA
+  const Expr *CtaMask = nullptr; ///< AsyncLoad / MmaCommit with .multicast::cluster
+  std::vector<SlotExpr> Reads;   ///< MmaIssue / AsyncStore / Read: buffer slots
+  std::vector<SlotExpr> Writes;  ///< AsyncLoad / Write
+  AsyncQueue Queue = AsyncQueue::None;
+  const Expr *WaitN = nullptr;
+  bool ReadOnly = false;
+  const Expr *NamedId = nullptr;
+  const Expr *NamedThreads = nullptr; ///< nullptr: every thread of the CTA
+  const Expr *Columns = nullptr;
+  std::string Unknown; ///< non-empty: why this step cannot be modeled
+};
+
+struct RoleItem {
+  bool IsLoop = false;
+  unsigned Index = 0; ///< into RoleProgram::Steps or RoleProgram::Loops
+};
+
+struct RoleLoop {
+  unsigned ProtocolLoop = NoIndex; ///< into Protocol::Loops
+  LoopId Loop = NoIndex;           ///< the IterationVar its body reads
+  const Expr *Trip = nullptr;
+  const Expr *When = nullptr;
+  std::string Unknown; ///< why Trip is missing
+  std::vector<RoleItem> Body;
+};
+
+enum class Placement : uint8_t { Prologue, Role, Epilogue };
+const char *toString(Placement P);
+
+struct RoleProgram {
+  std::string Name;
+  Placement Place = Placement::Role;
+  unsigned Role = NoIndex; ///< into Protocol::Roles for Placement::Role
+  unsigned Copies = 1;     ///< agents per CTA
+  /// The first thread and the thread count of each copy (copy C starts at First + C * Stride).
+  unsigned FirstThread = 0, CopyThreads = 0, CopyStride = 0;
+  const Expr *When = nullptr; ///< the role's CTA-uniform condition
+  std::vector<RoleItem> Body;
+  std::vector<RoleStep> Steps;
+  std::vector<RoleLoop> Loops;
+};
+
+struct RolePrograms {
+  const Protocol *P = nullptr;
+  unsigned ClusterSize = 1;
+  unsigned BlockThreads = 0;
+  std::vector<RoleProgram> Programs; ///< the prologue first, the epilogue last
+  /// Every reason a step or loop is unknown, with the program's name; empty when none.
+  std::vector<std::string> unknowns() const;
+};
+
+/// Lowers a protocol. Never fails: what cannot be lowered is an unknown step or loop.
+RolePrograms lowerRolePrograms(const Protocol &P);
+
+//===- Instantiation --------------------------------------------------------------===//
+
+/// Concrete values for one exploration: kernel parameters by display name (K) or PTX name,
+/// and the grid (one cluster of the grid is simulated; its CTA of rank r has %ctaid.x =
+/// FirstCta + r).
+struct Instance {
+  std::map<std::string, uint64_t> Params;
+  uint64_t GridCtas = 0; ///< %nctaid.x; 0: one cluster
+  uint64_t FirstCta = 0;
+  /// The most concrete steps all agents may have together; more is unknown (too large).
+  uint64_t MaxSteps = 200000;
+};
+
+struct ConcreteStep {
+  StepKind Kind = StepKind::Unknown;
+  unsigned RoleStep = NoIndex; ///< into the program's Steps
+  unsigned Event = NoIndex;    ///< into Protocol::Events
+  unsigned Barrier = NoIndex;  ///< into ConcreteSystem::Barriers
+  llvm::SmallVector<unsigned, 2> Targets; ///< AsyncLoad / MmaCommit: barrier instances reached
+  uint32_t Count = 0;   ///< Init: expected; Arrive: total arrivals; Named: the barrier's threads
+  uint32_t TxBytes = 0; ///< Arrive / ExpectTx: total bytes; AsyncLoad: bytes per target
+  uint32_t Parity = 0;
+  llvm::SmallVector<unsigned, 4> Reads, Writes; ///< into ConcreteSystem::Buffers
+  AsyncQueue Queue = AsyncQueue::None;
+  uint32_t WaitN = 0;
+  bool ReadOnly = false;
+  uint32_t NamedId = 0;
+  uint32_t Arriving = 0; ///< Named / Cluster: threads the agent arrives with
+  uint32_t Columns = 0;
+  /// Iteration numbers of the loops around it, outermost first: (LoopId, value).
+  llvm::SmallVector<std::pair<LoopId, uint64_t>, 2> Iterations;
+};
+
+struct ConcreteAgent {
+  std::string Name; ///< `producer@cta0`, `consumer.1@cta1`, `prologue@cta0`
+  unsigned Program = 0;
+  unsigned Cta = 0;
+  unsigned Copy = 0;
+  Placement Place = Placement::Role;
+  unsigned FirstThread = 0, Threads = 0;
+  std::vector<ConcreteStep> Steps;
+};
+
+struct BarrierInstance {
+  unsigned Array = 0, Slot = 0, Cta = 0;
+};
+struct BufferInstance {
+  unsigned Buffer = 0, Slot = 0, Cta = 0;
+};
+
+struct ConcreteSystem {
+  const Protocol *P = nullptr;
+  const RolePrograms *Programs = nullptr;
+  unsigned ClusterSize = 1;
+  unsigned BlockThreads = 0;
+  std::vector<ConcreteAgent> Agents;
+  std::vector<BarrierInstance> Barriers;
+  std::vector<BufferInstance> Buffers;
+  /// What the instance assumed (parameter values, matched operand addresses, grid).
+  std::vector<std::string> Assumptions;
+  /// Non-empty: the system could not be built (an unknown reached, too many steps).
+  std::string Unknown;
+
+  unsigned barrierIndex(unsigned Array, unsigned Slot, unsigned Cta) const;
+  std::string barrierName(unsigned Instance) const; ///< `full[2]@cta1`
+  std::string bufferName(unsigned Instance) const;  ///< `A[0]@cta0`
+};
+
+ConcreteSystem instantiate(const RolePrograms &Programs, const Instance &I);
+
+} // namespace analyzer
+} // namespace wsv

@@ -1,0 +1,438 @@
+//===- RoleProgram.cpp - lowering a protocol into programs of sync steps ----------===//
+#include "wsv/analyzer/RoleProgram.h"
+
+#include <algorithm>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+const char *wsv::analyzer::toString(StepKind K) {
+  switch (K) {
+  case StepKind::Init: return "init";
+  case StepKind::Arrive: return "arrive";
+  case StepKind::ExpectTx: return "expect_tx";
+  case StepKind::Wait: return "wait";
+  case StepKind::AsyncLoad: return "async-load";
+  case StepKind::MmaIssue: return "mma";
+  case StepKind::MmaCommit: return "tcgen05.commit";
+  case StepKind::GroupCommit: return "commit_group";
+  case StepKind::GroupWait: return "wait_group";
+  case StepKind::AsyncStore: return "async-store";
+  case StepKind::NamedSync: return "bar.sync";
+  case StepKind::NamedArrive: return "bar.arrive";
+  case StepKind::ClusterArrive: return "barrier.cluster.arrive";
+  case StepKind::ClusterWait: return "barrier.cluster.wait";
+  case StepKind::Read: return "read";
+  case StepKind::Write: return "write";
+  case StepKind::Alloc: return "tcgen05.alloc";
+  case StepKind::Dealloc: return "tcgen05.dealloc";
+  case StepKind::Exit: return "exit";
+  case StepKind::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char *wsv::analyzer::toString(AsyncQueue Q) {
+  switch (Q) {
+  case AsyncQueue::None: return "none";
+  case AsyncQueue::Wgmma: return "wgmma";
+  case AsyncQueue::Tcgen05: return "tcgen05";
+  case AsyncQueue::Bulk: return "bulk";
+  }
+  return "none";
+}
+
+const char *wsv::analyzer::toString(Placement P) {
+  switch (P) {
+  case Placement::Prologue: return "prologue";
+  case Placement::Role: return "role";
+  case Placement::Epilogue: return "epilogue";
+  }
+  return "role";
+}
+
+std::vector<std::string> RolePrograms::unknowns() const {
+  std::vector<std::string> Out;
+  for (const RoleProgram &R : Programs) {
+    for (const RoleStep &S : R.Steps)
+      if (!S.Unknown.empty())
+        Out.push_back(R.Name + ": " + S.Unknown);
+    for (const RoleLoop &L : R.Loops)
+      if (!L.Unknown.empty())
+        Out.push_back(R.Name + ": " + L.Unknown);
+  }
+  return Out;
+}
+
+namespace {
+
+/// Threads of S among Mask (one agent's threads): members, elected lanes (one per warp
+/// with a thread in Mask), and threads under CTA-uniform conditions.
+ThreadCount countIn(const ThreadSet &S, const llvm::BitVector &Mask) {
+  ThreadCount C;
+  llvm::BitVector Both = S.members();
+  Both.resize(Mask.size());
+  Both &= Mask;
+  C.Fixed = Both.count();
+  for (const ThreadSet::ElectedGroup &G : S.Elected) {
+    unsigned Warps = 0;
+    for (unsigned W : G.Warps) {
+      bool InMask = false;
+      for (unsigned T = W * WarpSize; T < (W + 1) * WarpSize && T < Mask.size(); ++T)
+        InMask |= Mask.test(T);
+      Warps += InMask;
+    }
+    if (G.Excluded)
+      C.Fixed -= std::min(C.Fixed, Warps); // members hold the whole warps
+    else if (G.Condition)
+      C.Conditional.push_back({G.Condition, Warps});
+    else
+      C.Fixed += Warps;
+  }
+  for (const ThreadSet::ConditionalGroup &G : S.Conditional) {
+    llvm::BitVector In = G.Threads;
+    In.resize(Mask.size());
+    In &= Mask;
+    if (unsigned N = In.count())
+      C.Conditional.push_back({G.Condition, N});
+  }
+  return C;
+}
+
+llvm::BitVector range(unsigned Size, unsigned First, unsigned Length) {
+  llvm::BitVector M(Size);
+  M.set(std::min(First, Size), std::min(First + Length, Size));
+  return M;
+}
+
+bool sameCount(const ThreadCount &A, const ThreadCount &B) {
+  return A.Fixed == B.Fixed && A.Conditional == B.Conditional;
+}
+
+bool executes(const ThreadCount &C) { return C.Fixed || !C.Conditional.empty(); }
+
+class Lowering {
+public:
+  explicit Lowering(const Protocol &P) : P(P) {}
+
+  RolePrograms run() {
+    RolePrograms Out;
+    Out.P = &P;
+    Out.ClusterSize = std::max(1u, P.Launch.ClusterSize);
+    Out.BlockThreads = P.Launch.threads();
+    Out.Programs.push_back(shared("prologue", Placement::Prologue, P.Prologue));
+    for (unsigned R = 0; R < P.Roles.size(); ++R)
+      Out.Programs.push_back(role(R));
+    Out.Programs.push_back(shared("epilogue", Placement::Epilogue, P.Epilogue));
+    return Out;
+  }
+
+private:
+  RoleProgram shared(const char *Name, Placement Place, const std::vector<ProtocolItem> &Items) {
+    RoleProgram R;
+    R.Name = Name;
+    R.Place = Place;
+    R.CopyThreads = P.Launch.threads();
+    Mask = range(P.Launch.threads(), 0, P.Launch.threads());
+    R.Body = lowerItems(R, Items);
+    return R;
+  }
+
+  RoleProgram role(unsigned Index) {
+    const Role &Ro = P.Roles[Index];
+    RoleProgram R;
+    R.Name = Ro.Name;
+    R.Role = Index;
+    R.When = Ro.When.E;
+    const llvm::BitVector &M = Ro.Threads.members();
+    int First = M.find_first();
+    if (First < 0) {
+      // No thread for sure (an unknown or conditional set): one copy over the whole CTA, so
+      // that every step's own thread set decides who executes it.
+      R.CopyThreads = P.Launch.threads();
+    } else {
+      R.FirstThread = static_cast<unsigned>(First);
+      R.CopyThreads = M.count();
+      chooseCopies(R, Ro);
+    }
+    if (First < 0)
+      Mask = range(P.Launch.threads(), 0, P.Launch.threads());
+    else if (R.Copies > 1)
+      Mask = range(M.size(), R.FirstThread, R.CopyThreads);
+    else
+      Mask = M;
+    R.Body = lowerItems(R, Ro.Body);
+    return R;
+  }
+
+  /// One copy per warpgroup when the role is whole contiguous warpgroups and every event
+  /// splits evenly across them; else one copy.
+  void chooseCopies(RoleProgram &R, const Role &Ro) {
+    constexpr unsigned WarpgroupThreads = 128;
+    const llvm::BitVector &M = Ro.Threads.members();
+    unsigned Count = M.count();
+    if (R.FirstThread % WarpgroupThreads || Count % WarpgroupThreads ||
+        Count == WarpgroupThreads)
+      return;
+    for (unsigned T = R.FirstThread; T < R.FirstThread + Count; ++T)
+      if (T >= M.size() || !M.test(T))
+        return;
+    unsigned Copies = Count / WarpgroupThreads;
+    bool Even = true;
+    P.forEachEvent(Ro.Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+      if (E.Threads.isUnknown()) {
+        Even = false;
+        return;
+      }
+      ThreadCount C0 = countIn(E.Threads, range(M.size(), R.FirstThread, WarpgroupThreads));
+      for (unsigned C = 1; C < Copies; ++C)
+        if (!sameCount(C0, countIn(E.Threads, range(M.size(), R.FirstThread +
+                                                                  C * WarpgroupThreads,
+                                                    WarpgroupThreads))))
+          Even = false;
+    });
+    if (!Even)
+      return;
+    R.Copies = Copies;
+    R.CopyThreads = WarpgroupThreads;
+    R.CopyStride = WarpgroupThreads;
+  }
+
+  std::vector<RoleItem> lowerItems(RoleProgram &R, const std::vector<ProtocolItem> &Items) {
+    std::vector<RoleItem> Out;
+    for (const ProtocolItem &I : Items) {
+      if (I.isLoop()) {
+        const ProtocolLoop &L = P.loop(I);
+        RoleLoop RL;
+        RL.ProtocolLoop = I.Index;
+        RL.Loop = L.Loop;
+        RL.Trip = L.Trip.E;
+        RL.When = L.When.E;
+        if (!L.Trip.known())
+          RL.Unknown = "trip count of loop " + P.loopVar(L.Loop) + " (ptx line " +
+                       std::to_string(L.Where.PtxLine) + "): " +
+                       (L.Trip.Unknown.empty() ? "not found" : L.Trip.Unknown);
+        else if (!L.When.known() && !L.When.absent())
+          RL.Unknown = "entry condition of loop " + P.loopVar(L.Loop) + ": " + L.When.Unknown;
+        RL.Body = lowerItems(R, L.Body);
+        R.Loops.push_back(std::move(RL));
+        Out.push_back({true, static_cast<unsigned>(R.Loops.size() - 1)});
+        continue;
+      }
+      std::optional<RoleStep> S = lowerEvent(I.Index);
+      if (!S)
+        continue;
+      R.Steps.push_back(std::move(*S));
+      Out.push_back({false, static_cast<unsigned>(R.Steps.size() - 1)});
+    }
+    return Out;
+  }
+
+  /// Records an unknown operand; returns the expression (nullptr when unknown).
+  const Expr *value(const ProtocolValue &V, const char *What, RoleStep &S) {
+    if (V.known())
+      return V.E;
+    if (S.Unknown.empty())
+      S.Unknown = std::string(What) + ": " + (V.Unknown.empty() ? "not found" : V.Unknown);
+    return nullptr;
+  }
+
+  void barrier(const Event &E, RoleStep &S) {
+    if (!E.Barrier.resolved()) {
+      if (S.Unknown.empty())
+        S.Unknown = "barrier operand: " +
+                    (E.Barrier.Unresolved.empty() ? std::string("not found")
+                                                  : E.Barrier.Unresolved);
+      return;
+    }
+    S.Barrier.Array = E.Barrier.Array;
+    S.Barrier.Slot = value(E.Barrier.Slot, "barrier slot", S);
+    if (E.Barrier.PeerRank.known())
+      S.Barrier.PeerRank = E.Barrier.PeerRank.E;
+    else if (!E.Barrier.PeerRank.absent() && S.Unknown.empty())
+      S.Unknown = "peer CTA rank: " + E.Barrier.PeerRank.Unknown;
+  }
+
+  /// A buffer operand; nothing when the access is not to a buffer that async copies use.
+  void buffer(const BufferRef &B, std::vector<SlotExpr> &Out, RoleStep &S) {
+    if (B.resolved()) {
+      SlotExpr X;
+      X.Array = B.Buffer;
+      X.Slot = value(B.Slot, "buffer slot", S);
+      Out.push_back(X);
+      return;
+    }
+    if (B.Address) {
+      // Matched against the buffers when the instance gives the loop variables values.
+      SlotExpr X;
+      X.Address = B.Address;
+      Out.push_back(X);
+    }
+  }
+
+  static AsyncQueue queueOf(const Event &E) {
+    if (!E.Sync)
+      return AsyncQueue::None;
+    switch (*E.Sync) {
+    case models::SyncKind::WgmmaMmaAsync:
+    case models::SyncKind::WgmmaCommitGroup:
+    case models::SyncKind::WgmmaWaitGroup:
+      return AsyncQueue::Wgmma;
+    case models::SyncKind::Tcgen05Mma:
+      return AsyncQueue::Tcgen05;
+    case models::SyncKind::BulkCommitGroup:
+    case models::SyncKind::BulkWaitGroup:
+      return AsyncQueue::Bulk;
+    default:
+      return AsyncQueue::None;
+    }
+  }
+
+  std::optional<RoleStep> lowerEvent(unsigned Index) {
+    const Event &E = P.Events[Index];
+    RoleStep S;
+    S.Event = Index;
+    if (E.Threads.isUnknown())
+      S.Unknown = "threads of " + E.Opcode + ": " + E.Threads.reason();
+    else
+      S.Threads = countIn(E.Threads, Mask);
+    if (E.When.known())
+      S.When = E.When.E;
+    else if (!E.When.absent())
+      S.Unknown = "condition of " + E.Opcode + ": " + E.When.Unknown;
+    switch (E.Kind) {
+    case EventKind::Init:
+      S.Kind = StepKind::Init;
+      barrier(E, S);
+      S.Count = value(E.Count, "init count", S);
+      break;
+    case EventKind::Arrive:
+    case EventKind::ArriveExpectTx:
+      S.Kind = StepKind::Arrive;
+      barrier(E, S);
+      S.Count = E.Count.absent() ? nullptr : value(E.Count, "arrival count", S);
+      if (E.Kind == EventKind::ArriveExpectTx)
+        S.TxBytes = value(E.TxBytes, "expect_tx bytes", S);
+      if (E.Sync == models::SyncKind::MbarrierArriveDrop ||
+          E.Sync == models::SyncKind::MbarrierArriveDropExpectTx)
+        S.Unknown = "mbarrier.arrive_drop is not modeled";
+      break;
+    case EventKind::ExpectTx:
+      S.Kind = StepKind::ExpectTx;
+      barrier(E, S);
+      S.TxBytes = value(E.TxBytes, "expect_tx bytes", S);
+      break;
+    case EventKind::Wait:
+      S.Kind = StepKind::Wait;
+      barrier(E, S);
+      if (!E.Token.absent() && S.Unknown.empty())
+        S.Unknown = "a wait on a state token is not modeled";
+      else
+        S.Parity = value(E.Parity, "wait parity", S);
+      break;
+    case EventKind::AsyncLoad:
+    case EventKind::TryCancel:
+      S.Kind = StepKind::AsyncLoad;
+      barrier(E, S);
+      S.Bytes = value(E.Bytes, "copy bytes", S);
+      if (E.Multicast)
+        S.CtaMask = value(E.CtaMask, "multicast CTA mask", S);
+      buffer(E.Dst, S.Writes, S);
+      break;
+    case EventKind::AsyncStore:
+      S.Kind = StepKind::AsyncStore;
+      S.Queue = AsyncQueue::Bulk;
+      buffer(E.Src, S.Reads, S);
+      break;
+    case EventKind::Mma:
+      S.Kind = StepKind::MmaIssue;
+      S.Queue = queueOf(E);
+      for (const BufferRef &B : E.Reads)
+        buffer(B, S.Reads, S);
+      break;
+    case EventKind::MmaCommit:
+      S.Kind = StepKind::MmaCommit;
+      S.Queue = AsyncQueue::Tcgen05;
+      barrier(E, S);
+      if (E.Multicast)
+        S.CtaMask = value(E.CtaMask, "multicast CTA mask", S);
+      break;
+    case EventKind::GroupCommit:
+    case EventKind::GroupWait:
+      S.Kind = E.Kind == EventKind::GroupCommit ? StepKind::GroupCommit : StepKind::GroupWait;
+      S.Queue = queueOf(E);
+      S.ReadOnly = E.ReadOnly;
+      if (S.Queue == AsyncQueue::None)
+        S.Unknown = E.Opcode + " (cp.async groups) is not modeled";
+      else if (S.Kind == StepKind::GroupWait)
+        S.WaitN = value(E.WaitN, "wait_group count", S);
+      break;
+    case EventKind::NamedBarrier:
+      S.Kind = E.Sync == models::SyncKind::BarrierArrive ? StepKind::NamedArrive
+                                                         : StepKind::NamedSync;
+      S.NamedId = value(E.Named.Id, "named barrier id", S);
+      if (!E.Named.Threads.absent())
+        S.NamedThreads = value(E.Named.Threads, "named barrier thread count", S);
+      break;
+    case EventKind::ClusterArrive:
+      S.Kind = StepKind::ClusterArrive;
+      break;
+    case EventKind::ClusterWait:
+      S.Kind = StepKind::ClusterWait;
+      break;
+    case EventKind::SmemRead:
+      S.Kind = StepKind::Read;
+      if (!E.Src.resolved())
+        return std::nullopt; // not a buffer async copies touch
+      buffer(E.Src, S.Reads, S);
+      break;
+    case EventKind::SmemWrite:
+      S.Kind = StepKind::Write;
+      if (!E.Dst.resolved())
+        return std::nullopt;
+      buffer(E.Dst, S.Writes, S);
+      break;
+    case EventKind::Alloc:
+    case EventKind::Dealloc:
+      S.Kind = E.Kind == EventKind::Alloc ? StepKind::Alloc : StepKind::Dealloc;
+      S.Columns = value(E.Columns, "TMEM columns", S);
+      break;
+    case EventKind::Exit:
+      S.Kind = StepKind::Exit;
+      break;
+    case EventKind::CompleteTx:
+    case EventKind::AsyncCopy:
+    case EventKind::CpAsyncArrive:
+      S.Kind = StepKind::Unknown;
+      S.Unknown = E.Opcode + " is not modeled";
+      break;
+    case EventKind::Unknown:
+      S.Kind = StepKind::Unknown;
+      S.Unknown = E.Opcode + ": " + (E.Reason.empty() ? "not modeled" : E.Reason);
+      break;
+    case EventKind::Inval:
+    case EventKind::Probe:
+    case EventKind::WgmmaFence:
+    case EventKind::TmemLoad:
+    case EventKind::TmemStore:
+    case EventKind::TmemWait:
+    case EventKind::WarpSync:
+    case EventKind::Fence:
+    case EventKind::Relinquish:
+    case EventKind::Setmaxnreg:
+      // They order memory or registers, not synchronization state (see the header).
+      return std::nullopt;
+    }
+    if (!E.Threads.isUnknown() && !executes(S.Threads))
+      return std::nullopt; // nobody of this program runs it
+    return S;
+  }
+
+  const Protocol &P;
+  /// The threads of the first copy of the program being lowered.
+  llvm::BitVector Mask;
+};
+
+} // namespace
+
+RolePrograms wsv::analyzer::lowerRolePrograms(const Protocol &P) { return Lowering(P).run(); }

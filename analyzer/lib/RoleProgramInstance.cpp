@@ -1,0 +1,476 @@
+//===- RoleProgramInstance.cpp - role programs for concrete parameter values ------===//
+//
+// Unrolls every agent's program into straight-line concrete steps. Loops run their trip
+// count; slots, parities, counts and thread-dependent ids become numbers; what does not
+// evaluate (a leaf the instance gives no value, a division by zero) makes the whole system
+// unknown with the reason, since exploring around it could pass a protocol it never ran.
+//
+//===----------------------------------------------------------------------------------===//
+#include "wsv/analyzer/RoleProgram.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace {
+
+unsigned arrayOffset(const Protocol &P, unsigned Array, bool Buffers) {
+  unsigned Offset = 0;
+  for (unsigned A = 0; A < Array; ++A)
+    Offset += Buffers ? P.Buffers[A].Slots : P.Barriers[A].Slots;
+  return Offset;
+}
+
+/// Where evaluation happens: one agent, the loops around the step, one thread of it.
+struct Frame {
+  unsigned Cta = 0;
+  unsigned Thread = 0;
+  llvm::SmallVector<std::pair<LoopId, uint64_t>, 4> Loops;
+};
+
+class Instantiation {
+public:
+  Instantiation(const RolePrograms &RP, const Instance &I, ConcreteSystem &Out)
+      : RP(RP), P(*RP.P), I(I), Out(Out) {}
+
+  void run() {
+    Out.P = &P;
+    Out.Programs = &RP;
+    Out.ClusterSize = RP.ClusterSize;
+    Out.BlockThreads = RP.BlockThreads;
+    for (unsigned A = 0; A < P.Barriers.size(); ++A)
+      for (unsigned S = 0; S < P.Barriers[A].Slots; ++S)
+        for (unsigned C = 0; C < RP.ClusterSize; ++C)
+          Out.Barriers.push_back({A, S, C});
+    for (unsigned B = 0; B < P.Buffers.size(); ++B)
+      for (unsigned S = 0; S < P.Buffers[B].Slots; ++S)
+        for (unsigned C = 0; C < RP.ClusterSize; ++C)
+          Out.Buffers.push_back({B, S, C});
+    for (const auto &[Name, Value] : I.Params)
+      Out.Assumptions.push_back(Name + " = " + std::to_string(Value));
+    Out.Assumptions.push_back("one cluster of " + std::to_string(RP.ClusterSize) +
+                              " CTA(s), %ctaid.x from " + std::to_string(I.FirstCta) +
+                              ", %nctaid.x = " + std::to_string(gridCtas()));
+    for (unsigned Pr = 0; Pr < RP.Programs.size() && Out.Unknown.empty(); ++Pr) {
+      const RoleProgram &R = RP.Programs[Pr];
+      for (unsigned C = 0; C < RP.ClusterSize && Out.Unknown.empty(); ++C)
+        for (unsigned Copy = 0; Copy < R.Copies && Out.Unknown.empty(); ++Copy)
+          agent(Pr, C, Copy);
+    }
+    if (Unmatched)
+      Out.Assumptions.push_back(std::to_string(Unmatched) +
+                                " operand read(s) in no buffer: races on them are not checked");
+    if (Matched)
+      Out.Assumptions.push_back(std::to_string(Matched) +
+                                " MMA operand address(es) matched to buffer slots by offset");
+  }
+
+private:
+  uint64_t gridCtas() const { return I.GridCtas ? I.GridCtas : RP.ClusterSize; }
+
+  void fail(const std::string &Why) {
+    if (Out.Unknown.empty())
+      Out.Unknown = Why;
+  }
+
+  std::optional<uint64_t> param(const Expr *Leaf) const {
+    if (Leaf->payload() != 0)
+      return std::nullopt;
+    for (const auto &[Name, Value] : I.Params) {
+      if (Name == Leaf->name())
+        return Value;
+      for (unsigned K = 0; K < P.ParamSymbols.size() && K < P.ParamNames.size(); ++K)
+        if (P.ParamSymbols[K] == Leaf->name() && P.ParamNames[K] == Name)
+          return Value;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<uint64_t> special(SpecialRegister R, const Frame &F) const {
+    uint64_t Cluster = RP.ClusterSize;
+    switch (R) {
+    case SpecialRegister::TidX: return F.Thread;
+    case SpecialRegister::TidY:
+    case SpecialRegister::TidZ:
+    case SpecialRegister::CtaidY:
+    case SpecialRegister::CtaidZ:
+    case SpecialRegister::ClusterCtaidY:
+    case SpecialRegister::ClusterCtaidZ:
+    case SpecialRegister::ClusteridY:
+    case SpecialRegister::ClusteridZ: return 0;
+    case SpecialRegister::NtidX: return P.Launch.BlockX;
+    case SpecialRegister::NtidY: return P.Launch.BlockY;
+    case SpecialRegister::NtidZ: return P.Launch.BlockZ;
+    case SpecialRegister::LaneId: return F.Thread % WarpSize;
+    case SpecialRegister::WarpId: return F.Thread / WarpSize;
+    case SpecialRegister::NWarpId: return std::nullopt;
+    case SpecialRegister::CtaidX: return I.FirstCta + F.Cta;
+    case SpecialRegister::NctaidX: return gridCtas();
+    case SpecialRegister::NctaidY:
+    case SpecialRegister::NctaidZ:
+    case SpecialRegister::NclusteridY:
+    case SpecialRegister::NclusteridZ:
+    case SpecialRegister::ClusterNctaidY:
+    case SpecialRegister::ClusterNctaidZ: return 1;
+    case SpecialRegister::ClusterCtaRank:
+    case SpecialRegister::ClusterCtaidX: return F.Cta;
+    case SpecialRegister::ClusterNctaRank:
+    case SpecialRegister::ClusterNctaidX: return Cluster;
+    case SpecialRegister::ClusteridX: return (I.FirstCta + F.Cta) / Cluster;
+    case SpecialRegister::NclusteridX: return gridCtas() / Cluster;
+    }
+    return std::nullopt;
+  }
+
+  /// The value of E in frame F; symbols read as 0 only when SymbolsAtZero (address matching).
+  std::optional<uint64_t> eval(const Expr *E, const Frame &F, bool SymbolsAtZero = false) {
+    return ExprContext::evaluate(E, [&](const Expr *Leaf) -> std::optional<uint64_t> {
+      switch (Leaf->kind()) {
+      case ExprKind::Constant: return Leaf->payload();
+      case ExprKind::Param: return param(Leaf);
+      case ExprKind::SpecialReg: return special(Leaf->specialRegister(), F);
+      case ExprKind::IterationVar:
+        for (const auto &[L, V] : F.Loops)
+          if (L == Leaf->payload())
+            return V;
+        return std::nullopt;
+      case ExprKind::Symbol:
+        if (SymbolsAtZero)
+          return 0;
+        return std::nullopt;
+      default: return std::nullopt;
+      }
+    });
+  }
+
+  /// A CTA-uniform or agent-uniform value: evaluated at the agent's first thread and
+  /// checked at its last.
+  std::optional<uint64_t> value(const Expr *E, const Frame &F, const char *What) {
+    if (!E) {
+      fail(std::string(What) + " is missing");
+      return std::nullopt;
+    }
+    std::optional<uint64_t> V = eval(E, F);
+    if (!V) {
+      fail(std::string(What) + " `" + P.exprString(E) + "` does not evaluate for this instance");
+      return std::nullopt;
+    }
+    if (isThreadDependent(E)) {
+      Frame Last = F;
+      Last.Thread = LastThread;
+      if (eval(E, Last) != V) {
+        fail(std::string(What) + " `" + P.exprString(E) + "` differs between threads of one agent");
+        return std::nullopt;
+      }
+    }
+    return V;
+  }
+
+  bool holds(const Expr *When, const Frame &F) {
+    if (!When)
+      return true;
+    std::optional<uint64_t> V = value(When, F, "condition");
+    return V && *V != 0;
+  }
+
+  std::optional<unsigned> threads(const ThreadCount &C, const Frame &F) {
+    unsigned N = C.Fixed;
+    for (const auto &[Cond, Count] : C.Conditional) {
+      std::optional<uint64_t> V = value(Cond, F, "thread condition");
+      if (!V)
+        return std::nullopt;
+      if (*V)
+        N += Count;
+    }
+    return N;
+  }
+
+  std::optional<unsigned> barrier(unsigned Array, const Expr *SlotE, unsigned Cta,
+                                  const Frame &F) {
+    std::optional<uint64_t> Slot = value(SlotE, F, "barrier slot");
+    if (!Slot)
+      return std::nullopt;
+    if (*Slot >= P.Barriers[Array].Slots || Cta >= RP.ClusterSize) {
+      fail("barrier " + P.Barriers[Array].Name + "[" + std::to_string(*Slot) + "] in CTA " +
+           std::to_string(Cta) + " is outside the barrier array or the cluster");
+      return std::nullopt;
+    }
+    return Out.barrierIndex(Array, *Slot, Cta);
+  }
+
+  /// The buffer slot instance an operand names; nullopt when it is in no buffer.
+  std::optional<unsigned> buffer(const SlotExpr &S, unsigned Cta, const Frame &F) {
+    if (S.Array != NoIndex) {
+      std::optional<uint64_t> Slot = value(S.Slot, F, "buffer slot");
+      if (!Slot)
+        return std::nullopt;
+      if (*Slot >= P.Buffers[S.Array].Slots) {
+        fail("buffer " + P.Buffers[S.Array].Name + " slot " + std::to_string(*Slot) +
+             " is outside the buffer");
+        return std::nullopt;
+      }
+      return bufferIndex(S.Array, *Slot, Cta);
+    }
+    // An operand address (a wgmma descriptor's start) that no buffer claimed: compare
+    // offsets with every buffer based on a symbol it mentions, all symbols at 0.
+    std::optional<uint64_t> Addr = eval(S.Address, F, /*SymbolsAtZero=*/true);
+    if (Addr) {
+      for (unsigned B = 0; B < P.Buffers.size(); ++B) {
+        const Buffer &Buf = P.Buffers[B];
+        if (!Buf.Base || Buf.Symbol.empty() ||
+            !S.Address->mentions([&](const Expr *L) {
+              return L->is(ExprKind::Symbol) && L->name() == Buf.Symbol;
+            }))
+          continue;
+        std::optional<uint64_t> Base = eval(Buf.Base, F, true);
+        if (!Base)
+          continue;
+        int64_t Off = static_cast<int64_t>(*Addr) - static_cast<int64_t>(*Base) - Buf.Offset;
+        uint64_t Size = Buf.SlotBytes.value_or(Buf.Stride);
+        if (Off < 0 || !Size)
+          continue;
+        uint64_t Slot = Buf.Stride ? Off / Buf.Stride : 0;
+        uint64_t In = Buf.Stride ? Off % Buf.Stride : Off;
+        if (Slot < Buf.Slots && In < Size) {
+          ++Matched;
+          return bufferIndex(B, Slot, Cta);
+        }
+      }
+    }
+    ++Unmatched;
+    return std::nullopt;
+  }
+
+  unsigned bufferIndex(unsigned B, unsigned Slot, unsigned Cta) const {
+    return (arrayOffset(P, B, true) + Slot) * RP.ClusterSize + Cta;
+  }
+
+  /// The CTAs a multicast reaches: the bits of Mask below the cluster size.
+  std::vector<unsigned> ctas(const Expr *Mask, unsigned Own, const Frame &F) {
+    if (!Mask)
+      return {Own};
+    std::vector<unsigned> Out;
+    if (std::optional<uint64_t> M = value(Mask, F, "multicast CTA mask")) {
+      for (unsigned C = 0; C < 16; ++C)
+        if (*M >> C & 1) {
+          if (C >= RP.ClusterSize) {
+            fail("multicast mask " + std::to_string(*M) + " names CTA " + std::to_string(C) +
+                 " outside the cluster of " + std::to_string(RP.ClusterSize));
+            return {};
+          }
+          Out.push_back(C);
+        }
+    }
+    return Out;
+  }
+
+  void agent(unsigned Program, unsigned Cta, unsigned Copy) {
+    const RoleProgram &R = RP.Programs[Program];
+    ConcreteAgent A;
+    A.Program = Program;
+    A.Cta = Cta;
+    A.Copy = Copy;
+    A.Place = R.Place;
+    A.FirstThread = R.FirstThread + Copy * R.CopyStride;
+    A.Threads = R.CopyThreads;
+    A.Name = R.Name + (R.Copies > 1 ? "." + std::to_string(Copy) : std::string()) + "@cta" +
+             std::to_string(Cta);
+    LastThread = A.FirstThread + std::max(1u, A.Threads) - 1;
+    Frame F;
+    F.Cta = Cta;
+    F.Thread = A.FirstThread;
+    if (holds(R.When, F))
+      items(R, R.Body, F, A);
+    Out.Agents.push_back(std::move(A));
+  }
+
+  void items(const RoleProgram &R, const std::vector<RoleItem> &Items, Frame &F,
+             ConcreteAgent &A) {
+    for (const RoleItem &It : Items) {
+      if (!Out.Unknown.empty())
+        return;
+      if (!It.IsLoop) {
+        step(R, It.Index, F, A);
+        continue;
+      }
+      const RoleLoop &L = R.Loops[It.Index];
+      if (!L.Unknown.empty()) {
+        fail(R.Name + ": " + L.Unknown);
+        return;
+      }
+      if (!holds(L.When, F))
+        continue;
+      std::optional<uint64_t> Trip = value(L.Trip, F, "trip count");
+      if (!Trip)
+        return;
+      if (*Trip > I.MaxSteps) {
+        fail("loop " + P.loopVar(L.Loop) + " runs " + std::to_string(*Trip) +
+             " times, more than the exploration bound");
+        return;
+      }
+      F.Loops.push_back({L.Loop, 0});
+      for (uint64_t K = 0; K < *Trip && Out.Unknown.empty(); ++K) {
+        F.Loops.back().second = K;
+        items(R, L.Body, F, A);
+      }
+      F.Loops.pop_back();
+    }
+  }
+
+  void step(const RoleProgram &R, unsigned Index, const Frame &F, ConcreteAgent &A) {
+    const RoleStep &S = R.Steps[Index];
+    std::optional<unsigned> N = threads(S.Threads, F);
+    if (!N || !*N || !holds(S.When, F))
+      return;
+    if (!S.Unknown.empty()) {
+      const Event &E = P.Events[S.Event];
+      fail(R.Name + ": " + S.Unknown + " (ptx line " + std::to_string(E.Where.PtxLine) + ")");
+      return;
+    }
+    if (++TotalSteps > I.MaxSteps) {
+      fail("more than " + std::to_string(I.MaxSteps) + " steps for this instance");
+      return;
+    }
+    ConcreteStep C;
+    C.Kind = S.Kind;
+    C.RoleStep = Index;
+    C.Event = S.Event;
+    C.Iterations.assign(F.Loops.begin(), F.Loops.end());
+    auto Num = [&](const Expr *E, const char *What, uint64_t Default) -> uint64_t {
+      if (!E)
+        return Default;
+      return value(E, F, What).value_or(0);
+    };
+    unsigned OwnCta = A.Cta;
+    if (S.Barrier.Array != NoIndex) {
+      unsigned Cta = OwnCta;
+      if (S.Barrier.PeerRank)
+        Cta = static_cast<unsigned>(Num(S.Barrier.PeerRank, "peer CTA rank", OwnCta));
+      if (std::optional<unsigned> B = barrier(S.Barrier.Array, S.Barrier.Slot, Cta, F))
+        C.Barrier = *B;
+    }
+    switch (S.Kind) {
+    case StepKind::Init:
+      C.Count = static_cast<uint32_t>(Num(S.Count, "init count", 1));
+      break;
+    case StepKind::Arrive:
+      C.Count = static_cast<uint32_t>(*N * Num(S.Count, "arrival count", 1));
+      C.TxBytes = static_cast<uint32_t>(*N * Num(S.TxBytes, "expect_tx bytes", 0));
+      break;
+    case StepKind::ExpectTx:
+      C.TxBytes = static_cast<uint32_t>(*N * Num(S.TxBytes, "expect_tx bytes", 0));
+      break;
+    case StepKind::Wait:
+      C.Parity = static_cast<uint32_t>(Num(S.Parity, "wait parity", 0) & 1);
+      break;
+    case StepKind::AsyncLoad:
+      C.Count = *N; // issuing threads: each issues its own copy
+      C.TxBytes = static_cast<uint32_t>(Num(S.Bytes, "copy bytes", 0));
+      for (unsigned Cta : ctas(S.CtaMask, OwnCta, F)) {
+        const BarrierInstance &Own = Out.Barriers[C.Barrier == NoIndex ? 0 : C.Barrier];
+        if (C.Barrier != NoIndex)
+          C.Targets.push_back(Out.barrierIndex(Own.Array, Own.Slot, Cta));
+        for (const SlotExpr &W : S.Writes)
+          if (std::optional<unsigned> B = buffer(W, Cta, F))
+            C.Writes.push_back(*B);
+      }
+      break;
+    case StepKind::MmaCommit:
+      C.Count = *N;
+      C.Queue = S.Queue;
+      if (C.Barrier != NoIndex) {
+        const BarrierInstance Own = Out.Barriers[C.Barrier];
+        for (unsigned Cta : ctas(S.CtaMask, OwnCta, F))
+          C.Targets.push_back(Out.barrierIndex(Own.Array, Own.Slot, Cta));
+      }
+      break;
+    case StepKind::MmaIssue:
+    case StepKind::AsyncStore:
+    case StepKind::Read:
+      C.Queue = S.Queue;
+      C.Count = *N;
+      for (const SlotExpr &Rd : S.Reads)
+        if (std::optional<unsigned> B = buffer(Rd, OwnCta, F))
+          C.Reads.push_back(*B);
+      break;
+    case StepKind::Write:
+      for (const SlotExpr &W : S.Writes)
+        if (std::optional<unsigned> B = buffer(W, OwnCta, F))
+          C.Writes.push_back(*B);
+      break;
+    case StepKind::GroupCommit:
+      C.Queue = S.Queue;
+      break;
+    case StepKind::GroupWait:
+      C.Queue = S.Queue;
+      C.ReadOnly = S.ReadOnly;
+      C.WaitN = static_cast<uint32_t>(Num(S.WaitN, "wait_group count", 0));
+      break;
+    case StepKind::NamedSync:
+    case StepKind::NamedArrive:
+      C.NamedId = static_cast<uint32_t>(Num(S.NamedId, "named barrier id", 0));
+      C.Count = static_cast<uint32_t>(Num(S.NamedThreads, "named barrier threads",
+                                          P.Launch.threads()));
+      C.Arriving = (*N + WarpSize - 1) / WarpSize * WarpSize;
+      break;
+    case StepKind::ClusterArrive:
+    case StepKind::ClusterWait:
+      C.Count = RP.ClusterSize * P.Launch.threads();
+      C.Arriving = *N;
+      break;
+    case StepKind::Alloc:
+    case StepKind::Dealloc:
+      C.Columns = static_cast<uint32_t>(Num(S.Columns, "TMEM columns", 0));
+      break;
+    case StepKind::Exit:
+    case StepKind::Unknown:
+      break;
+    }
+    A.Steps.push_back(std::move(C));
+  }
+
+  const RolePrograms &RP;
+  const Protocol &P;
+  const Instance &I;
+  ConcreteSystem &Out;
+  unsigned LastThread = 0;
+  uint64_t TotalSteps = 0;
+  unsigned Matched = 0, Unmatched = 0;
+};
+
+} // namespace
+
+unsigned ConcreteSystem::barrierIndex(unsigned Array, unsigned Slot, unsigned Cta) const {
+  return (arrayOffset(*P, Array, false) + Slot) * ClusterSize + Cta;
+}
+
+std::string ConcreteSystem::barrierName(unsigned Instance) const {
+  const BarrierInstance &B = Barriers[Instance];
+  const BarrierArray &A = P->Barriers[B.Array];
+  std::string S = A.Name;
+  if (A.Slots > 1)
+    S += "[" + std::to_string(B.Slot) + "]";
+  if (ClusterSize > 1)
+    S += "@cta" + std::to_string(B.Cta);
+  return S;
+}
+
+std::string ConcreteSystem::bufferName(unsigned Instance) const {
+  const BufferInstance &B = Buffers[Instance];
+  const Buffer &Buf = P->Buffers[B.Buffer];
+  std::string S = Buf.Name;
+  if (Buf.Slots > 1)
+    S += "[" + std::to_string(B.Slot) + "]";
+  if (ClusterSize > 1)
+    S += "@cta" + std::to_string(B.Cta);
+  return S;
+}
+
+ConcreteSystem wsv::analyzer::instantiate(const RolePrograms &Programs, const Instance &I) {
+  ConcreteSystem Out;
+  Instantiation(Programs, I, Out).run();
+  return Out;
+}
