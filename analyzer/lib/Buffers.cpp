@@ -38,6 +38,13 @@ bool mentionsIteration(const Expr *E) {
   return E->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); });
 }
 
+bool mentionsThreadOrRank(const Expr *E) {
+  return E->mentions([](const Expr *L) {
+    return L->is(ExprKind::SpecialReg) || L->is(ExprKind::Elect) || L->is(ExprKind::Load) ||
+           L->is(ExprKind::Phi) || L->is(ExprKind::Opaque);
+  });
+}
+
 void collectTerms(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Terms) {
   if (E->is(ExprKind::Add)) {
     for (const Expr *Op : E->ops())
@@ -51,8 +58,10 @@ void enumerate(ExprContext &Ctx, const Sampler &S, Access &A) {
   if (A.Parts.Varying) {
     llvm::SmallVector<const Expr *, 4> Terms;
     collectTerms(A.Parts.Varying, Terms);
+    // Loop counters and kernel parameters pick the slot (a peeled last k-tile reads slot
+    // K / 64 % 4); thread ids and CTA ranks move inside it.
     for (const Expr *T : Terms) {
-      const Expr *&Into = mentionsIteration(T) ? A.Slot : A.InSlot;
+      const Expr *&Into = mentionsIteration(T) || !mentionsThreadOrRank(T) ? A.Slot : A.InSlot;
       Into = Into ? Ctx.add(Into, T) : T;
     }
   }
@@ -65,6 +74,36 @@ void enumerate(ExprContext &Ctx, const Sampler &S, Access &A) {
       return;
     }
   A.Offsets = {A.Parts.Offset};
+}
+
+/// The values a term that depends only on %tid.x takes over Threads; std::nullopt when it
+/// depends on anything else or Threads is empty.
+std::optional<std::pair<int64_t, int64_t>> threadRange(const Expr *InSlot,
+                                                      const llvm::BitVector &Threads) {
+  if (!InSlot || Threads.none())
+    return std::nullopt;
+  const Expr *Tid = nullptr;
+  bool Other = false;
+  InSlot->mentions([&](const Expr *L) {
+    if (L->is(ExprKind::SpecialReg) && L->specialRegister() == SpecialRegister::TidX)
+      Tid = L;
+    else if (!L->isConstant())
+      Other = true;
+    return false;
+  });
+  if (!Tid || Other)
+    return std::nullopt;
+  std::optional<std::pair<int64_t, int64_t>> Range;
+  for (unsigned T : Threads.set_bits()) {
+    std::pair<const Expr *, uint64_t> Leaf{Tid, T};
+    std::optional<uint64_t> V = Sampler::evaluate(InSlot, Leaf);
+    if (!V)
+      return std::nullopt;
+    int64_t O = asSigned(*V, InSlot->width());
+    Range = Range ? std::make_pair(std::min(Range->first, O), std::max(Range->second, O))
+                  : std::make_pair(O, O);
+  }
+  return Range;
 }
 
 struct Layout {
@@ -208,20 +247,43 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
     }
 
     // Every access, defining or not, goes to the buffer that holds all its offsets.
-    for (const Access &A : Group) {
+    for (const Access &Original : Group) {
+      Access A = Original;
       BufferRef &R = Out.Refs[A.Input];
       R.Address = Accesses[A.Input].Address;
-      // A copy goes to a buffer of its own family if one holds it.
-      const Layout *Found = nullptr;
-      for (bool OwnFamily : {true, false})
-        for (const Layout &L : Layouts) {
-          if (Found || (OwnFamily && (!Accesses[A.Input].Defines ||
-                                      L.Family != Accesses[A.Input].Family)))
-            continue;
-          const Buffer &B = Out.Buffers[L.Buffer];
-          uint64_t Bytes = B.SlotBytes.value_or(L.Stride ? L.Stride : 1);
-          if (llvm::all_of(A.Offsets, [&](int64_t O) { return L.contains(O, Bytes); }))
-            Found = &L;
+      // A copy goes to a buffer of its own family if one holds it; Spread more bytes past
+      // each offset must fit in the slot too.
+      auto find = [&](const Access &A, int64_t Spread) -> const Layout * {
+        for (bool OwnFamily : {true, false})
+          for (const Layout &L : Layouts) {
+            if (OwnFamily && (!Accesses[A.Input].Defines ||
+                              L.Family != Accesses[A.Input].Family))
+              continue;
+            const Buffer &B = Out.Buffers[L.Buffer];
+            uint64_t Bytes = B.SlotBytes.value_or(L.Stride ? L.Stride : 1);
+            if (llvm::all_of(A.Offsets, [&](int64_t O) {
+                  return L.contains(O, Bytes) && L.contains(O + Spread, Bytes);
+                }))
+              return &L;
+          }
+        return nullptr;
+      };
+      const Layout *Found = find(A, 0);
+      // A part that depends on the thread may start above the slot's first byte on every
+      // thread that makes the access (`tid / 128 * 8192 - 8192` from consumer warpgroups 1
+      // and 2): its smallest value moves into the constant part.
+      if (!Found)
+        if (auto Range = threadRange(A.InSlot, Accesses[A.Input].Threads)) {
+          Access Shifted = A;
+          Shifted.Parts.Offset += Range->first;
+          for (int64_t &O : Shifted.Offsets)
+            O += Range->first;
+          if ((Found = find(Shifted, Range->second - Range->first))) {
+            unsigned IW = A.InSlot->width();
+            Shifted.InSlot = Ctx.add(
+                A.InSlot, Ctx.constant(static_cast<uint64_t>(-Range->first), IW));
+            A = std::move(Shifted);
+          }
         }
       if (!Found) {
         R.Unresolved = "not in a buffer that an async copy fills or drains";

@@ -93,6 +93,80 @@ std::vector<BlockId> loopContiguousOrder(const Cfg &G, const LoopInfo &Loops) {
   return Order;
 }
 
+/// Low zero bits that E has whatever its leaves are (a multiple of 1024 has 10).
+unsigned knownTrailingZeros(const Expr *E) {
+  const unsigned W = E->width();
+  switch (E->kind()) {
+  case ExprKind::Constant:
+    return E->payload() ? std::min<unsigned>(llvm::countr_zero(E->payload()), W) : W;
+  case ExprKind::Mul:
+    return std::min(W, knownTrailingZeros(E->op(0)) + knownTrailingZeros(E->op(1)));
+  case ExprKind::Add:
+  case ExprKind::Or:
+  case ExprKind::Select:
+  case ExprKind::UMin:
+  case ExprKind::UMax: {
+    unsigned Z = W;
+    for (unsigned I = E->is(ExprKind::Select) ? 1 : 0; I < E->ops().size(); ++I)
+      Z = std::min(Z, knownTrailingZeros(E->op(I)));
+    return Z;
+  }
+  case ExprKind::And:
+    return std::max(knownTrailingZeros(E->op(0)), knownTrailingZeros(E->op(1)));
+  case ExprKind::URem:
+    // x % 2^n keeps x's low bits.
+    if (E->op(1)->isConstant() && llvm::isPowerOf2_64(E->op(1)->payload()))
+      return knownTrailingZeros(E->op(0));
+    return 0;
+  case ExprKind::ZExt:
+  case ExprKind::SExt:
+    return knownTrailingZeros(E->op(0));
+  case ExprKind::Trunc:
+    return std::min(W, knownTrailingZeros(E->op(0)));
+  default:
+    return 0;
+  }
+}
+
+/// The address under the mask a descriptor's start-address field applies. The field is
+/// `(address & 0x3FFFF) >> 4` (PTX ISA, "Matrix Descriptor" of wgmma and tcgen05), and
+/// compilers narrow the mask to the bits they cannot prove zero (`& 261120` on a 1024-byte
+/// aligned tile). A CTA's shared memory (at most 228 KiB on sm_90 and sm_100) lies below
+/// 2^18, so `C & A` is A itself when C keeps every bit of A that can be set: the bits from
+/// A's alignment up to bit 17, and the set bits of A's constant part below its alignment.
+const Expr *unmaskedAddress(const Expr *Masked) {
+  if (!Masked->is(ExprKind::And) || Masked->width() == 1)
+    return Masked;
+  for (unsigned Side = 0; Side < 2; ++Side) {
+    const Expr *Mask = Masked->op(Side), *A = Masked->op(1 - Side);
+    if (!Mask->isConstant())
+      continue;
+    // A = (terms that are multiples of 2^Zeros) + Low.
+    llvm::SmallVector<const Expr *, 8> Terms, Work{A};
+    while (!Work.empty()) {
+      const Expr *T = Work.pop_back_val();
+      if (T->is(ExprKind::Add))
+        Work.append(T->ops().begin(), T->ops().end());
+      else
+        Terms.push_back(T);
+    }
+    unsigned Zeros = 18;
+    uint64_t Low = 0;
+    for (const Expr *T : Terms)
+      if (T->isConstant())
+        Low += T->payload();
+      else
+        Zeros = std::min(Zeros, knownTrailingZeros(T));
+    const uint64_t Field = (uint64_t(1) << 18) - 1;
+    const uint64_t AlignedBits = Field & ~((uint64_t(1) << Zeros) - 1);
+    Low &= (uint64_t(1) << Zeros) - 1;
+    uint64_t C = Mask->payload();
+    if ((C & AlignedBits) == AlignedBits && (Low & ~C) == 0)
+      return A;
+  }
+  return Masked;
+}
+
 /// The address inside a shared-memory matrix descriptor: descriptors keep address >> 4 in
 /// their low 14 bits, so the closed form holds `(address) / 16` under a mask.
 const Expr *descriptorAddress(const Expr *Desc) {
@@ -100,7 +174,7 @@ const Expr *descriptorAddress(const Expr *Desc) {
     return nullptr;
   if (Desc->is(ExprKind::UDiv) && Desc->op(1)->isConstant(16) &&
       Desc->op(0)->mentions([](const Expr *L) { return L->is(ExprKind::Symbol); }))
-    return Desc->op(0);
+    return unmaskedAddress(Desc->op(0));
   for (const Expr *Op : Desc->ops())
     if (const Expr *A = descriptorAddress(Op))
       return A;

@@ -66,15 +66,15 @@ void resolveBuffers(BuildState &S) {
     unsigned Family = (static_cast<unsigned>(K) << 8) | (I.TensorMapParam ? *I.TensorMapParam + 1 : 0);
     // TMEM allocation writes the column address into shared memory: not a buffer.
     if (I.DstAddress && K != EventKind::Alloc) {
-      Accesses.push_back({I.DstAddress, Copy, Family});
+      Accesses.push_back({I.DstAddress, Copy, Family, S.P.Events[E].Threads.members()});
       Uses.push_back({E, Use::Dst});
     }
     if (I.SrcAddress) {
-      Accesses.push_back({I.SrcAddress, Copy, Family});
+      Accesses.push_back({I.SrcAddress, Copy, Family, S.P.Events[E].Threads.members()});
       Uses.push_back({E, Use::Src});
     }
     for (unsigned R = 0; R < I.ReadAddresses.size(); ++R) {
-      Accesses.push_back({I.ReadAddresses[R], false, 0});
+      Accesses.push_back({I.ReadAddresses[R], false, 0, S.P.Events[E].Threads.members()});
       Uses.push_back({E, Use::Read, R});
     }
   }

@@ -33,6 +33,7 @@
 #include "wsv/ptx_parser/Module.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -84,6 +85,10 @@ struct BufferAccess {
   /// Copies of one family (the same direction and tensor map) may share a buffer; copies of
   /// different families never do.
   unsigned Family = 0;
+  /// The threads of a CTA that make the access, when known: a term of the address that
+  /// depends on the thread (each consumer warpgroup reads its own half of a tile) is placed
+  /// by the values it takes on these threads. Empty when unknown.
+  llvm::BitVector Threads;
 };
 
 struct BufferIdentity {
