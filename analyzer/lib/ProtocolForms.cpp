@@ -157,7 +157,8 @@ std::string formatSlot(const Protocol &P, const ProtocolValue &Slot, unsigned Sl
 
 /// Parts that only depend on kernel parameters, in a shorter form that agrees on every
 /// sample: nvcc's start of a remainder loop `K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is K/256*4.
-const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E) {
+const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E,
+                                              const Expr *Assuming) {
   if (!E)
     return E;
   ExprContext &Ctx = P.Analysis->context();
@@ -179,6 +180,13 @@ const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E) 
     return Found;
   };
   auto Size = [](const Expr *X) { return X->str().size(); };
+  // Outside Assuming both sides read 0, so only the samples where it holds compare.
+  auto Agree = [&](const Expr *A, const Expr *B) {
+    if (!Assuming || Assuming->isTrue())
+      return S.agree(A, B);
+    const Expr *Zero = Ctx.constant(0, A->width());
+    return S.agree(Ctx.select(Assuming, A, Zero), Ctx.select(Assuming, B, Zero));
+  };
   return Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
     if (N->isLeaf() || N->width() == 1 || Varies(N))
       return nullptr;
@@ -193,7 +201,7 @@ const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E) 
       for (uint64_t C : {1u, 2u, 4u, 8u}) {
         const Expr *Q = D == 1 ? Par : Ctx.udiv(Par, Ctx.constant(D, W));
         for (const Expr *Cand : {Ctx.mul(Q, Ctx.constant(C, W)), Ctx.urem(Q, Ctx.constant(C, W))})
-          if (Size(Cand) < Best && S.agree(N, Cand)) {
+          if (Size(Cand) < Best && Agree(N, Cand)) {
             Best = Size(Cand);
             Found = Cand;
           }
@@ -292,9 +300,18 @@ std::string wsv::analyzer::formatParity(const Protocol &P, const Event &E,
               Ctx.constant(Flip, W));
           if (!S.agree(Par, Form))
             continue;
-          std::string Xs = compact(P, X) + (C ? "+" + std::to_string(C) : "");
-          std::string Bit =
-              N == 1 ? paren(Xs) + "&1" : "(" + paren(Xs) + "/" + std::to_string(N) + ")&1";
+          // An unrolled loop's (k*4/4)&1 is k&1: a counter that steps by a multiple of the
+          // period reads better divided first.
+          const Expr *Shown = X;
+          uint64_t Period = N;
+          if (!C && X->is(ExprKind::Mul) && X->op(1)->isConstant() && X->op(1)->payload() &&
+              N % X->op(1)->payload() == 0) {
+            Period = N / X->op(1)->payload();
+            Shown = X->op(0);
+          }
+          std::string Xs = compact(P, Shown) + (C ? "+" + std::to_string(C) : "");
+          std::string Bit = Period == 1 ? paren(Xs) + "&1"
+                                        : "(" + paren(Xs) + "/" + std::to_string(Period) + ")&1";
           return Flip ? "(" + Bit + ")^1" : Bit;
         }
   }

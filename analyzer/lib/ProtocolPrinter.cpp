@@ -241,7 +241,7 @@ std::string wsv::analyzer::formatLoop(const Protocol &P, const ProtocolLoop &L) 
   std::string Out = "loop " + P.loopVar(L.Loop);
   if (!L.Trip.known())
     return Out + " (trip count unknown: " + L.Trip.Unknown + ")";
-  Out += " in [0, " + P.exprString(L.Trip.E) + ")";
+  Out += " in [0, " + P.exprString(simplifyInvariants(P, L.Trip.E, L.When.E)) + ")";
   std::string Needs;
   for (const auto &[C, Discharged] : L.TripConditions)
     if (!Discharged)

@@ -36,12 +36,14 @@ bool Sampler::sampleValues(const Expr *Leaf, unsigned Iterations,
   }
   case ExprKind::Param:
     // Pointers and tensor maps do not enter the values sampled here; sizes do, and GEMM sizes
-    // are multiples of the tile: one tile, a few, an odd count, and a large one.
+    // are multiples of the tile: one tile, a few, an odd count, and a large one; 96 and 160
+    // for kernels whose k-tile is 32 (a form that holds for multiples of 64 only is wrong
+    // there).
     if (Leaf->width() > 32) {
       Out.push_back(0);
       return true;
     }
-    for (uint64_t V : {64u, 128u, 192u, 320u, 4096u})
+    for (uint64_t V : {64u, 96u, 128u, 160u, 192u, 320u, 4096u})
       Out.push_back(V);
     return true;
   case ExprKind::SpecialReg:

@@ -39,7 +39,10 @@ std::string formatParity(const Protocol &P, const Event &E,
                          llvm::ArrayRef<const ProtocolLoop *> Loops);
 /// E with its parts that depend only on kernel parameters in a shorter form that agrees with
 /// them on every sample (`K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is `K/256*4`); for display.
-const Expr *simplifyInvariants(const Protocol &P, const Expr *E);
+/// With Assuming, only the samples where it holds count (a loop's trip count under the
+/// condition for entering it).
+const Expr *simplifyInvariants(const Protocol &P, const Expr *E,
+                               const Expr *Assuming = nullptr);
 /// A condition, simplified for display.
 std::string formatCondition(const Protocol &P, const Expr *E);
 /// A value with named loop counters and parameters, or `unknown (reason)`.
