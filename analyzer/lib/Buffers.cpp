@@ -251,9 +251,9 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
       Access A = Original;
       BufferRef &R = Out.Refs[A.Input];
       R.Address = Accesses[A.Input].Address;
-      // A copy goes to a buffer of its own family if one holds it; Spread more bytes past
-      // each offset must fit in the slot too.
-      auto find = [&](const Access &A, int64_t Spread) -> const Layout * {
+      // A copy goes to a buffer of its own family if one holds it; with thread-dependent
+      // bytes [Lo, Hi] past each offset, those must fall in the offset's slot too.
+      auto find = [&](const Access &A, int64_t Lo, int64_t Hi) -> const Layout * {
         for (bool OwnFamily : {true, false})
           for (const Layout &L : Layouts) {
             if (OwnFamily && (!Accesses[A.Input].Defines ||
@@ -261,30 +261,38 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
               continue;
             const Buffer &B = Out.Buffers[L.Buffer];
             uint64_t Bytes = B.SlotBytes.value_or(L.Stride ? L.Stride : 1);
+            auto SlotOf = [&](int64_t O) {
+              return L.Stride ? (O - L.Lo) / int64_t(L.Stride) : 0;
+            };
             if (llvm::all_of(A.Offsets, [&](int64_t O) {
-                  return L.contains(O, Bytes) && L.contains(O + Spread, Bytes);
+                  return L.contains(O + Lo, Bytes) && L.contains(O + Hi, Bytes) &&
+                         SlotOf(O + Lo) == SlotOf(O + Hi);
                 }))
               return &L;
           }
         return nullptr;
       };
-      const Layout *Found = find(A, 0);
-      // A part that depends on the thread may start above the slot's first byte on every
-      // thread that makes the access (`tid / 128 * 8192 - 8192` from consumer warpgroups 1
-      // and 2): its smallest value moves into the constant part.
-      if (!Found)
-        if (auto Range = threadRange(A.InSlot, Accesses[A.Input].Threads)) {
-          Access Shifted = A;
-          Shifted.Parts.Offset += Range->first;
-          for (int64_t &O : Shifted.Offsets)
-            O += Range->first;
-          if ((Found = find(Shifted, Range->second - Range->first))) {
-            unsigned IW = A.InSlot->width();
-            Shifted.InSlot = Ctx.add(
-                A.InSlot, Ctx.constant(static_cast<uint64_t>(-Range->first), IW));
-            A = std::move(Shifted);
-          }
+      // A part that depends on the thread is placed by the values it takes on the threads
+      // that make the access. When they leave the constant part's slot (`tid / 128 * 8192 - 8192` from
+      // consumer warpgroups 1 and 2 starts 8192 bytes below what either reads), the smallest
+      // moves into the constant part. Without them (a staging tile written by every thread,
+      // larger than what is known of its slot) the constant part alone places the access.
+      const Layout *Found = nullptr;
+      if (auto Range = threadRange(A.InSlot, Accesses[A.Input].Threads)) {
+        Found = find(A, std::min<int64_t>(0, Range->first), std::max<int64_t>(0, Range->second));
+        Access Shifted = A;
+        Shifted.Parts.Offset += Range->first;
+        for (int64_t &O : Shifted.Offsets)
+          O += Range->first;
+        if (!Found && (Found = find(Shifted, 0, Range->second - Range->first))) {
+          unsigned IW = A.InSlot->width();
+          Shifted.InSlot =
+              Ctx.add(A.InSlot, Ctx.constant(static_cast<uint64_t>(-Range->first), IW));
+          A = std::move(Shifted);
         }
+      }
+      if (!Found)
+        Found = find(A, 0, 0);
       if (!Found) {
         R.Unresolved = "not in a buffer that an async copy fills or drains";
         continue;

@@ -39,14 +39,19 @@ std::string paren(const std::string &S) { return needsParens(S) ? "(" + S + ")" 
 
 /// After a loop, a ring stands at the loop's trip count: the stage released after the last
 /// k-tile is (K/64 + 3) % 4.
+/// An unrolled loop's iterations each take several k-tiles: after K/128 iterations of a
+/// loop unrolled twice the ring stands at K/128*2.
 void addTripCounts(const Protocol &P, unsigned Width, llvm::SmallVectorImpl<const Expr *> &Out) {
   ExprContext &Ctx = P.Analysis->context();
   for (const ProtocolLoop &L : P.Loops)
-    if (L.Trip.known() && !L.Trip.E->isConstant()) {
-      const Expr *T = Ctx.resize(L.Trip.E, Width);
-      if (!llvm::is_contained(Out, T))
-        Out.push_back(T);
-    }
+    if (L.Trip.known() && !L.Trip.E->isConstant())
+      for (uint64_t Unroll : {1u, 2u, 4u}) {
+        const Expr *T = Ctx.resize(simplifyInvariants(P, L.Trip.E, L.When.E), Width);
+        if (Unroll > 1)
+          T = Ctx.mul(T, Ctx.constant(Unroll, Width));
+        if (!llvm::is_contained(Out, T))
+          Out.push_back(T);
+      }
 }
 
 /// Counters a ring in these loops may run on: a multiple of the innermost loop's number (an
@@ -135,10 +140,11 @@ std::string formatSlot(const Protocol &P, const ProtocolValue &Slot, unsigned Sl
   llvm::SmallVector<const Expr *, 16> Cands;
   for (const Expr *C : counters(P, Loops, W))
     Cands.push_back(C);
-  if (const Expr *X = ringCounter(E))
-    Cands.push_back(simplifyInvariants(P, X));
+  // Outside loops, where a loop left the ring: `(K/128*2+3)%4` after a loop unrolled twice.
   if (Loops.empty())
     addTripCounts(P, W, Cands);
+  if (const Expr *X = ringCounter(E))
+    Cands.push_back(simplifyInvariants(P, X));
   for (const Expr *X : Cands) {
     std::string Xs = compact(P, X);
     for (uint64_t C = 0; C < Slots; ++C) {
