@@ -84,6 +84,14 @@ llvm::SmallVector<const Expr *, 16> counters(const Protocol &P,
         if (!llvm::is_contained(O, Step))
           O.push_back(Step);
       }
+      // A persistent loop whose ring advances by a whole k-loop per tile.
+      for (const InductionVar &IV : V.loopSummary(Loops[J]->Loop).Inductions)
+        if ((IV.Kind == InductionKind::Linear || IV.Kind == InductionKind::Ring) && IV.Step &&
+            !IV.Step->isConstant()) {
+          const Expr *Step = Ctx.resize(simplifyInvariants(P, V.closedForm(IV.Step)), Width);
+          if (!llvm::is_contained(O, Step))
+            O.push_back(Step);
+        }
       continue;
     }
     O.push_back(Ctx.constant(0, Width));
@@ -116,6 +124,36 @@ llvm::SmallVector<const Expr *, 16> counters(const Protocol &P,
   return Out;
 }
 
+/// Where a ring stands after the loops nested in the innermost of Loops ran, for an event that
+/// follows them in the same iteration (the remainder after an unrolled k-loop of a persistent
+/// tile is at K/64*t + K/256*4): each counter plus each such loop's trip count, times an
+/// unroll factor.
+llvm::SmallVector<const Expr *, 16> countersAfterInnerLoops(
+    const Protocol &P, llvm::ArrayRef<const ProtocolLoop *> Loops,
+    llvm::ArrayRef<const Expr *> Counters, unsigned Width) {
+  llvm::SmallVector<const Expr *, 16> Out;
+  if (Loops.empty())
+    return Out;
+  ExprContext &Ctx = P.Analysis->context();
+  const LoopInfo &Info = P.Analysis->loops();
+  llvm::SmallVector<const Expr *, 4> Trips;
+  for (const ProtocolLoop &L : P.Loops) {
+    if (L.Loop == NoIndex || Info.loop(L.Loop).Parent != Loops.back()->Loop || !L.Trip.known() ||
+        L.Trip.E->isConstant())
+      continue;
+    const Expr *T = Ctx.resize(simplifyInvariants(P, L.Trip.E, L.When.E), Width);
+    for (uint64_t Unroll : {1u, 2u, 4u}) {
+      const Expr *U = Unroll > 1 ? Ctx.mul(T, Ctx.constant(Unroll, Width)) : T;
+      if (!llvm::is_contained(Trips, U))
+        Trips.push_back(U);
+    }
+  }
+  for (const Expr *T : Trips)
+    for (const Expr *X : Counters)
+      Out.push_back(Ctx.add(X, T));
+  return Out;
+}
+
 /// The number a ring of Slots slots counts with: X in `X % Slots`, if the slot is written so.
 const Expr *ringCounter(const Expr *Slot) {
   if (Slot && Slot->is(ExprKind::URem) && Slot->op(1)->isConstant())
@@ -138,7 +176,9 @@ std::string formatSlot(const Protocol &P, const ProtocolValue &Slot, unsigned Sl
   // The loop counters first: after an unrolled loop the ring may restart at a multiple of
   // its size, and `k % 4` says more than `(K/256*4+k) % 4`.
   llvm::SmallVector<const Expr *, 16> Cands;
-  for (const Expr *C : counters(P, Loops, W))
+  llvm::SmallVector<const Expr *, 16> Counters = counters(P, Loops, W);
+  Cands.append(Counters.begin(), Counters.end());
+  for (const Expr *C : countersAfterInnerLoops(P, Loops, Counters, W))
     Cands.push_back(C);
   // Outside loops, where a loop left the ring: `(K/128*2+3)%4` after a loop unrolled twice.
   if (Loops.empty())
@@ -279,8 +319,8 @@ std::string wsv::analyzer::formatParity(const Protocol &P, const Event &E,
   for (uint64_t C : {0u, 1u})
     if (S.agree(Par, Ctx.constant(C, W)))
       return std::to_string(C);
-  llvm::SmallVector<const Expr *, 16> Cands;
-  for (const Expr *C : counters(P, Loops, W))
+  llvm::SmallVector<const Expr *, 16> Cands = counters(P, Loops, W);
+  for (const Expr *C : countersAfterInnerLoops(P, Loops, Cands, W))
     Cands.push_back(C);
   unsigned Slots = 1;
   if (E.Barrier.resolved()) {
