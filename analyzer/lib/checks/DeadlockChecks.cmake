@@ -1,4 +1,12 @@
 # The deadlock checks: one source per check (see DeadlockChecks.def), as lib/checks/<Function>.cpp
 # (relative to analyzer/, which includes this file).
 target_sources(wsv_analyzer PRIVATE
+  lib/checks/BarrierTraffic.cpp
+  lib/checks/MbarrierArrivalCount.cpp
+  lib/checks/MbarrierInitVisibility.cpp
+  lib/checks/MbarrierTripCount.cpp
+  lib/checks/MbarrierInitialPhase.cpp
+  lib/checks/MbarrierTxBytes.cpp
+  lib/checks/MbarrierNoArriver.cpp
+  lib/checks/MbarrierPhaseSkip.cpp
 )

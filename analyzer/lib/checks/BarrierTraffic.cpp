@@ -1,0 +1,753 @@
+//===- BarrierTraffic.cpp - unrolling the protocol's barrier events per CTA and slot ---===//
+#include "BarrierTraffic.h"
+
+#include "wsv/analyzer/Expr.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::traffic;
+
+namespace {
+
+/// Events one expansion may run at most: a persistent kernel at the sampled sizes runs a few
+/// thousand; far more means a closed form the samples did not bound.
+constexpr uint64_t MaxEventsPerExpansion = 400000;
+
+bool isBarrierEvent(const Event &E) {
+  switch (E.Kind) {
+  case EventKind::Init:
+  case EventKind::Arrive:
+  case EventKind::ArriveExpectTx:
+  case EventKind::ExpectTx:
+  case EventKind::CompleteTx:
+  case EventKind::Wait:
+  case EventKind::Probe:
+  case EventKind::CpAsyncArrive:
+  case EventKind::MmaCommit:
+  case EventKind::TryCancel:
+    return E.Barrier.present();
+  case EventKind::AsyncLoad:
+    return E.Barrier.present();
+  default:
+    return false;
+  }
+}
+
+/// Unrolls one assignment for one CTA rank.
+class Expander {
+public:
+  Expander(const Protocol &P, const Assignment &A, unsigned Cta,
+           std::map<std::tuple<unsigned, unsigned, unsigned>, SlotTraffic> &Slots,
+           std::string &Unknown, unsigned &UnknownEvent)
+      : P(P), A(A), Cta(Cta), Slots(Slots), Unknown(Unknown), UnknownEvent(UnknownEvent) {}
+
+  void run() {
+    walk(P.Prologue, PrologueOwner);
+    for (unsigned R = 0; R < P.Roles.size() && Unknown.empty(); ++R) {
+      const Role &Ro = P.Roles[R];
+      std::optional<bool> When = condition(Ro.When);
+      if (!When) {
+        fail("the condition of role " + Ro.Name + " could not be evaluated", NoIndex);
+        return;
+      }
+      if (*When)
+        walk(Ro.Body, R);
+    }
+    if (Unknown.empty())
+      walk(P.Epilogue, EpilogueOwner);
+  }
+
+private:
+  const Protocol &P;
+  const Assignment &A;
+  unsigned Cta;
+  std::map<std::tuple<unsigned, unsigned, unsigned>, SlotTraffic> &Slots;
+  std::string &Unknown;
+  unsigned &UnknownEvent;
+  llvm::DenseMap<uint64_t, uint64_t> Iterations; ///< LoopId -> current iteration
+  uint64_t Stamp = 0, NextStamp = 1, Seq = 0, Executed = 0;
+
+  void fail(std::string Why, unsigned Event) {
+    if (!Unknown.empty())
+      return;
+    Unknown = std::move(Why);
+    UnknownEvent = Event;
+  }
+
+  std::optional<uint64_t> leaf(const Expr *E) const {
+    switch (E->kind()) {
+    case ExprKind::Constant:
+      return E->payload();
+    case ExprKind::Param: {
+      auto It = A.Params.find(E->name());
+      if (It == A.Params.end())
+        return std::nullopt;
+      return It->second;
+    }
+    case ExprKind::IterationVar: {
+      auto It = Iterations.find(E->payload());
+      if (It == Iterations.end())
+        return std::nullopt;
+      return It->second;
+    }
+    case ExprKind::SpecialReg:
+      switch (E->specialRegister()) {
+      case SpecialRegister::ClusterCtaRank:
+      case SpecialRegister::CtaidX:
+      case SpecialRegister::ClusterCtaidX:
+        return Cta;
+      case SpecialRegister::ClusterNctaRank:
+      case SpecialRegister::ClusterNctaidX:
+        return A.ClusterSize;
+      case SpecialRegister::NctaidX:
+        return A.NctaidX;
+      case SpecialRegister::CtaidY:
+      case SpecialRegister::CtaidZ:
+      case SpecialRegister::ClusteridX:
+      case SpecialRegister::ClusteridY:
+      case SpecialRegister::ClusteridZ:
+      case SpecialRegister::ClusterCtaidY:
+      case SpecialRegister::ClusterCtaidZ:
+        return 0;
+      case SpecialRegister::NctaidY:
+      case SpecialRegister::NctaidZ:
+      case SpecialRegister::ClusterNctaidY:
+      case SpecialRegister::ClusterNctaidZ:
+      case SpecialRegister::NclusteridY:
+      case SpecialRegister::NclusteridZ:
+        return 1;
+      case SpecialRegister::NclusteridX:
+        return A.NctaidX / std::max(1u, A.ClusterSize);
+      default:
+        return std::nullopt;
+      }
+    default:
+      return std::nullopt;
+    }
+  }
+
+  std::optional<uint64_t> eval(const Expr *E) const {
+    if (!E)
+      return std::nullopt;
+    return ExprContext::evaluate(E, [&](const Expr *L) { return leaf(L); });
+  }
+  std::optional<uint64_t> eval(const ProtocolValue &V) const { return eval(V.E); }
+  /// Absent conditions hold; unknown ones are nullopt.
+  std::optional<bool> condition(const ProtocolValue &V) const {
+    if (V.absent())
+      return true;
+    std::optional<uint64_t> X = eval(V);
+    if (!X)
+      return std::nullopt;
+    return *X != 0;
+  }
+
+  void walk(const std::vector<ProtocolItem> &Items, unsigned Owner) {
+    for (const ProtocolItem &I : Items) {
+      if (!Unknown.empty())
+        return;
+      if (I.isEvent()) {
+        event(I.Index, Owner);
+        continue;
+      }
+      const ProtocolLoop &L = P.loop(I);
+      std::optional<bool> When = condition(L.When);
+      std::optional<uint64_t> Trip = eval(L.Trip);
+      if (!When || (*When && !Trip)) {
+        fail("the trip count of the loop at ptx line " + std::to_string(L.Where.PtxLine) +
+                 " could not be evaluated" +
+                 (L.Trip.Unknown.empty() ? std::string() : ": " + L.Trip.Unknown),
+             NoIndex);
+        return;
+      }
+      if (!*When)
+        continue;
+      // A trip count that wraps below zero is a loop the guard skips in the real kernel.
+      if (*Trip > (1u << 20)) {
+        fail("a loop at ptx line " + std::to_string(L.Where.PtxLine) + " runs " +
+                 std::to_string(*Trip) + " times for " + A.describe(P),
+             NoIndex);
+        return;
+      }
+      uint64_t SavedStamp = Stamp;
+      for (uint64_t It = 0; It < *Trip && Unknown.empty(); ++It) {
+        Iterations[L.Loop] = It;
+        Stamp = NextStamp++;
+        walk(L.Body, Owner);
+      }
+      Iterations.erase(L.Loop);
+      Stamp = SavedStamp;
+    }
+  }
+
+  SlotTraffic &slot(unsigned TargetCta, unsigned Array, unsigned Slot) {
+    SlotTraffic &S = Slots[{TargetCta, Array, Slot}];
+    S.Cta = TargetCta;
+    S.Array = Array;
+    S.Slot = Slot;
+    return S;
+  }
+
+  void event(unsigned Index, unsigned Owner) {
+    const Event &E = P.Events[Index];
+    if (!isBarrierEvent(E))
+      return;
+    if (++Executed > MaxEventsPerExpansion) {
+      fail("more than " + std::to_string(MaxEventsPerExpansion) + " barrier events for " +
+               A.describe(P),
+           Index);
+      return;
+    }
+    ++Seq;
+    std::optional<bool> When = condition(E.When);
+    bool IsWait = E.Kind == EventKind::Wait || E.Kind == EventKind::Probe;
+    if (When && !*When)
+      return;
+    if (!E.Barrier.resolved()) {
+      fail("the barrier of `" + E.Opcode + "` is not resolved: " + E.Barrier.Unresolved, Index);
+      return;
+    }
+    std::optional<uint64_t> Slot = E.Barrier.Slot.absent() ? 0 : eval(E.Barrier.Slot);
+    if (!Slot || *Slot >= P.Barriers[E.Barrier.Array].Slots) {
+      fail("the slot of `" + E.Opcode + "` could not be evaluated for " + A.describe(P), Index);
+      return;
+    }
+    std::string Threads = E.Threads.str();
+    std::optional<unsigned> Count = E.Threads.count();
+
+    if (IsWait) {
+      std::optional<uint64_t> Parity = eval(E.Parity);
+      if (!Parity) {
+        // One unknown parity leaves the other slots decidable; this slot's waiters are not.
+        SlotTraffic &S = slot(Cta, E.Barrier.Array, *Slot);
+        if (S.WaitUnknown.empty()) {
+          S.WaitUnknown = "the parity of `" + E.Opcode + "` is not known" +
+                          (E.Parity.Unknown.empty() ? std::string(" for " + A.describe(P))
+                                                    : ": " + E.Parity.Unknown);
+          S.WaitUnknownEvent = Index;
+        }
+        return;
+      }
+      SlotTraffic &S = slot(Cta, E.Barrier.Array, *Slot);
+      WaiterStream *W = nullptr;
+      for (WaiterStream &X : S.Waiters)
+        if (X.Threads == Threads)
+          W = &X;
+      if (!W) {
+        W = &S.Waiters.emplace_back();
+        W->Threads = Threads;
+      }
+      WaitStep &St = W->Steps.emplace_back();
+      St.Event = Index;
+      St.Owner = Owner;
+      St.Seq = Seq;
+      St.Parity = static_cast<unsigned>(*Parity & 1);
+      St.Probe = E.Kind == EventKind::Probe;
+      St.Optional = !When.has_value();
+      return;
+    }
+    if (E.Kind == EventKind::Init) {
+      slot(Cta, E.Barrier.Array, *Slot).Inits.push_back({Index, Seq});
+      return;
+    }
+
+    // Where it lands: the peer a mapa names, every CTA of a multicast mask, or here.
+    llvm::SmallVector<unsigned, 4> Targets;
+    bool McastTargets = E.Multicast && (E.Kind == EventKind::MmaCommit ||
+                                        E.Kind == EventKind::AsyncLoad);
+    if (McastTargets) {
+      std::optional<uint64_t> Mask = eval(E.CtaMask);
+      if (!Mask) {
+        fail("the ctaMask of `" + E.Opcode + "` could not be evaluated", Index);
+        return;
+      }
+      for (unsigned C = 0; C < A.ClusterSize; ++C)
+        if (*Mask >> C & 1)
+          Targets.push_back(C);
+    } else if (!E.Barrier.PeerRank.absent()) {
+      std::optional<uint64_t> Rank = eval(E.Barrier.PeerRank);
+      if (!Rank) {
+        fail("the peer CTA of `" + E.Opcode + "` could not be evaluated", Index);
+        return;
+      }
+      Targets.push_back(static_cast<unsigned>(*Rank));
+    } else {
+      Targets.push_back(Cta);
+    }
+
+    Occurrence Add;
+    Add.FirstEvent = Index;
+    Add.Owner = Owner;
+    Add.Seq = Seq;
+    Add.Stamp = Stamp;
+    std::string Why;
+    if (!Count)
+      Why = "the threads of `" + E.Opcode + "` are not known: " + E.Threads.str();
+    uint64_t N = Count.value_or(0);
+    switch (E.Kind) {
+    case EventKind::Arrive: {
+      std::optional<uint64_t> C = E.Count.absent() ? 1 : eval(E.Count);
+      if (!C)
+        Why = "the count of `" + E.Opcode + "` is not known";
+      Add.Arrivals = C.value_or(0) * N;
+      break;
+    }
+    case EventKind::ArriveExpectTx: {
+      std::optional<uint64_t> C = E.Count.absent() ? 1 : eval(E.Count);
+      std::optional<uint64_t> B = eval(E.TxBytes);
+      if (!C || !B)
+        Why = "the count or bytes of `" + E.Opcode + "` are not known";
+      Add.Arrivals = C.value_or(0) * N;
+      Add.ExpectBytes = B.value_or(0) * N;
+      break;
+    }
+    case EventKind::ExpectTx: {
+      std::optional<uint64_t> B = eval(E.TxBytes);
+      if (!B)
+        Why = "the bytes of `" + E.Opcode + "` are not known";
+      Add.ExpectBytes = B.value_or(0) * N;
+      break;
+    }
+    case EventKind::CompleteTx: {
+      std::optional<uint64_t> B = eval(E.TxBytes);
+      if (!B)
+        Why = "the bytes of `" + E.Opcode + "` are not known";
+      Add.CompleteBytes = B.value_or(0) * N;
+      break;
+    }
+    case EventKind::AsyncLoad:
+    case EventKind::TryCancel: {
+      std::optional<uint64_t> B =
+          E.Kind == EventKind::TryCancel && !E.Bytes.known() ? 16 : eval(E.Bytes);
+      if (!B)
+        Why = "the bytes of `" + E.Opcode + "` are not known (" + toString(E.BytesFrom) + ")";
+      Add.CompleteBytes = B.value_or(0) * N;
+      break;
+    }
+    case EventKind::MmaCommit:
+      Add.Arrivals = N;
+      break;
+    case EventKind::CpAsyncArrive:
+      Add.Arrivals = llvm::StringRef(E.Opcode).contains(".noinc") ? N : 0;
+      break;
+    default:
+      return;
+    }
+    if (!When)
+      Why = "the condition of `" + E.Opcode + "` could not be evaluated";
+
+    for (unsigned T : Targets) {
+      SlotTraffic &S = slot(T, E.Barrier.Array, *Slot);
+      if (!Why.empty() && S.Unknown.empty()) {
+        S.Unknown = Why;
+        S.UnknownEvent = Index;
+      }
+      ArriverStream *St = nullptr;
+      for (ArriverStream &X : S.Arrivers)
+        if (X.SourceCta == Cta && X.Threads == Threads)
+          St = &X;
+      if (!St) {
+        St = &S.Arrivers.emplace_back();
+        St->SourceCta = Cta;
+        St->Threads = Threads;
+      }
+      // Events of one loop iteration on one slot are one phase's share.
+      if (!St->Occurrences.empty() && St->Occurrences.back().Stamp == Stamp &&
+          St->Occurrences.back().Owner == Owner) {
+        Occurrence &O = St->Occurrences.back();
+        O.Events.push_back(Index);
+        O.Arrivals += Add.Arrivals;
+        O.ExpectBytes += Add.ExpectBytes;
+        O.CompleteBytes += Add.CompleteBytes;
+        continue;
+      }
+      Occurrence &O = St->Occurrences.emplace_back(Add);
+      O.Events.push_back(Index);
+    }
+  }
+};
+
+/// Parameters any closed form the expansion evaluates mentions, by PTX name.
+std::vector<std::string> mentionedParams(const Protocol &P) {
+  std::set<std::string> Names;
+  auto Note = [&](const Expr *E) {
+    if (!E)
+      return;
+    E->mentions([&](const Expr *L) {
+      if (L->is(ExprKind::Param))
+        Names.insert(L->name().str());
+      return false;
+    });
+  };
+  for (const ProtocolLoop &L : P.Loops) {
+    Note(L.Trip.E);
+    Note(L.When.E);
+  }
+  for (const Role &R : P.Roles)
+    Note(R.When.E);
+  for (const Event &E : P.Events) {
+    if (!isBarrierEvent(E))
+      continue;
+    for (const ProtocolValue *V : {&E.When, &E.Barrier.Slot, &E.Barrier.PeerRank, &E.Count,
+                                   &E.TxBytes, &E.Parity, &E.Bytes, &E.CtaMask})
+      Note(V->E);
+  }
+  return {Names.begin(), Names.end()};
+}
+
+} // namespace
+
+bool ArriverStream::arrives() const {
+  return llvm::any_of(Occurrences, [](const Occurrence &O) { return O.hasArrivals(); });
+}
+
+std::string Assignment::describe(const Protocol &P) const {
+  std::string Out;
+  for (const auto &KV : Params) {
+    std::string Name = KV.first().str();
+    for (unsigned I = 0; I < P.ParamSymbols.size() && I < P.ParamNames.size(); ++I)
+      if (P.ParamSymbols[I] == Name)
+        Name = P.ParamNames[I];
+    Out += (Out.empty() ? "" : ", ") + Name + " = " + std::to_string(KV.second);
+  }
+  return Out.empty() ? "every parameter value" : Out;
+}
+
+const SlotTraffic *Expansion::find(unsigned Cta, unsigned Array, unsigned Slot) const {
+  for (const SlotTraffic &S : Slots)
+    if (S.Cta == Cta && S.Array == Array && S.Slot == Slot)
+      return &S;
+  return nullptr;
+}
+
+std::vector<Expansion> traffic::expandTraffic(const Protocol &P) {
+  std::vector<std::string> Params = mentionedParams(P);
+  // Sizes are multiples of the kernels' tiles: 64 to 1024 gives 1 to 16 k-tiles, and
+  // persistent loops at 512 several tiles, so stage wraps and tile boundaries both occur.
+  const uint64_t Base = 512;
+  const uint64_t Values[] = {64, 128, 192, 256, 320, 448, 1024};
+  std::vector<llvm::StringMap<uint64_t>> Samples;
+  llvm::StringMap<uint64_t> B;
+  for (const std::string &N : Params)
+    B[N] = Base;
+  Samples.push_back(B);
+  for (const std::string &N : Params)
+    for (uint64_t V : Values) {
+      llvm::StringMap<uint64_t> S = B;
+      S[N] = V;
+      Samples.push_back(std::move(S));
+    }
+
+  std::vector<Expansion> Out;
+  unsigned Cluster = std::max(1u, P.Launch.ClusterSize);
+  for (llvm::StringMap<uint64_t> &S : Samples) {
+    Expansion &X = Out.emplace_back();
+    X.Values.Params = std::move(S);
+    X.Values.ClusterSize = Cluster;
+    X.Values.NctaidX = Cluster;
+    std::map<std::tuple<unsigned, unsigned, unsigned>, SlotTraffic> Slots;
+    for (unsigned C = 0; C < Cluster && X.Unknown.empty(); ++C)
+      Expander(P, X.Values, C, Slots, X.Unknown, X.UnknownEvent).run();
+    for (auto &KV : Slots)
+      X.Slots.push_back(std::move(KV.second));
+  }
+  return Out;
+}
+
+SlotPhases traffic::phasesOf(const SlotTraffic &S) {
+  SlotPhases Out;
+  size_t Longest = 0;
+  uint64_t Shortest = UINT64_MAX;
+  for (const ArriverStream &St : S.Arrivers) {
+    Longest = std::max(Longest, St.Occurrences.size());
+    Shortest = std::min<uint64_t>(Shortest, St.Occurrences.size());
+  }
+  Out.FullPhases = S.Arrivers.empty() ? 0 : Shortest;
+  Out.Phases.resize(Longest);
+  for (const ArriverStream &St : S.Arrivers)
+    for (size_t J = 0; J < Longest; ++J) {
+      SlotPhases::Phase &Ph = Out.Phases[J];
+      if (J >= St.Occurrences.size()) {
+        Ph.Complete = false;
+        continue;
+      }
+      const Occurrence &O = St.Occurrences[J];
+      Ph.Arrivals += O.Arrivals;
+      Ph.ExpectBytes += O.ExpectBytes;
+      Ph.CompleteBytes += O.CompleteBytes;
+    }
+  return Out;
+}
+
+WaitNeeds traffic::needsOf(const WaiterStream &W) {
+  WaitNeeds Out;
+  for (size_t I = 0; I < W.Steps.size(); ++I) {
+    const WaitStep &St = W.Steps[I];
+    if (I == 0) {
+      Out.Need.push_back(St.Parity == 0 ? 1 : 0);
+      continue;
+    }
+    const WaitStep &Prev = W.Steps[I - 1];
+    uint64_t PrevNeed = Out.Need.back();
+    if (St.Parity != Prev.Parity) {
+      Out.Need.push_back(PrevNeed + 1);
+      continue;
+    }
+    // The same parity again: a blocking wait after a probe of that phase (peeking), or an
+    // optional wait, asks for the same phase; anything else skips one.
+    Out.Need.push_back(PrevNeed);
+    if (!Prev.Probe && !St.Optional && !Out.RepeatedParity)
+      Out.RepeatedParity = I;
+  }
+  return Out;
+}
+
+std::optional<uint64_t> traffic::initCount(const Protocol &P, unsigned Array, unsigned Slot) {
+  const BarrierArray &B = P.Barriers[Array];
+  if (Slot >= B.InitCounts.size())
+    return std::nullopt;
+  return B.InitCounts[Slot].constant();
+}
+
+std::string traffic::slotName(const Protocol &P, unsigned Array, unsigned Slot, unsigned Cta) {
+  const BarrierArray &B = P.Barriers[Array];
+  std::string Out = B.Name;
+  if (B.Slots > 1)
+    Out += "[" + std::to_string(Slot) + "]";
+  if (P.Launch.ClusterSize > 1)
+    Out += " in CTA " + std::to_string(Cta);
+  return Out;
+}
+
+std::string traffic::ownerName(const Protocol &P, unsigned Owner) {
+  if (Owner == PrologueOwner)
+    return "the prologue";
+  if (Owner == EpilogueOwner)
+    return "the epilogue";
+  return "the " + P.Roles[Owner].Name;
+}
+
+std::vector<ArrayUse> traffic::arrayUses(const Protocol &P, const std::vector<Expansion> &Es) {
+  std::vector<ArrayUse> Out(P.Barriers.size());
+  for (const Event &E : P.Events) {
+    if (!E.Barrier.resolved())
+      continue;
+    ArrayUse &U = Out[E.Barrier.Array];
+    switch (E.Kind) {
+    case EventKind::AsyncLoad:
+    case EventKind::TryCancel:
+      U.AsyncProxy = U.TxTraffic = true;
+      break;
+    case EventKind::CpAsyncArrive:
+      U.AsyncProxy = true;
+      break;
+    case EventKind::MmaCommit:
+      U.AsyncProxy = U.Commits = true;
+      break;
+    case EventKind::ArriveExpectTx:
+    case EventKind::ExpectTx:
+    case EventKind::CompleteTx:
+      U.TxTraffic = true;
+      break;
+    default:
+      break;
+    }
+  }
+  for (const Expansion &X : Es)
+    for (const SlotTraffic &S : X.Slots)
+      for (const ArriverStream &St : S.Arrivers)
+        if (St.SourceCta != S.Cta)
+          Out[S.Array].FromPeers = true;
+  return Out;
+}
+
+std::optional<size_t> traffic::arrivalMismatch(const Protocol &P, const SlotTraffic &S,
+                                               const SlotPhases &Ph) {
+  std::optional<uint64_t> Init = initCount(P, S.Array, S.Slot);
+  if (!Init || !S.Unknown.empty())
+    return std::nullopt;
+  bool AnyArrival = llvm::any_of(S.Arrivers, [](const ArriverStream &A) { return A.arrives(); });
+  if (!AnyArrival)
+    return std::nullopt;
+  for (size_t J = 0; J < Ph.Phases.size(); ++J)
+    if (Ph.Phases[J].Complete && Ph.Phases[J].Arrivals != *Init)
+      return J;
+  return std::nullopt;
+}
+
+std::optional<size_t> traffic::txMismatch(const SlotTraffic &S, const SlotPhases &Ph) {
+  if (!S.Unknown.empty())
+    return std::nullopt;
+  for (size_t J = 0; J < Ph.Phases.size(); ++J)
+    if (Ph.Phases[J].Complete && Ph.Phases[J].ExpectBytes != Ph.Phases[J].CompleteBytes)
+      return J;
+  return std::nullopt;
+}
+
+std::optional<size_t> traffic::starvedWaiter(const SlotTraffic &S) {
+  if (!S.Arrivers.empty() || !S.WaitUnknown.empty())
+    return std::nullopt;
+  for (size_t W = 0; W < S.Waiters.size(); ++W)
+    if (needsOf(S.Waiters[W]).last() > 0)
+      return W;
+  return std::nullopt;
+}
+
+std::optional<Lap> traffic::lappedWaiter(const SlotTraffic &S) {
+  if (!S.Unknown.empty() || !S.WaitUnknown.empty() || S.Arrivers.empty())
+    return std::nullopt;
+  for (size_t W = 0; W < S.Waiters.size(); ++W) {
+    const WaiterStream &Ws = S.Waiters[W];
+    if (Ws.Steps.empty())
+      continue;
+    unsigned Owner = Ws.Steps.front().Owner;
+    // Program order decides only when every arrival comes from the waiter's own role (or
+    // the prologue before it) in this CTA.
+    bool SameRole = llvm::all_of(S.Arrivers, [&](const ArriverStream &A) {
+      return A.SourceCta == S.Cta &&
+             llvm::all_of(A.Occurrences, [&](const Occurrence &O) {
+               return O.Owner == Owner || O.Owner == PrologueOwner;
+             });
+    });
+    if (!SameRole)
+      continue;
+    WaitNeeds N = needsOf(Ws);
+    for (size_t I = 0; I < Ws.Steps.size(); ++I) {
+      uint64_t Done = UINT64_MAX;
+      const Occurrence *By = nullptr;
+      for (const ArriverStream &A : S.Arrivers) {
+        uint64_t Before = 0;
+        for (const Occurrence &O : A.Occurrences)
+          if (O.Owner == PrologueOwner || O.Seq < Ws.Steps[I].Seq) {
+            ++Before;
+            if (Before == N.Need[I] + 2)
+              By = &O;
+          }
+        Done = std::min(Done, Before);
+      }
+      if (Done >= N.Need[I] + 2 && By) {
+        Lap L;
+        L.Waiter = W;
+        L.Step = I;
+        L.Need = N.Need[I];
+        L.Completed = Done;
+        L.By = By;
+        return L;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansion &X) {
+  // Per (role, array): the role's first wait on the array (by program order), and whether
+  // the role arrives on it.
+  struct First {
+    uint64_t Seq = UINT64_MAX;
+    unsigned Event = NoIndex;
+    unsigned Parity = 0;
+    bool Probe = false;
+  };
+  std::map<std::pair<unsigned, unsigned>, First> Waits;
+  std::set<std::pair<unsigned, unsigned>> Arrives;
+  for (const SlotTraffic &S : X.Slots) {
+    if (S.Cta != 0 || !S.WaitUnknown.empty())
+      continue;
+    for (const WaiterStream &W : S.Waiters)
+      for (const WaitStep &St : W.Steps) {
+        if (St.Owner >= P.Roles.size())
+          continue;
+        First &F = Waits[{St.Owner, S.Array}];
+        if (St.Seq < F.Seq) {
+          F.Seq = St.Seq;
+          F.Event = St.Event;
+          F.Parity = St.Parity;
+          F.Probe = St.Probe;
+        }
+      }
+    for (const ArriverStream &A : S.Arrivers)
+      for (const Occurrence &O : A.Occurrences)
+        if (O.Owner < P.Roles.size() && (O.Arrivals || O.CompleteBytes))
+          Arrives.insert({O.Owner, S.Array});
+  }
+  std::vector<PhasePair> Out;
+  for (const auto &[KeyA, FA] : Waits)
+    for (const auto &[KeyB, FB] : Waits) {
+      auto [RA, XA] = KeyA;
+      auto [RB, XB] = KeyB;
+      if (RA >= RB || XA == XB || FA.Parity != FB.Parity)
+        continue;
+      // A waits on XA, which B completes; B waits on XB, which A completes.
+      if (!Arrives.count({RB, XA}) || !Arrives.count({RA, XB}))
+        continue;
+      if (Arrives.count({RA, XA}) || Arrives.count({RB, XB}))
+        continue;
+      PhasePair Pp;
+      Pp.RoleA = RA;
+      Pp.RoleB = RB;
+      Pp.ArrayA = XA;
+      Pp.ArrayB = XB;
+      Pp.EventA = FA.Event;
+      Pp.EventB = FB.Event;
+      Pp.Parity = FA.Parity;
+      Out.push_back(Pp);
+    }
+  return Out;
+}
+
+TrafficFacts traffic::analyzeTraffic(const Protocol &P) {
+  TrafficFacts F;
+  F.Expansions = expandTraffic(P);
+  F.Uses = arrayUses(P, F.Expansions);
+  F.Problems.assign(P.Barriers.size(), 0);
+  auto Mark = [&](unsigned Array, Problem K) {
+    F.Problems[Array] |= 1u << static_cast<unsigned>(K);
+  };
+  for (const Expansion &X : F.Expansions) {
+    if (!X.Unknown.empty())
+      continue;
+    for (const SlotTraffic &S : X.Slots) {
+      SlotPhases Ph = phasesOf(S);
+      if (starvedWaiter(S))
+        Mark(S.Array, Problem::NoArriver);
+      if (arrivalMismatch(P, S, Ph))
+        Mark(S.Array, Problem::ArrivalCount);
+      if (txMismatch(S, Ph))
+        Mark(S.Array, Problem::TxBytes);
+      if (S.WaitUnknown.empty())
+        for (const WaiterStream &W : S.Waiters)
+          if (needsOf(W).RepeatedParity)
+            Mark(S.Array, Problem::PhaseSkip);
+      if (lappedWaiter(S))
+        Mark(S.Array, Problem::PhaseSkip);
+    }
+    for (const PhasePair &Pp : samePhasePairs(P, X)) {
+      Mark(Pp.ArrayA, Problem::InitialPhase);
+      Mark(Pp.ArrayB, Problem::InitialPhase);
+    }
+  }
+  return F;
+}
+
+bool traffic::remarkIfUndecided(CheckContext &Ctx, const TrafficFacts &F, llvm::StringRef What) {
+  const Protocol &P = Ctx.protocol();
+  bool AnyBarrier = llvm::any_of(P.Events, [](const Event &E) { return isBarrierEvent(E); });
+  if (!AnyBarrier || F.Expansions.empty())
+    return true;
+  for (const Expansion &X : F.Expansions)
+    if (X.Unknown.empty())
+      return false;
+  const Expansion &X = F.Expansions.front();
+  SourceRef Where = X.UnknownEvent != NoIndex ? P.Events[X.UnknownEvent].Where : SourceRef();
+  Ctx.report(Severity::Remark, (What + " not checked: " + X.Unknown).str(), Where);
+  return true;
+}

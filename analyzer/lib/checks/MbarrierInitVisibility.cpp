@@ -1,0 +1,181 @@
+//===- MbarrierInitVisibility.cpp - inits other threads may not see yet ---------------===//
+//
+// mbarrier.init writes the barrier with ordinary stores of the initializing thread. Other
+// threads may use the barrier only after the init is ordered before their use: a barrier
+// among the threads (bar.sync, or barrier.cluster.arrive/wait when peer CTAs use it), and
+// fence.mbarrier_init.release.cluster before it when the async proxy (TMA complete_tx,
+// tcgen05.commit) or peer CTAs touch the barrier (PTX ISA, fence.mbarrier_init). An init
+// that runs after the barrier was already used resets its pending and tx counts and drops the
+// arrivals made so far; one inside a role branch is not ordered before the other roles' use.
+//
+//===----------------------------------------------------------------------------------===//
+#include "BarrierTraffic.h"
+
+#include "wsv/analyzer/Checks.h"
+
+#include <set>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::traffic;
+
+namespace {
+
+bool isCtaBarrier(const Event &E) {
+  return E.Kind == EventKind::NamedBarrier && E.Named.Threads.absent() &&
+         !llvm::StringRef(E.Opcode).contains("arrive");
+}
+
+/// Per array, what the prologue did after its last init.
+struct InitState {
+  const Event *LastInit = nullptr;
+  bool Fence = false, CtaSync = false, ClusterArrive = false, ClusterSync = false;
+  const Event *CtaSyncAt = nullptr;
+};
+
+} // namespace
+
+namespace wsv {
+namespace analyzer {
+namespace checks {
+void MbarrierInitVisibility(CheckContext &Ctx);
+} // namespace checks
+} // namespace analyzer
+} // namespace wsv
+
+void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
+  const Protocol &P = Ctx.protocol();
+  TrafficFacts F = analyzeTraffic(P);
+  std::vector<InitState> State(P.Barriers.size());
+  std::set<unsigned> Done;
+
+  // The prologue in program order: uses before the init, and what orders the init.
+  P.forEachEvent(P.Prologue, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+    if (E.Kind == EventKind::Fence && E.Sync == models::SyncKind::FenceMbarrierInit) {
+      for (InitState &S : State)
+        if (S.LastInit)
+          S.Fence = true;
+      return;
+    }
+    if (isCtaBarrier(E) || E.Kind == EventKind::ClusterArrive ||
+        E.Kind == EventKind::ClusterWait) {
+      for (InitState &S : State) {
+        if (!S.LastInit)
+          continue;
+        if (isCtaBarrier(E) && !S.CtaSyncAt) {
+          S.CtaSync = true;
+          S.CtaSyncAt = &E;
+        }
+        if (E.Kind == EventKind::ClusterArrive)
+          S.ClusterArrive = true;
+        if (E.Kind == EventKind::ClusterWait && S.ClusterArrive)
+          S.ClusterSync = S.CtaSync = true;
+      }
+      return;
+    }
+    if (!E.Barrier.resolved())
+      return;
+    unsigned A = E.Barrier.Array;
+    if (E.Kind == EventKind::Init) {
+      State[A].LastInit = &E;
+      State[A].Fence = State[A].CtaSync = State[A].ClusterArrive = State[A].ClusterSync = false;
+      State[A].CtaSyncAt = nullptr;
+      return;
+    }
+    if (State[A].LastInit || Done.count(A))
+      return;
+    // A use before any init of the array: the init that follows resets it.
+    for (unsigned I : P.Barriers[A].InitEvents) {
+      const Event &Init = P.Events[I];
+      if (Init.Where.PtxLine <= E.Where.PtxLine)
+        continue;
+      Finding &Fd = Ctx.report(
+          Severity::Error,
+          P.Barriers[A].Name + " is initialized after `" + E.Opcode + "` (ptx " +
+              std::to_string(E.Where.PtxLine) +
+              ") already used it: the init resets the pending count and tx-count, so the "
+              "arrivals and bytes before it are lost and their phase never completes",
+          Init);
+      Fd.Notes.push_back({"the earlier use", E.Where});
+      Done.insert(A);
+      break;
+    }
+  });
+
+  // Inits inside a role branch: not ordered before the other roles' use.
+  for (unsigned R = 0; R < P.Roles.size(); ++R)
+    P.forEachEvent(P.Roles[R].Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+      if (E.Kind != EventKind::Init || !E.Barrier.resolved() || Done.count(E.Barrier.Array))
+        return;
+      unsigned A = E.Barrier.Array;
+      const Event *Use = nullptr;
+      for (unsigned O = 0; O < P.Roles.size() && !Use; ++O)
+        if (O != R)
+          P.forEachEvent(P.Roles[O].Body,
+                         [&](const Event &U, llvm::ArrayRef<const ProtocolLoop *>) {
+                           if (!Use && U.Barrier.resolved() && U.Barrier.Array == A &&
+                               U.Kind != EventKind::Init)
+                             Use = &U;
+                         });
+      if (!Use)
+        return;
+      Finding &Fd = Ctx.report(
+          Severity::Error,
+          P.Barriers[A].Name + " is initialized inside the " + P.Roles[R].Name +
+              " branch (" + E.Threads.str() +
+              "), after the roles split: no barrier orders the init before the other roles' "
+              "use, so they may wait on or arrive at an uninitialized barrier",
+          E);
+      Fd.Notes.push_back({"used by another role here", Use->Where});
+      Done.insert(A);
+    });
+
+  // Inits in the prologue: fence and barrier before the roles use them.
+  for (unsigned A = 0; A < P.Barriers.size(); ++A) {
+    const InitState &S = State[A];
+    if (!S.LastInit || Done.count(A))
+      continue;
+    bool UsedElsewhere = false;
+    for (const Role &R : P.Roles)
+      P.forEachEvent(R.Body, [&](const Event &U, llvm::ArrayRef<const ProtocolLoop *>) {
+        UsedElsewhere |= U.Barrier.resolved() && U.Barrier.Array == A &&
+                         U.Threads.str() != S.LastInit->Threads.str();
+      });
+    if (!UsedElsewhere)
+      continue;
+    const ArrayUse &U = F.Uses[A];
+    const std::string &Name = P.Barriers[A].Name;
+    if ((U.AsyncProxy || U.FromPeers) && !S.Fence) {
+      Finding &Fd = Ctx.report(
+          Severity::Error,
+          "no fence.mbarrier_init follows the init of " + Name + ", which " +
+              (U.AsyncProxy ? "async copies or commits complete" : "peer CTAs arrive on") +
+              ": the init is not made visible to the async proxy and the cluster, so they "
+              "may see an uninitialized barrier",
+          *S.LastInit);
+      if (S.CtaSyncAt)
+        Fd.Notes.push_back({"the barrier after the init orders only the CTA's threads",
+                            S.CtaSyncAt->Where});
+      Done.insert(A);
+      continue;
+    }
+    if (U.FromPeers && !S.ClusterSync) {
+      Finding &Fd = Ctx.report(
+          Severity::Error,
+          "peer CTAs arrive on " + Name +
+              ", but only a CTA-wide barrier follows its init: without barrier.cluster "
+              "arrive and wait, a peer may arrive before this CTA initialized it",
+          S.CtaSyncAt ? *S.CtaSyncAt : *S.LastInit);
+      Fd.Notes.push_back({"the init", S.LastInit->Where});
+      Done.insert(A);
+      continue;
+    }
+    if (!S.CtaSync && !S.ClusterSync) {
+      Ctx.report(Severity::Error,
+                 "no barrier among the threads follows the init of " + Name +
+                     " before the roles use it, so they may see an uninitialized barrier",
+                 *S.LastInit);
+      Done.insert(A);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+//===- MbarrierPhaseSkip.cpp - a waiter two phases behind its barrier ----------------===//
+//
+// try_wait.parity only sees the parity of the current phase (PTX ISA, mbarrier.try_wait), so
+// it cannot tell phase n from phase n + 2. A waiter must therefore ask for the other parity
+// on each successive wait of a slot, and nobody may complete two phases of the slot between
+// two of its waits. Two shapes break this: a waiter that asks for the same parity twice in a
+// row (a stage and phase that restart on every persistent tile instead of carrying over),
+// and a role that fills a slot twice before its own wait on it (a prefill one stage too
+// deep). Either way the wait passes on the wrong phase or blocks for a phase that already
+// went by.
+//
+//===----------------------------------------------------------------------------------===//
+#include "BarrierTraffic.h"
+
+#include "wsv/analyzer/Checks.h"
+
+#include <set>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::traffic;
+
+namespace wsv {
+namespace analyzer {
+namespace checks {
+void MbarrierPhaseSkip(CheckContext &Ctx);
+} // namespace checks
+} // namespace analyzer
+} // namespace wsv
+
+void wsv::analyzer::checks::MbarrierPhaseSkip(CheckContext &Ctx) {
+  const Protocol &P = Ctx.protocol();
+  TrafficFacts F = analyzeTraffic(P);
+  if (remarkIfUndecided(Ctx, F, "phase order"))
+    return;
+  std::set<unsigned> Done;
+  for (const Expansion &X : F.Expansions) {
+    if (!X.Unknown.empty())
+      continue;
+    for (const SlotTraffic &S : X.Slots) {
+      if (Done.count(S.Array) || F.outranked(S.Array, Problem::PhaseSkip) ||
+          !S.WaitUnknown.empty())
+        continue;
+      std::string Name = slotName(P, S.Array, S.Slot, S.Cta);
+      for (const WaiterStream &W : S.Waiters) {
+        WaitNeeds N = needsOf(W);
+        if (!N.RepeatedParity)
+          continue;
+        const WaitStep &St = W.Steps[*N.RepeatedParity];
+        const WaitStep &Prev = W.Steps[*N.RepeatedParity - 1];
+        std::string Who = ownerName(P, St.Owner);
+        Finding &Fd = Ctx.report(
+            Severity::Error,
+            Who + " waits on " + Name + " for parity " + std::to_string(St.Parity) +
+                " twice in a row (wait " + std::to_string(*N.RepeatedParity + 1) +
+                " on the slot, for " + X.Values.describe(P) +
+                "): the phase is not carried over, so the wait passes on the phase it "
+                "already consumed while the barrier may be two phases ahead",
+            P.Events[St.Event]);
+        Fd.Notes.push_back({"the previous wait on " + Name + ", also parity " +
+                                std::to_string(Prev.Parity),
+                            P.Events[Prev.Event].Where});
+        Done.insert(S.Array);
+        break;
+      }
+      if (Done.count(S.Array))
+        continue;
+      if (std::optional<Lap> L = lappedWaiter(S)) {
+        const WaitStep &St = S.Waiters[L->Waiter].Steps[L->Step];
+        std::string Who = ownerName(P, St.Owner);
+        Finding &Fd = Ctx.report(
+            Severity::Error,
+            "this fill completes phase " + std::to_string(L->Need + 2) + " of " + Name +
+                " before " + Who + " waits for phase " + std::to_string(L->Need + 1) +
+                " (for " + X.Values.describe(P) + "): the slot is filled again before it is "
+                "consumed, and the parity wait cannot tell the two phases apart",
+            P.Events[L->By->FirstEvent]);
+        Fd.Notes.push_back({"the wait that is lapped", P.Events[St.Event].Where});
+        Done.insert(S.Array);
+      }
+    }
+  }
+}

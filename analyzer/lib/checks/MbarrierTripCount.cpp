@@ -1,0 +1,172 @@
+//===- MbarrierTripCount.cpp - arrivers and waiters that disagree on iterations -------===//
+//
+// Each phase a waiter waits for must be completed by the arrivals of the other roles. When
+// their loops run different numbers of iterations (K_TILES against K_TILES - 1), the waiter's
+// last waits need phases nobody completes and it hangs. A loop whose trip count depends on
+// the thread (a tile scheduler only some threads of a role advance) splits one role's
+// arrivals and waits across phases the same way.
+//
+//===----------------------------------------------------------------------------------===//
+#include "BarrierTraffic.h"
+
+#include "wsv/analyzer/Checks.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+#include <set>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::traffic;
+
+namespace {
+
+bool threadDependent(const Expr *E) {
+  return E && E->mentions([](const Expr *L) {
+    if (!L->is(ExprKind::SpecialReg))
+      return false;
+    SpecialRegister R = L->specialRegister();
+    return R == SpecialRegister::TidX || R == SpecialRegister::TidY ||
+           R == SpecialRegister::TidZ || R == SpecialRegister::LaneId ||
+           R == SpecialRegister::WarpId;
+  });
+}
+
+bool hasBarrierEvent(const Protocol &P, const std::vector<ProtocolItem> &Body) {
+  bool Any = false;
+  P.forEachEvent(Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+    Any |= E.Barrier.present();
+  });
+  return Any;
+}
+
+/// Loops of role bodies whose trip count depends on the thread, in roles of several threads.
+void threadDependentTrips(CheckContext &Ctx, const Protocol &P) {
+  for (const Role &R : P.Roles) {
+    std::optional<unsigned> N = R.Threads.count();
+    if (N && *N <= 1)
+      continue;
+    std::set<const ProtocolLoop *> Seen;
+    P.forEachEvent(R.Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *> Loops) {
+      for (const ProtocolLoop *L : Loops) {
+        if (Seen.count(L) || !threadDependent(L->Trip.E) || !hasBarrierEvent(P, L->Body))
+          continue;
+        Seen.insert(L);
+        SourceRef Where = L->Where.PtxLine ? L->Where : E.Where;
+        Ctx.report(Severity::Error,
+                   "the trip count of this loop of the " + R.Name + " depends on the thread (" +
+                       P.exprString(L->Trip.E) +
+                       "), so threads of one role run different numbers of iterations and "
+                       "their barrier arrivals and waits fall into different phases",
+                   Where);
+      }
+    });
+  }
+}
+
+} // namespace
+
+namespace wsv {
+namespace analyzer {
+namespace checks {
+void MbarrierTripCount(CheckContext &Ctx);
+} // namespace checks
+} // namespace analyzer
+} // namespace wsv
+
+void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
+  const Protocol &P = Ctx.protocol();
+  threadDependentTrips(Ctx, P);
+  TrafficFacts F = analyzeTraffic(P);
+  if (remarkIfUndecided(Ctx, F, "iteration counts of arrivers and waiters"))
+    return;
+  // The innermost loop around each event, to point at the loop that runs short.
+  llvm::DenseMap<unsigned, const ProtocolLoop *> LoopOf;
+  auto Index = [&](const std::vector<ProtocolItem> &Items) {
+    P.forEachEvent(Items, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *> Loops) {
+      if (!Loops.empty())
+        LoopOf[static_cast<unsigned>(&E - P.Events.data())] = Loops.back();
+    });
+  };
+  Index(P.Prologue);
+  for (const Role &R : P.Roles)
+    Index(R.Body);
+  Index(P.Epilogue);
+
+  std::set<unsigned> Done;
+  std::map<unsigned, std::vector<std::string>> FailingFor;
+  struct Hit {
+    const SlotTraffic *S;
+    size_t Waiter;
+    uint64_t Need, Have;
+    const Expansion *X;
+  };
+  std::map<unsigned, Hit> First;
+  for (const Expansion &X : F.Expansions) {
+    if (!X.Unknown.empty())
+      continue;
+    for (const SlotTraffic &S : X.Slots) {
+      if (F.outranked(S.Array, Problem::TripCount) || !S.WaitUnknown.empty() ||
+          !S.Unknown.empty() || S.Arrivers.empty())
+        continue;
+      SlotPhases Ph = phasesOf(S);
+      for (size_t W = 0; W < S.Waiters.size(); ++W) {
+        uint64_t Need = needsOf(S.Waiters[W]).last();
+        if (Need <= Ph.FullPhases)
+          continue;
+        std::vector<std::string> &Vals = FailingFor[S.Array];
+        std::string D = X.Values.describe(P);
+        if (Vals.empty() || Vals.back() != D)
+          Vals.push_back(D);
+        First.insert({S.Array, Hit{&S, W, Need, Ph.FullPhases, &X}});
+        break;
+      }
+    }
+  }
+  for (const auto &[Array, H] : First) {
+    const SlotTraffic &S = *H.S;
+    const WaiterStream &W = S.Waiters[H.Waiter];
+    std::string Name = slotName(P, S.Array, S.Slot, S.Cta);
+    std::string Who = ownerName(P, W.Steps.back().Owner);
+    // The arriving stream that runs short: the one with the fewest occurrences.
+    const ArriverStream *Short = &S.Arrivers.front();
+    for (const ArriverStream &A : S.Arrivers)
+      if (A.Occurrences.size() < Short->Occurrences.size())
+        Short = &A;
+    const Occurrence &Last = Short->Occurrences.empty() ? Occurrence() : Short->Occurrences.back();
+    std::string Arriver = Short->Occurrences.empty() ? "the arrivers" : ownerName(P, Last.Owner);
+    const ProtocolLoop *ShortLoop =
+        Last.FirstEvent != NoIndex && LoopOf.count(Last.FirstEvent) ? LoopOf[Last.FirstEvent]
+                                                                     : nullptr;
+    const ProtocolLoop *WaitLoop = LoopOf.count(W.Steps.back().Event)
+                                       ? LoopOf[W.Steps.back().Event]
+                                       : nullptr;
+    std::string Values;
+    const std::vector<std::string> &Vals = FailingFor[Array];
+    for (size_t I = 0; I < Vals.size() && I < 3; ++I)
+      Values += (I ? "; " : "") + Vals[I];
+    if (Vals.size() > 3)
+      Values += "; and " + std::to_string(Vals.size() - 3) + " more sampled sizes";
+    std::string Msg =
+        Who + " waits for " + std::to_string(H.Need) + " completed phases of " + Name +
+        " but " + Arriver + " completes only " + std::to_string(H.Have) +
+        ": the loops disagree on iterations" +
+        (ShortLoop && ShortLoop->Trip.known()
+             ? " (" + Arriver + " runs " + P.exprString(ShortLoop->Trip.E) + ")"
+             : std::string()) +
+        ", so the last wait never completes and " + Who + " hangs (for " + Values + ")";
+    SourceRef Where = ShortLoop ? ShortLoop->Where
+                                : (Last.FirstEvent != NoIndex ? P.Events[Last.FirstEvent].Where
+                                                               : P.Events[W.Steps.back().Event].Where);
+    Finding &Fd = Ctx.report(Severity::Error, Msg, Where);
+    if (Last.FirstEvent != NoIndex)
+      Fd.Notes.push_back({Arriver + " completes " + P.Barriers[Array].Name + " here",
+                          P.Events[Last.FirstEvent].Where});
+    Fd.Notes.push_back({Who + "'s wait that never completes" +
+                            (WaitLoop && WaitLoop->Trip.known()
+                                 ? " (its loop runs " + P.exprString(WaitLoop->Trip.E) + ")"
+                                 : std::string()),
+                        P.Events[W.Steps.back().Event].Where});
+  }
+}
