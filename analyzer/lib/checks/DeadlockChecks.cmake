@@ -9,4 +9,8 @@ target_sources(wsv_analyzer PRIVATE
   lib/checks/MbarrierTxBytes.cpp
   lib/checks/MbarrierNoArriver.cpp
   lib/checks/MbarrierPhaseSkip.cpp
+  lib/checks/BarrierDivergent.cpp
+  lib/checks/NamedBarrierCount.cpp
+  lib/checks/NamedBarrierIdCollision.cpp
+  lib/checks/Tcgen05AllocExhaustion.cpp
 )
