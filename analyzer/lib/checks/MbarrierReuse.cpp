@@ -76,6 +76,19 @@ void MbarrierReuse(CheckContext &Ctx) {
     if (S.In == Part::Prologue && S.Loops.empty())
       continue; // the setup before anyone uses it
     unsigned A = E.Barrier.Array;
+    // Only a second init is a re-initialization: the first one moved into a role is
+    // mbarrier-init-visibility's finding.
+    bool InitializedBefore = !S.Loops.empty();
+    auto SameSlot = [&](const Event &Other) {
+      std::optional<uint64_t> Mine = E.Barrier.Slot.constant(),
+                              Theirs = Other.Barrier.Slot.constant();
+      return !Mine || !Theirs || *Mine == *Theirs;
+    };
+    for (const EventSite &I : Sites)
+      InitializedBefore |= I.E->Kind == EventKind::Init && I.E->Barrier.Array == A &&
+                           I.Order < S.Order && SameSlot(*I.E);
+    if (!InitializedBefore)
+      continue;
     const EventSite *Other = nullptr; // a use by other threads that runs at the same time
     const EventSite *Before = nullptr; // a use earlier in program order
     for (const EventSite &U : Sites) {
