@@ -29,7 +29,8 @@ void NamedBarrierIdCollision(CheckContext &Ctx) {
 
   std::map<std::pair<uint64_t, Part>, std::vector<const NamedBarrierUse *>> ById;
   for (const NamedBarrierUse &U : Uses.Uses)
-    if (U.Count)
+    // Invalid counts are named-barrier-count's finding.
+    if (U.Count && *U.Count && *U.Count % WarpSize == 0 && *U.Count <= Block)
       ById[{U.Id, U.Site->In}].push_back(&U);
 
   for (auto &[Key, List] : ById) {

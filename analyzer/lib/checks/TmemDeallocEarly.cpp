@@ -32,6 +32,26 @@ void TmemDeallocEarly(CheckContext &Ctx) {
                                                      : std::string("the epilogue");
   };
 
+  // Whether a thread running site A reaches site B later: B follows A in the same sequence,
+  // or B's part comes after A's (prologue, then roles, then epilogue).
+  auto Later = [](const EventSite &A, const EventSite &B) {
+    if (A.In == B.In)
+      return A.R == B.R && B.Order > A.Order;
+    return static_cast<int>(B.In) > static_cast<int>(A.In);
+  };
+  // U is ordered before D when one CTA-wide barrier instruction comes after U for U's
+  // threads and before D for the freeing warp.
+  auto Ordered = [&](const EventSite &U, const EventSite &D) {
+    for (const EventSite &S1 : Sites) {
+      if (!isCtaWideSync(P, *S1.E) || !Later(U, S1))
+        continue;
+      for (const EventSite &S2 : Sites)
+        if (S2.Index == S1.Index && Later(S2, D))
+          return true;
+    }
+    return false;
+  };
+
   llvm::SmallVector<bool, 64> Seen(P.Events.size(), false);
   for (const EventSite &D : Sites) {
     const Event &E = *D.E;
@@ -39,28 +59,8 @@ void TmemDeallocEarly(CheckContext &Ctx) {
       continue;
     Seen[D.Index] = true;
 
-    if (D.In == Part::Role) {
-      // Inside a role nothing orders the free with other roles' accesses.
-      const EventSite *Other = nullptr;
-      for (const EventSite &U : Sites)
-        if (U.In == Part::Role && U.R != D.R && usesTmem(*U.E)) {
-          Other = &U;
-          break;
-        }
-      if (Other) {
-        Finding &F = Ctx.report(
-            Severity::Error,
-            E.Opcode + " frees " + Columns(E) + " inside role " + D.R->Name + " while role " +
-                Other->R->Name + " may still access TMEM (" + Other->E->Opcode +
-                "), with no CTA-wide barrier between them, so the accesses race with the free",
-            E);
-        note(F, "role " + Other->R->Name + " accesses TMEM here", Other->E->Where);
-        continue;
-      }
-    }
-
-    // The last TMEM access by other threads before the dealloc (the freeing warp's own
-    // accesses are ordered by program order), and whether a CTA-wide barrier follows it.
+    // TMEM accesses of other threads (the freeing warp's own are in program order) that no
+    // CTA-wide barrier separates from the free.
     llvm::BitVector Freeing = possibleThreads(E.Threads);
     auto ByOthers = [&](const EventSite &U) {
       llvm::BitVector T = possibleThreads(U.E->Threads);
@@ -70,53 +70,34 @@ void TmemDeallocEarly(CheckContext &Ctx) {
       T.reset(F);
       return U.E->Threads.isUnknown() || T.any();
     };
-    const EventSite *LastUse = nullptr;
+    const EventSite *Unordered = nullptr;
     for (const EventSite &U : Sites)
-      if (U.Order < D.Order && usesTmem(*U.E) && ByOthers(U) &&
-          (U.In != Part::Role || U.R == D.R || D.In != Part::Role) &&
-          (!LastUse || U.Order > LastUse->Order))
-        LastUse = &U;
-    const EventSite *LaterUse = nullptr;
-    if (D.In == Part::Prologue)
-      for (const EventSite &U : Sites)
-        if (U.Order > D.Order && usesTmem(*U.E)) {
-          LaterUse = &U;
-          break;
-        }
-    if (LaterUse) {
-      Finding &F = Ctx.report(Severity::Error,
-                              E.Opcode + " frees " + Columns(E) +
-                                  " before the roles run, but " + Who(*LaterUse) +
-                                  " accesses TMEM afterwards, so it uses freed columns",
-                              E);
-      note(F, Who(*LaterUse) + " accesses TMEM here", LaterUse->E->Where);
+      if (usesTmem(*U.E) && ByOthers(U) && !Ordered(U, D) &&
+          (!Unordered || U.Order > Unordered->Order))
+        Unordered = &U;
+    if (!Unordered)
       continue;
-    }
-    if (!LastUse)
-      continue;
-    bool Synced = false;
-    for (const EventSite &S : Sites)
-      if (S.Order > LastUse->Order && S.Order < D.Order &&
-          (S.In != Part::Role || S.R == D.R) && isCtaWideSync(P, *S.E))
-        Synced = true;
-    if (Synced)
-      continue;
+    bool After = Later(D, *Unordered);
     Finding &F = Ctx.report(
         Severity::Error,
         E.Opcode + " frees " + Columns(E) +
-            " with no barrier of the whole CTA after the last TMEM access (" +
-            LastUse->E->Opcode + " by " + Who(*LastUse) + ", " + at(LastUse->E->Where) +
-            "), so warps still reading or writing those columns race with the free",
+            (After ? " before " : " with no barrier of the whole CTA after ") +
+            Unordered->E->Opcode + " by " + Who(*Unordered) + " (" +
+            at(Unordered->E->Where) + ")" +
+            (After ? ", which then uses freed columns"
+                   : ", so threads still reading or writing those columns race with the free"),
         E);
-    // Each role's last access, so the reader sees who may still be running.
+    // The last such access of each role, so the reader sees who may still be running.
     for (const Role &R : P.Roles) {
       const EventSite *Last = nullptr;
       for (const EventSite &U : Sites)
-        if (U.R == &R && usesTmem(*U.E))
+        if (U.R == &R && usesTmem(*U.E) && ByOthers(U) && !Ordered(U, D))
           Last = &U;
       if (Last)
-        note(F, "role " + R.Name + " accesses TMEM here", Last->E->Where);
+        note(F, Who(*Last) + " accesses TMEM here", Last->E->Where);
     }
+    if (!Unordered->R)
+      note(F, Who(*Unordered) + " accesses TMEM here", Unordered->E->Where);
   }
 }
 
