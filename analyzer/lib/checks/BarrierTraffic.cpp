@@ -74,6 +74,8 @@ private:
   std::string &Unknown;
   unsigned &UnknownEvent;
   llvm::DenseMap<uint64_t, uint64_t> Iterations; ///< LoopId -> current iteration
+  /// The thread an expression is evaluated for, when it depends on the thread.
+  std::optional<uint64_t> Tid;
   uint64_t Stamp = 0, NextStamp = 1, Seq = 0, Executed = 0;
 
   void fail(std::string Why, unsigned Event) {
@@ -110,6 +112,13 @@ private:
         return A.ClusterSize;
       case SpecialRegister::NctaidX:
         return A.NctaidX;
+      case SpecialRegister::TidX:
+        return Tid;
+      case SpecialRegister::LaneId:
+        return Tid ? std::optional<uint64_t>(*Tid % 32) : std::nullopt;
+      case SpecialRegister::TidY:
+      case SpecialRegister::TidZ:
+        return Tid ? std::optional<uint64_t>(0) : std::nullopt;
       case SpecialRegister::CtaidY:
       case SpecialRegister::CtaidZ:
       case SpecialRegister::ClusteridX:
@@ -197,10 +206,65 @@ private:
     return S;
   }
 
+  /// Runs an event once per group of its threads that reach the same slot: per-consumer
+  /// barriers (`mma2ld[tid / 128]`) are one slot per warpgroup.
   void event(unsigned Index, unsigned Owner) {
     const Event &E = P.Events[Index];
     if (!isBarrierEvent(E))
       return;
+    if (!threadDependent(E.Barrier.Slot.E) && !threadDependent(E.Parity.E)) {
+      Tid.reset();
+      eventFor(Index, Owner, E.Threads.count(), E.Threads.str());
+      return;
+    }
+    // One representative thread per member and per elected warp, grouped by slot.
+    std::vector<uint64_t> Reps;
+    for (unsigned T : E.Threads.members().set_bits())
+      Reps.push_back(T);
+    for (const ThreadSet::ElectedGroup &G : E.Threads.elected())
+      for (unsigned W : G.Warps)
+        Reps.push_back(W * 32);
+    if (Reps.empty() || E.Threads.isUnknown()) {
+      fail("the slot of `" + E.Opcode + "` depends on threads that are not known", Index);
+      return;
+    }
+    std::map<std::pair<uint64_t, uint64_t>, std::pair<unsigned, uint64_t>> Groups;
+    for (uint64_t T : Reps) {
+      Tid = T;
+      std::optional<uint64_t> S = eval(E.Barrier.Slot);
+      std::optional<uint64_t> Pa = E.Parity.E ? eval(E.Parity) : std::optional<uint64_t>(0);
+      if (!S || !Pa) {
+        Tid.reset();
+        fail("the slot of `" + E.Opcode + "` could not be evaluated for thread " +
+                 std::to_string(T),
+             Index);
+        return;
+      }
+      auto &G = Groups[{*S, *Pa}];
+      if (!G.first)
+        G.second = T;
+      ++G.first;
+    }
+    for (const auto &KV : Groups) {
+      Tid = KV.second.second;
+      eventFor(Index, Owner, KV.second.first,
+               E.Threads.str() + " slot " + std::to_string(KV.first.first));
+    }
+    Tid.reset();
+  }
+
+  static bool threadDependent(const Expr *E) {
+    return E && E->mentions([](const Expr *L) {
+      return L->is(ExprKind::SpecialReg) &&
+             (L->specialRegister() == SpecialRegister::TidX ||
+              L->specialRegister() == SpecialRegister::LaneId ||
+              L->specialRegister() == SpecialRegister::WarpId);
+    });
+  }
+
+  void eventFor(unsigned Index, unsigned Owner, std::optional<unsigned> Count,
+                const std::string &Threads) {
+    const Event &E = P.Events[Index];
     if (++Executed > MaxEventsPerExpansion) {
       fail("more than " + std::to_string(MaxEventsPerExpansion) + " barrier events for " +
                A.describe(P),
@@ -221,8 +285,6 @@ private:
       fail("the slot of `" + E.Opcode + "` could not be evaluated for " + A.describe(P), Index);
       return;
     }
-    std::string Threads = E.Threads.str();
-    std::optional<unsigned> Count = E.Threads.count();
 
     if (IsWait) {
       std::optional<uint64_t> Parity = eval(E.Parity);
@@ -629,12 +691,12 @@ std::optional<Lap> traffic::lappedWaiter(const SlotTraffic &S) {
         for (const Occurrence &O : A.Occurrences)
           if (O.Owner == PrologueOwner || O.Seq < Ws.Steps[I].Seq) {
             ++Before;
-            if (Before == N.Need[I] + 2)
+            if (Before == N.Need[I] + 1)
               By = &O;
           }
         Done = std::min(Done, Before);
       }
-      if (Done >= N.Need[I] + 2 && By) {
+      if (Done > N.Need[I] && By) {
         Lap L;
         L.Waiter = W;
         L.Step = I;
@@ -715,9 +777,28 @@ TrafficFacts traffic::analyzeTraffic(const Protocol &P) {
   for (const Expansion &X : F.Expansions) {
     if (!X.Unknown.empty())
       continue;
+    for (const SlotTraffic &S : X.Slots)
+      for (const ArriverStream &A : S.Arrivers) {
+        F.EverArrived.insert({S.Array, S.Cta});
+        for (const Occurrence &O : A.Occurrences)
+          F.ArrivingOwners[S.Array].insert(O.Owner);
+      }
+  }
+  for (const Expansion &X : F.Expansions) {
+    if (!X.Unknown.empty())
+      continue;
+    for (const SlotTraffic &S : X.Slots)
+      if (S.WaitUnknown.empty())
+        for (const WaiterStream &W : S.Waiters)
+          if (needsOf(W).RepeatedParity)
+            F.PhaseSkipOwners.insert(W.Steps.front().Owner);
+  }
+  for (const Expansion &X : F.Expansions) {
+    if (!X.Unknown.empty())
+      continue;
     for (const SlotTraffic &S : X.Slots) {
       SlotPhases Ph = phasesOf(S);
-      if (starvedWaiter(S))
+      if (starvedWaiter(S) && !F.EverArrived.count({S.Array, S.Cta}))
         Mark(S.Array, Problem::NoArriver);
       if (arrivalMismatch(P, S, Ph))
         Mark(S.Array, Problem::ArrivalCount);

@@ -52,6 +52,8 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -225,6 +227,24 @@ struct TrafficFacts {
   std::vector<ArrayUse> Uses;
   /// Per array: the problems seen in any expansion (bit i is Problem i).
   std::vector<unsigned> Problems;
+  /// (array, CTA) pairs that receive arrivals or bytes in some expansion: a slot starved
+  /// only for some sizes has a count problem, not a missing arriver.
+  std::set<std::pair<unsigned, unsigned>> EverArrived;
+  /// Per array: the owners (roles, prologue) whose events arrive on it.
+  std::map<unsigned, std::set<unsigned>> ArrivingOwners;
+  /// Roles that ask for a parity twice in a row on some slot: their stage and phase state
+  /// is broken, and what their arrivals then miss downstream is the same bug.
+  std::set<unsigned> PhaseSkipOwners;
+  /// Whether the arrivals on Array come from a role whose phase state skips.
+  bool downstreamOfPhaseSkip(unsigned Array) const {
+    auto It = ArrivingOwners.find(Array);
+    if (It == ArrivingOwners.end())
+      return false;
+    for (unsigned O : It->second)
+      if (PhaseSkipOwners.count(O))
+        return true;
+    return false;
+  }
   /// Whether a problem ranked before K was found on Array.
   bool outranked(unsigned Array, Problem K) const {
     unsigned Mask = (1u << static_cast<unsigned>(K)) - 1;

@@ -58,7 +58,7 @@ void wsv::analyzer::checks::MbarrierNoArriver(CheckContext &Ctx) {
       if (Done.count(S.Array))
         continue;
       std::optional<size_t> W = starvedWaiter(S);
-      if (!W)
+      if (!W || F.EverArrived.count({S.Array, S.Cta}) || F.downstreamOfPhaseSkip(S.Array))
         continue;
       const WaiterStream &Ws = S.Waiters[*W];
       WaitNeeds N = needsOf(Ws);

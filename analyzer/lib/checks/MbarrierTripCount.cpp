@@ -108,7 +108,8 @@ void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
       continue;
     for (const SlotTraffic &S : X.Slots) {
       if (F.outranked(S.Array, Problem::TripCount) || !S.WaitUnknown.empty() ||
-          !S.Unknown.empty() || S.Arrivers.empty())
+          !S.Unknown.empty() || F.downstreamOfPhaseSkip(S.Array) ||
+          (S.Arrivers.empty() && !F.EverArrived.count({S.Array, S.Cta})))
         continue;
       SlotPhases Ph = phasesOf(S);
       for (size_t W = 0; W < S.Waiters.size(); ++W) {
@@ -130,12 +131,33 @@ void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
     std::string Name = slotName(P, S.Array, S.Slot, S.Cta);
     std::string Who = ownerName(P, W.Steps.back().Owner);
     // The arriving stream that runs short: the one with the fewest occurrences.
-    const ArriverStream *Short = &S.Arrivers.front();
+    const ArriverStream *Short = S.Arrivers.empty() ? nullptr : &S.Arrivers.front();
     for (const ArriverStream &A : S.Arrivers)
       if (A.Occurrences.size() < Short->Occurrences.size())
         Short = &A;
-    const Occurrence &Last = Short->Occurrences.empty() ? Occurrence() : Short->Occurrences.back();
-    std::string Arriver = Short->Occurrences.empty() ? "the arrivers" : ownerName(P, Last.Owner);
+    Occurrence Last;
+    if (Short && !Short->Occurrences.empty()) {
+      Last = Short->Occurrences.back();
+    } else {
+      // No arrival reached this slot for these sizes: the loop that should have is the one
+      // around the array's arrivals elsewhere.
+      for (unsigned I = 0; I < P.Events.size() && Last.FirstEvent == NoIndex; ++I) {
+        const Event &E = P.Events[I];
+        if (E.Barrier.resolved() && E.Barrier.Array == Array &&
+            (E.Kind == EventKind::Arrive || E.Kind == EventKind::ArriveExpectTx ||
+             E.Kind == EventKind::MmaCommit)) {
+          Last.FirstEvent = I;
+          Last.Owner = PrologueOwner;
+          for (unsigned R = 0; R < P.Roles.size(); ++R)
+            P.forEachEvent(P.Roles[R].Body,
+                           [&](const Event &X, llvm::ArrayRef<const ProtocolLoop *>) {
+                             if (&X == &E)
+                               Last.Owner = R;
+                           });
+        }
+      }
+    }
+    std::string Arriver = Last.FirstEvent == NoIndex ? "the arrivers" : ownerName(P, Last.Owner);
     const ProtocolLoop *ShortLoop =
         Last.FirstEvent != NoIndex && LoopOf.count(Last.FirstEvent) ? LoopOf[Last.FirstEvent]
                                                                      : nullptr;
