@@ -5,9 +5,13 @@
 // the same instruction. Inside a role's branch the other roles never reach it: the barrier
 // hangs, or completes with a different `bar.sync a` elsewhere and pairs unrelated points of
 // the program (the __syncthreads() inside a consumer branch of Step 7's debugging list).
+// The form without .aligned may be completed by different instructions, so it is only an
+// error when some thread of the CTA reaches none of them.
 //
 //===----------------------------------------------------------------------------------===//
 #include "SyncSupport.h"
+
+#include <map>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -33,6 +37,20 @@ void BarrierDivergent(CheckContext &Ctx) {
                E);
   }
 
+  // Threads that reach each id at some barrier of the whole CTA without .aligned: such
+  // barriers may pair different instructions (Triton's partitions each sync on
+  // `barrier.sync 1` at their own place), so they only need every thread to come.
+  std::map<uint64_t, llvm::BitVector> Unaligned;
+  for (const NamedBarrierUse &U : Uses.Uses) {
+    if (U.Count || alignedGranule(*U.Site->E))
+      continue;
+    llvm::BitVector &R = Unaligned[U.Id];
+    R.resize(Block);
+    llvm::BitVector T = U.Threads;
+    T.resize(Block);
+    R |= T;
+  }
+
   for (const NamedBarrierUse &U : Uses.Uses) {
     if (U.Count)
       continue;
@@ -41,6 +59,8 @@ void BarrierDivergent(CheckContext &Ctx) {
     if (Reaching.count() == Block)
       continue;
     const Event &E = *U.Site->E;
+    if (!alignedGranule(E) && Unaligned[U.Id].count() == Block)
+      continue;
     llvm::BitVector Missing(Block, true);
     Missing.reset(Reaching);
     std::string Who = describeThreads(Reaching);

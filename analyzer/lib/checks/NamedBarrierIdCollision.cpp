@@ -49,6 +49,18 @@ void NamedBarrierIdCollision(CheckContext &Ctx) {
     for (const NamedBarrierUse *U : List)
       if (*U->Count < Come && (!First || U->Site->E->Where.PtxLine < First->Site->E->Where.PtxLine))
         First = U;
+    bool Conditional = llvm::any_of(List, [](const NamedBarrierUse *U) { return U->Conditional; });
+    if (First && Conditional) {
+      // The threads are the most that may come; which of them do is not known.
+      const Event &E = *First->Site->E;
+      Ctx.report(Severity::Remark,
+                 Bar + " is used by up to " + describeThreads(All) + " with count " +
+                     std::to_string(*First->Count) +
+                     ", but which of them run it depends on values that are not thread ids, "
+                     "so whether groups share its phases was not decided",
+                 E);
+      continue;
+    }
     if (First) {
       const Event &E = *First->Site->E;
       Finding &F = Ctx.report(
@@ -78,7 +90,7 @@ void NamedBarrierIdCollision(CheckContext &Ctx) {
           Clash = B;
           break;
         }
-      if (!Clash)
+      if (!Clash || A->Conditional || Clash->Conditional)
         continue;
       const Event &E = *A->Site->E;
       Finding &F = Ctx.report(

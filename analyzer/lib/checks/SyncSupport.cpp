@@ -126,10 +126,20 @@ Coverage checks::coverage(const ThreadSet &T, unsigned Granule) {
   C.Partial = firstPartialGroup(T.Members, Block, Granule);
   if (!C.Partial.empty())
     return C;
+  // Threads that run only when a value that is not a thread id says so: partial groups are
+  // a fact only when no other group can fill them up.
+  llvm::BitVector Union = possibleThreads(T);
   for (const ThreadSet::ConditionalGroup &G : T.Conditional) {
-    C.Partial = firstPartialGroup(G.Threads, Block, Granule);
-    if (!C.Partial.empty())
+    std::string Partial = firstPartialGroup(G.Threads, Block, Granule);
+    if (Partial.empty())
+      continue;
+    if (!firstPartialGroup(Union, Block, Granule).empty()) {
+      C.Partial = Partial;
       return C;
+    }
+    C.Unknown = "whether " + Partial + " run with the rest depends on " +
+                (G.Condition ? G.Condition->str() : std::string("a value that is not a thread id"));
+    return C;
   }
   return C;
 }
@@ -350,6 +360,38 @@ bool checks::isCtaWideSync(const Protocol &P, const Event &E) {
          E.Sync != models::SyncKind::BarrierArrive;
 }
 
+std::vector<std::optional<uint64_t>>
+checks::ctaBarrierKeys(const Protocol &P, const std::vector<EventSite> &Sites) {
+  unsigned Block = P.Launch.threads();
+  std::map<uint64_t, llvm::BitVector> Unaligned;
+  NamedBarrierUses Uses = namedBarrierUses(P, Sites);
+  for (const NamedBarrierUse &U : Uses.Uses) {
+    if (U.Count || alignedGranule(*U.Site->E))
+      continue;
+    llvm::BitVector &R = Unaligned[U.Id];
+    R.resize(Block);
+    llvm::BitVector T = U.Threads;
+    T.resize(Block);
+    R |= T;
+  }
+  // Keys of unaligned barriers live above every event index.
+  const uint64_t UnalignedBase = uint64_t(1) << 40;
+  std::vector<std::optional<uint64_t>> Keys(Sites.size());
+  for (size_t I = 0; I < Sites.size(); ++I) {
+    const Event &E = *Sites[I].E;
+    if (isCtaWideSync(P, E)) {
+      Keys[I] = Sites[I].Index;
+      continue;
+    }
+    std::optional<uint64_t> Id = E.Named.Id.constant();
+    if (E.Kind == EventKind::NamedBarrier && E.Named.Threads.absent() && !alignedGranule(E) &&
+        E.Sync != models::SyncKind::BarrierArrive && Id && Unaligned.count(*Id) &&
+        Unaligned[*Id].count() == Block)
+      Keys[I] = UnalignedBase + *Id;
+  }
+  return Keys;
+}
+
 NamedBarrierUses checks::namedBarrierUses(const Protocol &P,
                                           const std::vector<EventSite> &Sites) {
   NamedBarrierUses Out;
@@ -431,6 +473,7 @@ NamedBarrierUses checks::namedBarrierUses(const Protocol &P,
         }
       }
       U.Arrivals = Arrivals;
+      U.Conditional = !E.Threads.Conditional.empty();
       Out.Uses.push_back(std::move(U));
     }
   }

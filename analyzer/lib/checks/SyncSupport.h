@@ -110,6 +110,13 @@ bool crossesCtas(const Event &E);
 /// `barrier.cluster.wait`).
 bool isCtaWideSync(const Protocol &P, const Event &E);
 
+/// For each site (in Sites order), a key that names the CTA-wide barrier it is, or nothing
+/// when it is none: two sites with one key complete together. An aligned barrier every
+/// thread executes is its own instruction; `barrier.sync a` without .aligned pairs with any
+/// other such `barrier.sync a`, so those share a key when together every thread reaches one.
+std::vector<std::optional<uint64_t>> ctaBarrierKeys(const Protocol &P,
+                                                    const std::vector<EventSite> &Sites);
+
 /// One use of a named barrier id by the threads for which the operand is that id.
 struct NamedBarrierUse {
   const EventSite *Site = nullptr;
@@ -117,6 +124,9 @@ struct NamedBarrierUse {
   std::optional<uint64_t> Count; ///< threads the instruction waits for; nullopt: all
   llvm::BitVector Threads;       ///< the threads of this use
   unsigned Arrivals = 0;         ///< threads counted (an elected lane counts one)
+  /// Some threads run it only when a value that is not a thread id says so: Threads is
+  /// then the most that can come.
+  bool Conditional = false;
 };
 /// Named-barrier events whose ids and counts could not be resolved per thread, with why.
 struct UnresolvedBarrier {

@@ -4,8 +4,8 @@
 // writeback) or that MMAs may still write: the free must follow a barrier of the whole CTA
 // that comes after every TMEM access of every role (Step 7's list: "dealloc after
 // cta_sync"). Within the CTA a `bar.sync 0` or `barrier.cluster.wait` of all threads is
-// that barrier; whether a cluster peer still uses the columns is cluster-exit-early's
-// question.
+// that barrier (`barrier.sync 0` without .aligned counts when every thread reaches one,
+// wherever); whether a cluster peer still uses the columns is cluster-exit-early's question.
 //
 //===----------------------------------------------------------------------------------===//
 #include "SyncSupport.h"
@@ -41,12 +41,13 @@ void TmemDeallocEarly(CheckContext &Ctx) {
   };
   // U is ordered before D when one CTA-wide barrier instruction comes after U for U's
   // threads and before D for the freeing warp.
+  std::vector<std::optional<uint64_t>> Keys = ctaBarrierKeys(P, Sites);
   auto Ordered = [&](const EventSite &U, const EventSite &D) {
-    for (const EventSite &S1 : Sites) {
-      if (!isCtaWideSync(P, *S1.E) || !Later(U, S1))
+    for (size_t I = 0; I < Sites.size(); ++I) {
+      if (!Keys[I] || !Later(U, Sites[I]))
         continue;
-      for (const EventSite &S2 : Sites)
-        if (S2.Index == S1.Index && Later(S2, D))
+      for (size_t J = 0; J < Sites.size(); ++J)
+        if (Keys[J] == Keys[I] && Later(Sites[J], D))
           return true;
     }
     return false;
