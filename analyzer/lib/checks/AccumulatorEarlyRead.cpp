@@ -1,0 +1,205 @@
+//===- AccumulatorEarlyRead.cpp - accumulators read before the MMAs finished --------===//
+//
+// Three ways the accumulator is read or overwritten too early:
+//  - mma2ld: tcgen05.mma is asynchronous; its TMEM result is defined only once a
+//    tcgen05.commit after it has completed an mbarrier (the flush / mma2ld / acc_full barrier)
+//    and the reader observed that phase. A tcgen05.ld must be preceded by a wait on such a
+//    barrier, in its own threads or in threads that then joined it at a CTA or named barrier.
+//    Waits on a stage's release barrier (empty[s], also completed by commits) do not count:
+//    they say the operands were read, not that the accumulator is written.
+//  - ld2mma: in a persistent kernel the next tile's MMAs overwrite TMEM; they must wait on the
+//    barrier the TMEM readers arrive on after their tcgen05.ld.
+//  - wgmma: the accumulator registers are defined only after `wgmma.wait_group 0` (or a wait
+//    that retires the last group); a role whose last wgmma group is still in flight when it
+//    leaves its loop reads them early. ptxas may insert a wait of its own (warning C7518) on
+//    some builds; the PTX is still wrong and the next compiler may not.
+//
+//===----------------------------------------------------------------------------------===//
+#include "StageOrder.h"
+
+#include "wsv/analyzer/Checks.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::checks;
+
+namespace {
+
+bool isSync(const Event &E, models::SyncKind K) { return E.Sync && *E.Sync == K; }
+
+/// Barrier arrays tcgen05.commit completes that say "the MMAs are done": not the slots of a
+/// stage ring's release barrier (the last wait on empty[s] observes an early stage's commit),
+/// but a single barrier may be both (one warp that waits for its MMAs before each refill).
+std::set<unsigned> mmaDoneBarriers(const StageOrder &Order) {
+  const Protocol &P = Order.protocol();
+  std::set<unsigned> Out;
+  for (const Event &E : P.Events)
+    if (E.Kind == EventKind::MmaCommit && E.Barrier.resolved() &&
+        (!Order.isRelease(E.Barrier.Array) || P.Barriers[E.Barrier.Array].Slots == 1))
+      Out.insert(E.Barrier.Array);
+  return Out;
+}
+
+/// Finds a wait on one of Arrays before step I of Seq, also through CTA/named barriers that
+/// join Seq's threads with another role that waited.
+const Event *waitBefore(const StageOrder &Order, const Sequence &Seq, unsigned I,
+                        const std::set<unsigned> &Arrays, unsigned Depth = 0) {
+  const Event &At = Order.event(Seq, I);
+  for (const Earlier &E : Order.before(Seq, I)) {
+    const Event &W = Order.event(Seq, E.Index);
+    if (W.Kind == EventKind::Wait && W.Barrier.resolved() && Arrays.count(W.Barrier.Array) &&
+        overlaps(W.Threads, At.Threads))
+      return &W;
+    if (Depth == 0 && synchronizes(W, At.Threads))
+      for (const Sequence &Other : Order.sequences()) {
+        if (&Other == &Seq)
+          continue;
+        for (unsigned J = 0; J < Other.Steps.size(); ++J)
+          if (Other.Steps[J].Event == Seq.Steps[E.Index].Event)
+            if (const Event *Found = waitBefore(Order, Other, J, Arrays, Depth + 1))
+              return Found;
+      }
+  }
+  return nullptr;
+}
+
+void checkTmemLoads(CheckContext &Ctx, const StageOrder &Order) {
+  const Protocol &P = Ctx.protocol();
+  bool AnyMma = false;
+  for (const Event &E : P.Events)
+    AnyMma |= isSync(E, models::SyncKind::Tcgen05Mma);
+  if (!AnyMma)
+    return;
+  std::set<unsigned> Done = mmaDoneBarriers(Order);
+  std::set<unsigned> Reported;
+  std::set<std::pair<const Sequence *, llvm::SmallVector<unsigned, 3>>> SaidFor;
+  for (const Sequence &Seq : Order.sequences())
+    for (unsigned I = 0; I < Seq.Steps.size(); ++I) {
+      const Event &Ld = Order.event(Seq, I);
+      if (Ld.Kind != EventKind::TmemLoad || Reported.count(Seq.Steps[I].Event))
+        continue;
+      if (waitBefore(Order, Seq, I, Done))
+        continue;
+      Reported.insert(Seq.Steps[I].Event);
+      // The loads after the same missing wait share its cause: say it at the first.
+      if (!SaidFor.insert(std::make_pair(&Seq, Seq.Steps[I].Loops)).second)
+        continue;
+      std::string Msg = Order.who(Seq, I) + " reads TMEM with tcgen05.ld without first waiting "
+                                            "on a barrier that a tcgen05.commit after the MMAs "
+                                            "completes";
+      Msg += Done.empty() ? " (no commit completes such a barrier)" : "";
+      Msg += ", so it can read the accumulator while the MMAs still write it";
+      Finding &F = Ctx.report(Severity::Error, Msg, Ld);
+      for (const Event &M : P.Events)
+        if (M.Kind == EventKind::MmaCommit && M.Barrier.resolved() &&
+            Done.count(M.Barrier.Array)) {
+          addNote(F, "the MMAs' completion is committed to " + Order.name(M.Barrier) +
+                         " here; the readers must wait on it",
+                  M);
+          break;
+        }
+    }
+}
+
+void checkTmemOverwrite(CheckContext &Ctx, const StageOrder &Order) {
+  const Protocol &P = Ctx.protocol();
+  // Barriers the TMEM readers arrive on after a tcgen05.ld: they say "TMEM is free".
+  std::set<unsigned> Freed;
+  for (const Sequence &Seq : Order.sequences()) {
+    bool Loaded = false;
+    for (unsigned I = 0; I < Seq.Steps.size(); ++I) {
+      const Event &E = Order.event(Seq, I);
+      Loaded |= E.Kind == EventKind::TmemLoad;
+      if (Loaded && E.Kind == EventKind::Arrive && E.Barrier.resolved() &&
+          !Order.isRelease(E.Barrier.Array))
+        Freed.insert(E.Barrier.Array);
+    }
+  }
+  if (Freed.empty())
+    return;
+  std::set<unsigned> Reported;
+  std::set<std::pair<const Sequence *, llvm::SmallVector<unsigned, 3>>> SaidFor;
+  for (const Sequence &Seq : Order.sequences())
+    for (unsigned I = 0; I < Seq.Steps.size(); ++I) {
+      const Event &M = Order.event(Seq, I);
+      // Only MMAs that run again for a later tile can overwrite a result still being read.
+      if (!isSync(M, models::SyncKind::Tcgen05Mma) || Seq.Steps[I].Loops.size() < 2 ||
+          Reported.count(Seq.Steps[I].Event))
+        continue;
+      if (waitBefore(Order, Seq, I, Freed))
+        continue;
+      Reported.insert(Seq.Steps[I].Event);
+      if (!SaidFor.insert(std::make_pair(&Seq, Seq.Steps[I].Loops)).second)
+        continue;
+      const BarrierArray &B = P.Barriers[*Freed.begin()];
+      Finding &F = Ctx.report(
+          Severity::Error,
+          Order.who(Seq, I) + " issues tcgen05.mma for the next tile without waiting on " +
+              B.Name + ", which the TMEM readers arrive on after tcgen05.ld, so the MMA "
+                       "overwrites the accumulator while the previous tile is still read",
+          M);
+      for (const Event &E : P.Events)
+        if (E.Kind == EventKind::Arrive && E.Barrier.resolved() &&
+            E.Barrier.Array == *Freed.begin()) {
+          addNote(F, "the readers free TMEM here", E);
+          break;
+        }
+    }
+}
+
+void checkWgmma(CheckContext &Ctx, const StageOrder &Order) {
+  std::set<unsigned> Reported;
+  for (const Sequence &Seq : Order.sequences()) {
+    // The last commit of wgmma groups in program order, then whether a wait retires it.
+    int LastCommit = -1;
+    for (unsigned I = 0; I < Seq.Steps.size(); ++I)
+      if (isSync(Order.event(Seq, I), models::SyncKind::WgmmaCommitGroup))
+        LastCommit = static_cast<int>(I);
+    if (LastCommit < 0 || Reported.count(Seq.Steps[LastCommit].Event))
+      continue;
+    const Step &Commit = Seq.Steps[LastCommit];
+    bool Retired = false;
+    const Event *LastWait = nullptr;
+    int After = -1; // the first step outside the commit's loops
+    for (unsigned I = LastCommit + 1; I < Seq.Steps.size() && !Retired; ++I) {
+      const Event &E = Order.event(Seq, I);
+      if (isSync(E, models::SyncKind::WgmmaWaitGroup)) {
+        LastWait = &E;
+        Retired = E.WaitN.constant() == std::optional<uint64_t>(0);
+      }
+      if (After < 0 && Seq.Steps[I].Loops.size() < Commit.Loops.size() &&
+          !isSync(E, models::SyncKind::WgmmaWaitGroup))
+        After = static_cast<int>(I);
+    }
+    if (Retired)
+      continue;
+    Reported.insert(Commit.Event);
+    const Event &At = After >= 0 ? Order.event(Seq, After)
+                                 : (LastWait ? *LastWait : Order.event(Seq, LastCommit));
+    std::string Msg = Order.who(Seq, LastCommit) +
+                      " goes on to read its wgmma accumulators while the last wgmma group may "
+                      "still run: no wgmma.wait_group 0 follows the last commit_group";
+    if (LastWait)
+      Msg += " (the last wait leaves " +
+             (LastWait->WaitN.known() ? Ctx.protocol().exprString(LastWait->WaitN.E)
+                                      : std::string("some")) +
+             " in flight)";
+    Msg += ", so the epilogue can read unfinished results (ptxas may add its own wait, "
+           "warning C7518, but the PTX does not wait)";
+    Finding &F = Ctx.report(Severity::Error, Msg, At);
+    addNote(F, "the last wgmma group is committed here", Order.event(Seq, LastCommit));
+    if (LastWait && LastWait != &At)
+      addNote(F, "the last wgmma.wait_group", *LastWait);
+  }
+}
+
+} // namespace
+
+void wsv::analyzer::checks::AccumulatorEarlyRead(CheckContext &Ctx) {
+  StageOrder Order(Ctx.protocol());
+  checkTmemLoads(Ctx, Order);
+  checkTmemOverwrite(Ctx, Order);
+  checkWgmma(Ctx, Order);
+}

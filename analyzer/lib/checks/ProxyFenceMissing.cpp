@@ -1,0 +1,83 @@
+//===- ProxyFenceMissing.cpp - generic-proxy writes read by the async proxy unfenced --===//
+//
+// st.shared and stmatrix write through the generic proxy; TMA stores and wgmma/tcgen05
+// operand reads go through the async proxy. The PTX memory model orders the two only with a
+// proxy fence (fence.proxy.async) executed by the writing threads after their writes; a
+// barrier alone orders the threads, not the proxies. So for each shared-memory write into a
+// buffer that an async operation later reads, the writers must run fence.proxy.async before
+// the barrier that publishes the data (or before the async operation when they issue it
+// themselves). The finding points at that barrier or operation: the place the fence belongs
+// in front of.
+//
+//===----------------------------------------------------------------------------------===//
+#include "StageOrder.h"
+
+#include "wsv/analyzer/Checks.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::checks;
+
+namespace {
+
+bool isProxyFence(const Event &E) {
+  return E.Kind == EventKind::Fence && E.Sync && *E.Sync == models::SyncKind::FenceProxyAsync;
+}
+
+/// Whether the event reads Buffer through the async proxy.
+bool asyncReads(const Event &E, unsigned Buffer) {
+  if (E.Kind == EventKind::AsyncStore)
+    return E.Src.resolved() && E.Src.Buffer == Buffer;
+  if (E.Kind == EventKind::Mma)
+    for (const BufferRef &R : E.Reads)
+      if (R.resolved() && R.Buffer == Buffer)
+        return true;
+  return false;
+}
+
+} // namespace
+
+void wsv::analyzer::checks::ProxyFenceMissing(CheckContext &Ctx) {
+  const Protocol &P = Ctx.protocol();
+  StageOrder Order(P);
+  std::set<unsigned> Reported;
+  std::set<const Event *> SaidAt;
+  for (const Sequence &Seq : Order.sequences())
+    for (unsigned W = 0; W < Seq.Steps.size(); ++W) {
+      const Event &Write = Order.event(Seq, W);
+      if (Write.Kind != EventKind::SmemWrite || !Write.Dst.resolved() ||
+          Reported.count(Seq.Steps[W].Event))
+        continue;
+      unsigned Target = Write.Dst.Buffer;
+      const Event *FirstSync = nullptr;
+      for (unsigned J = W + 1; J < Seq.Steps.size(); ++J) {
+        const Event &E = Order.event(Seq, J);
+        if (isProxyFence(E) && coveredBy(Write.Threads, E.Threads))
+          break;
+        if (!FirstSync && synchronizes(E, Write.Threads))
+          FirstSync = &E;
+        if (!asyncReads(E, Target))
+          continue;
+        Reported.insert(Seq.Steps[W].Event);
+        // Writes published by the same barrier share one fence: say it once.
+        if (!SaidAt.insert(FirstSync ? FirstSync : &E).second)
+          break;
+        const Buffer &Buf = P.Buffers[Target];
+        std::string Msg;
+        llvm::raw_string_ostream OS(Msg);
+        OS << Order.who(Seq, W) << " writes " << Buf.Name << " with "
+           << (Write.Opcode.empty() ? std::string("st.shared") : Write.Opcode)
+           << " and " << (E.Kind == EventKind::Mma ? "an MMA" : "a TMA store")
+           << " reads it through the async proxy, but the writing threads run no "
+              "fence.proxy.async before "
+           << (FirstSync ? "this barrier" : "it")
+           << ", so the async proxy can read stale shared memory";
+        Finding &F = Ctx.report(Severity::Error, Msg, FirstSync ? *FirstSync : E);
+        addNote(F, "the generic-proxy write of " + Buf.Name, Write);
+        addNote(F, "the async-proxy read of " + Buf.Name, E);
+        break;
+      }
+    }
+}

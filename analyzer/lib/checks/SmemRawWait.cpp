@@ -1,0 +1,169 @@
+//===- SmemRawWait.cpp - a stage read before the wait for its fill -----------------===//
+//
+// A TMA fill of A[s] signals completion only through the mbarrier it completes (complete_tx);
+// a thread may read A[s] (as an MMA operand or with ld.shared) only after it observed that
+// phase with a wait on the same barrier slot. For every read of a filled stage this check
+// walks back through the reading role's program order, in the same iteration, and looks for
+// a wait on a barrier slot that a fill of the read slot completes. Slots are compared by
+// evaluating the closed forms for sampled iteration numbers and sizes, so the message names
+// the values for which the wait is missing.
+//
+// A wait that is skipped on a peeked result (`if (!peek) wait(full[s])`) counts when the
+// role peeked at the same barrier: the peek observed the phase. A wait whose condition cannot
+// be evaluated otherwise makes the read a remark.
+//
+//===----------------------------------------------------------------------------------===//
+#include "StageOrder.h"
+
+#include "wsv/analyzer/Checks.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::checks;
+
+namespace {
+
+enum class Cover { Waited, Missing, Unknown };
+
+struct Search {
+  Cover Result = Cover::Missing;
+  const Event *Skipped = nullptr; ///< a wait on the fill barrier that does not run here
+  const Event *Elsewhere = nullptr; ///< a wait on another slot of the fill barrier array
+  SlotRef ElsewhereSlot;
+};
+
+/// Looks back from the read at step I for a wait on one of the fill barrier slots. A wait
+/// under a condition wsv cannot evaluate (a peeked result) counts when a peek at the same
+/// slot ran before it: the peek saw the phase complete or the wait runs.
+Search findWait(const StageOrder &Order, const Sequence &Seq, unsigned I, const Sample &S,
+                const std::set<SlotRef> &Fills) {
+  Search Out;
+  const Event &Read = Order.event(Seq, I);
+  bool Conditional = false, Peeked = false;
+  for (const Earlier &E : Order.before(Seq, I)) {
+    const Event &W = Order.event(Seq, E.Index);
+    if ((W.Kind != EventKind::Wait && W.Kind != EventKind::Probe) || !W.Barrier.resolved() ||
+        !overlaps(W.Threads, Read.Threads))
+      continue;
+    // A wait of an earlier iteration observed an earlier phase; a peek may sit at the end
+    // of the previous iteration (CUTLASS peeks at the next stage before looping).
+    if (W.Kind == EventKind::Wait && E.Previous != NoIndex)
+      continue;
+    std::optional<Sample> T = Order.at(Seq, E, I, S);
+    if (!T)
+      continue;
+    std::optional<SlotRef> Bar = Order.slot(W.Barrier, *T);
+    if (!Bar)
+      continue;
+    std::optional<bool> Runs = Order.runs(Seq, E.Index, *T);
+    if (!Fills.count(*Bar)) {
+      if (W.Kind == EventKind::Wait && !Out.Elsewhere && Runs.value_or(false) &&
+          Fills.begin()->Array == Bar->Array) {
+        Out.Elsewhere = &W;
+        Out.ElsewhereSlot = *Bar;
+      }
+      continue;
+    }
+    if (W.Kind == EventKind::Probe) {
+      Peeked |= Runs.value_or(false);
+      continue;
+    }
+    if (Runs && *Runs) {
+      Out.Result = Cover::Waited;
+      return Out;
+    }
+    if (!Runs)
+      Conditional = true;
+    else if (!Out.Skipped)
+      Out.Skipped = &W;
+  }
+  if (Conditional)
+    Out.Result = Peeked ? Cover::Waited : Cover::Unknown;
+  return Out;
+}
+
+const Event *fillOf(const Protocol &P, unsigned Buffer) {
+  for (const Event &E : P.Events)
+    if (E.Kind == EventKind::AsyncLoad && E.Dst.resolved() && E.Dst.Buffer == Buffer)
+      return &E;
+  return nullptr;
+}
+
+} // namespace
+
+void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
+  const Protocol &P = Ctx.protocol();
+  StageOrder Order(P);
+  std::set<unsigned> Reported; // events, so a read in several roles' sequences is said once
+  std::set<std::pair<const Sequence *, llvm::SmallVector<unsigned, 3>>> SaidFor;
+  for (const Sequence &Seq : Order.sequences()) {
+    for (unsigned I = 0; I < Seq.Steps.size(); ++I) {
+      const Event &Read = Order.event(Seq, I);
+      auto Reads = Order.reads(Read);
+      if (Reads.empty() || Reported.count(Seq.Steps[I].Event))
+        continue;
+      bool Unknown = false;
+      for (const Sample &S : Order.samplesAt(Seq, I)) {
+        for (const BufferRef *R : Reads) {
+          std::optional<SlotRef> At = Order.place(*R, S);
+          if (!At || !Order.isFilled(At->Array))
+            continue;
+          const std::set<SlotRef> &Fills = Order.fillsOf(*At);
+          if (Fills.empty())
+            continue;
+          Search Found = findWait(Order, Seq, I, S, Fills);
+          if (Found.Result == Cover::Waited)
+            continue;
+          // Every read of the stage after the same missing wait has the same cause: say it
+          // once per role and loop body.
+          auto Key = std::make_pair(&Seq, Seq.Steps[I].Loops);
+          if (Found.Result == Cover::Missing && !SaidFor.insert(Key).second) {
+            Reported.insert(Seq.Steps[I].Event);
+            break;
+          }
+          if (Found.Result == Cover::Unknown) {
+            Unknown = true;
+            continue;
+          }
+          const Buffer &Buf = P.Buffers[At->Array];
+          const BarrierArray &Full = P.Barriers[Fills.begin()->Array];
+          std::string Msg;
+          llvm::raw_string_ostream OS(Msg);
+          if (Found.Skipped)
+            OS << "this wait on " << Order.name(Found.Skipped->Barrier)
+               << " is skipped, and ";
+          OS << Order.who(Seq, I) << " reads " << Buf.Name << "[" << At->Slot << "] ("
+             << (Read.Kind == EventKind::Mma ? "MMA operand" : "ld.shared") << ") for "
+             << Order.describe(S) << " without waiting on " << Full.Name << "["
+             << Fills.begin()->Slot << "], the barrier its fill completes, so it may read the "
+             << "stage before the copy has written it";
+          // When a wait on the fill barrier exists but is skipped for these values, the bug
+          // is its condition: point there, and at the read.
+          Finding &F = Ctx.report(Severity::Error, Msg, Found.Skipped ? *Found.Skipped : Read);
+          if (Found.Skipped)
+            addNote(F, "the read that goes ahead without the wait", Read);
+          if (Found.Elsewhere)
+            addNote(F, "the wait before the read is on " + Full.Name + "[" +
+                           std::to_string(Found.ElsewhereSlot.Slot) + "], another stage",
+                    *Found.Elsewhere);
+          if (const Event *Fill = fillOf(P, At->Array))
+            addNote(F, Buf.Name + " is filled here, completing " + Order.name(Fill->Barrier),
+                    *Fill);
+          Reported.insert(Seq.Steps[I].Event);
+          break;
+        }
+        if (Reported.count(Seq.Steps[I].Event))
+          break;
+      }
+      if (Unknown && !Reported.count(Seq.Steps[I].Event)) {
+        Ctx.report(Severity::Remark,
+                   "whether this read of a filled stage is preceded by a wait on its fill "
+                   "barrier depends on a condition wsv cannot evaluate, so it was not checked",
+                   Read);
+        Reported.insert(Seq.Steps[I].Event);
+      }
+    }
+  }
+}
