@@ -6,6 +6,7 @@ namespace wsv {
 #ifdef WSV_HAVE_ANALYZER
 extern const Command ParseCommand;
 extern const Command ProtocolCommand;
+extern const Command LintCommand;
 #endif
 #ifdef WSV_HAVE_RUNNER
 extern const Command RunCommand;
@@ -17,6 +18,7 @@ const Command *commands() {
 #ifdef WSV_HAVE_ANALYZER
       ParseCommand,
       ProtocolCommand,
+      LintCommand,
 #endif
 #ifdef WSV_HAVE_RUNNER
       RunCommand,

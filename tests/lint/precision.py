@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Precision of `wsv lint` on the reference kernels, from the PTX manifest (kernels.json).
+
+  - No error or warning finding on a correct kernel: its nvcc, clang and instrumented
+    (.checked) builds.
+  - Every bug variant (and its .checked build) is flagged by exactly its check: at least one
+    error or warning of that check whose finding (or one of its notes) comes, through its
+    CUDA .loc chain, from the variant's `// BUG(<check>): ...` mark or the statement right
+    after it; no error or warning from any other check.
+  - A variant whose check is not registered yet fails too, listed as such.
+
+Prints a table (file, expected check, found checks, CUDA line of the match, verdict) and exits
+1 when any row fails, 2 when the lint run itself failed (a file that does not parse).
+
+  precision.py --wsv BUILD/bin/wsv --manifest BUILD/ptx/kernels.json --source-root SRC [-j N]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+MARK = re.compile(r"//\s*BUG\(([a-z0-9-]+)\)")
+CONSTANT = re.compile(r"\s*(?:static\s+)?constexpr\s+[\w:<>]+\s+(\w+)\s*=")
+
+
+def statement_end(lines, start):
+    """Index of the last line of the statement that begins at lines[start]: the first line
+    after which parentheses and braces are balanced and the line ends a statement (';' or a
+    closing '}'). A preprocessor line (#pragma) on its own is part of what follows."""
+    depth = 0
+    for i in range(start, len(lines)):
+        code = lines[i].split("//", 1)[0].rstrip()
+        if code.lstrip().startswith("#"):
+            continue
+        for ch in code:
+            if ch in "({[":
+                depth += 1
+            elif ch in ")}]":
+                depth -= 1
+        if depth <= 0 and (code.endswith(";") or code.endswith("}")):
+            return i
+    return len(lines) - 1
+
+
+def mark_ranges(source_path, check):
+    """1-based inclusive line ranges of each `// BUG(check)` mark in the file: the mark, the
+    comment lines continuing it, and the statement right after."""
+    with open(source_path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().split("\n")
+    ranges = []
+    for i, line in enumerate(lines):
+        m = MARK.search(line)
+        if not m or m.group(1) != check:
+            continue
+        j = i + 1
+        code_before = line.split("//", 1)[0].strip()
+        if code_before:
+            # A mark at the end of a code line is about that line.
+            ranges.append((i + 1, i + 1))
+            continue
+        while j < len(lines) and (lines[j].strip().startswith("//") or not lines[j].strip()):
+            j += 1
+        end = statement_end(lines, j) if j < len(lines) else i
+        ranges.append((i + 1, end + 1))
+        # A seeded constant has no instruction of its own: the PTX generated from it is
+        # where the kernel uses it.
+        decl = CONSTANT.match(" ".join(lines[j:end + 1]))
+        if decl:
+            use = re.compile(r"\b%s\b" % re.escape(decl.group(1)))
+            ranges += [(u + 1, u + 1) for u in range(end + 1, len(lines))
+                       if use.search(lines[u].split("//", 1)[0])]
+    return ranges
+
+
+def same_file(frame_file, source_abs, source_rel):
+    if os.path.isabs(frame_file) and os.path.exists(frame_file):
+        return os.path.realpath(frame_file) == os.path.realpath(source_abs)
+    return frame_file.replace("\\", "/").endswith(source_rel)
+
+
+def located_at_mark(finding, source_abs, source_rel, ranges):
+    """The CUDA line of the finding (or of one of its notes) inside a mark range, with where
+    it was found: ("finding" | "note", line), or None."""
+    places = [("finding", finding)] + [("note", n) for n in finding.get("notes", [])]
+    for where, place in places:
+        for frame in place.get("cuda", []):
+            if not same_file(frame["file"], source_abs, source_rel):
+                continue
+            if any(lo <= frame["line"] <= hi for lo, hi in ranges):
+                return where, frame["line"]
+    return None
+
+
+def registered_checks(wsv):
+    out = subprocess.run([wsv, "lint", "--list-checks"], capture_output=True, text=True,
+                         check=True).stdout
+    return {line.split()[0] for line in out.splitlines() if line.startswith("  ")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--wsv", required=True)
+    ap.add_argument("--manifest", required=True)
+    ap.add_argument("--source-root", required=True)
+    ap.add_argument("-j", "--jobs", type=int, default=0)
+    args = ap.parse_args()
+
+    with open(args.manifest) as f:
+        manifest = json.load(f)
+    ptx_dir = os.path.dirname(os.path.abspath(args.manifest))
+    registered = registered_checks(args.wsv)
+
+    correct = []   # (file, kernel)
+    variants = []  # (file, kernel, check, source)
+    for k in manifest["kernels"]:
+        for key in ("ptx", "checked_ptx", "clang_ptx"):
+            if k.get(key):
+                correct.append((k[key], k["name"]))
+        for v in k.get("variants", []):
+            for key in ("ptx", "checked_ptx"):
+                if v.get(key):
+                    variants.append((v[key], k["name"], v["bug"], k["source"]))
+    files = [f for f, _ in correct] + [v[0] for v in variants]
+    cmd = [args.wsv, "lint", "--format", "json"]
+    if args.jobs:
+        cmd += ["-j", str(args.jobs)]
+    run = subprocess.run(cmd + [os.path.join(ptx_dir, f) for f in files], capture_output=True,
+                         text=True)
+    if run.returncode not in (0, 1):
+        print("wsv lint failed (exit %d):\n%s" % (run.returncode, run.stderr), file=sys.stderr)
+        return 2
+    doc = json.loads(run.stdout)
+    by_file = {}
+    for finding in doc["findings"]:
+        by_file.setdefault(os.path.basename(finding["file"]), []).append(finding)
+    status = {os.path.basename(i["file"]): i for i in doc["inputs"]}
+
+    rows, failures = [], []
+    for f, kernel in correct:
+        bad = [x for x in by_file.get(f, []) if x["severity"] in ("error", "warning")]
+        found = sorted({x["check"] for x in bad})
+        ok = not bad and status[f]["status"] == "checked"
+        line = ",".join(str(x["line"]) for x in bad[:3])
+        rows.append((f, "-", ",".join(found) or "-", line or "-", "ok" if ok else "FAIL"))
+        if not ok:
+            failures.append("%s: a correct kernel, but %s" % (
+                f, "; ".join("%s:%s: %s [%s]" % (x["severity"], x["line"], x["message"],
+                                                   x["check"]) for x in bad)
+                or "its status is " + status[f]["status"]))
+    unregistered = set()
+    for f, kernel, check, source in variants:
+        source_abs = os.path.join(args.source_root, source)
+        ranges = mark_ranges(source_abs, check)
+        bad = [x for x in by_file.get(f, []) if x["severity"] in ("error", "warning")]
+        found = sorted({x["check"] for x in bad})
+        hits = [located_at_mark(x, source_abs, source, ranges) for x in bad if x["check"] == check]
+        hit = next((h for h in hits if h), None)
+        why = None
+        if check not in registered:
+            why = "check '%s' is not registered" % check
+            unregistered.add(check)
+        elif not ranges:
+            why = "no '// BUG(%s)' mark in %s" % (check, source)
+        elif check not in found:
+            why = "'%s' reported nothing" % check
+        elif not hit:
+            why = "'%s' fired, but not at lines %s of %s (its findings: %s)" % (
+                check, ",".join("%d-%d" % r for r in ranges), os.path.basename(source),
+                ", ".join("ptx %s" % x["line"] for x in bad if x["check"] == check))
+        if [c for c in found if c != check]:
+            extra = "other checks fired: " + ", ".join(c for c in found if c != check)
+            why = why + "; " + extra if why else extra
+        line = "%s:%d%s" % (os.path.basename(source), hit[1],
+                            " (note)" if hit[0] == "note" else "") if hit else "-"
+        rows.append((f, check, ",".join(found) or "-", line, "FAIL" if why else "ok"))
+        if why:
+            failures.append("%s: %s" % (f, why))
+
+    widths = [max(len(r[i]) for r in rows + [("file", "expected", "found", "line", "")])
+              for i in range(5)]
+    fmt = "  ".join("%%-%ds" % w for w in widths)
+    print(fmt % ("file", "expected", "found", "line", "verdict"))
+    for r in rows:
+        print(fmt % r)
+    print()
+    print("%d files: %d correct builds, %d variant builds; %d failed" % (
+        len(rows), len(correct), len(variants), len(failures)))
+    if unregistered:
+        print("checks not registered yet (%d): %s" % (len(unregistered),
+                                                       " ".join(sorted(unregistered))))
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

