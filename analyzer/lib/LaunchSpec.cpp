@@ -65,6 +65,7 @@ std::optional<LaunchSpec> wsv::analyzer::readKernelInfo(const ptx::Module &M,
     S.ClusterSize = Get(FieldClusterM);
   if (Get(FieldThreads) >= 1)
     S.BlockThreads = Get(FieldThreads);
+  S.DynamicSmemBytes = Get(FieldSmemBytes);
   S.ParamNames = {"tmap_a", "tmap_b", "tmap_d", "d", "M", "N", "K"};
   uint64_t TileK = Get(FieldTileK);
   S.TileK = Get(FieldTileK);

@@ -198,6 +198,61 @@ ClusterShape checks::clusterShape(const Protocol &P) {
   return S;
 }
 
+namespace {
+/// Bytes of a `.shared` declaration with known dimensions; 0 for `extern ... []`.
+uint64_t declBytes(const ptx::VariableDecl &D) {
+  llvm::StringRef Type = D.type();
+  unsigned Bits = 8;
+  size_t Digits = Type.find_first_of("0123456789");
+  if (Digits != llvm::StringRef::npos)
+    Type.substr(Digits).getAsInteger(10, Bits);
+  uint64_t Bytes = std::max(1u, Bits / 8);
+  for (int64_t Dim : D.dimensions()) {
+    if (Dim < 0)
+      return 0;
+    Bytes *= static_cast<uint64_t>(Dim);
+  }
+  return Bytes;
+}
+
+uint64_t sharedBytes(llvm::ArrayRef<const ptx::Statement *> Items) {
+  uint64_t Bytes = 0;
+  for (const ptx::Statement *S : Items)
+    if (const auto *D = llvm::dyn_cast<ptx::VariableDecl>(S))
+      if (D->space() == ".shared")
+        Bytes += declBytes(*D);
+  return Bytes;
+}
+} // namespace
+
+Residency checks::residentCtas(const Protocol &P) {
+  constexpr unsigned ThreadsPerSm = 2048, CtasPerSm = 32;
+  constexpr uint64_t SmemPerSm = 228 * 1024, ReservedPerCta = 1024;
+  Residency R;
+  unsigned Threads = std::max(1u, P.Launch.threads());
+  R.MaxCtas = std::min(CtasPerSm, ThreadsPerSm / Threads);
+  R.Why = std::to_string(R.MaxCtas) + " by threads (" + std::to_string(Threads) + " per CTA)";
+  if (!P.Analysis)
+    return R;
+  const ptx::Module &M = P.Analysis->cfg().module();
+  const ptx::Function &F = P.Analysis->cfg().function();
+  // Module-scope declarations count for every entry: a bound from below on each one's use.
+  uint64_t Static = sharedBytes(M.items());
+  if (F.body())
+    Static += sharedBytes(F.body()->body());
+  uint64_t Dynamic = 0;
+  if (std::optional<LaunchSpec> Spec = readKernelInfo(M, F))
+    Dynamic = Spec->DynamicSmemBytes.value_or(0);
+  uint64_t PerCta = Static + Dynamic + ReservedPerCta;
+  unsigned BySmem = static_cast<unsigned>(SmemPerSm / PerCta);
+  if (BySmem < R.MaxCtas) {
+    R.MaxCtas = BySmem;
+    R.Why = std::to_string(BySmem) + " by shared memory (" + std::to_string(PerCta / 1024) +
+            " KB per CTA)";
+  }
+  return R;
+}
+
 SourceRef checks::sourceOf(const Protocol &P, InstId I) {
   SourceRef R;
   if (!P.Analysis)

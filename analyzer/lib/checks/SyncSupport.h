@@ -77,6 +77,16 @@ struct ClusterShape {
 };
 ClusterShape clusterShape(const Protocol &P);
 
+/// How many CTAs of this kernel one SM can hold at most, from the block size (2048 threads
+/// per SM), the 32-CTA limit and shared memory (228 KB per SM of sm_90/sm_100, 1 KB of it
+/// reserved per CTA): static `.shared` declarations plus the dynamic bytes a launch
+/// description asks for. Registers are not known before ptxas, so this is an upper bound.
+struct Residency {
+  unsigned MaxCtas = 1;
+  std::string Why; ///< `2 by shared memory (99 KB per CTA)`
+};
+Residency residentCtas(const Protocol &P);
+
 /// The source position of an instruction of the protocol's function.
 SourceRef sourceOf(const Protocol &P, InstId I);
 /// The instruction that last wrote the register operand Role of the event's instruction, in

@@ -3,9 +3,10 @@
 // tcgen05.alloc takes a power of two of columns from 32 to 512, and blocks until that many
 // of the SM's 512 columns are free (PTX ISA, "tcgen05.alloc"). A count outside that range
 // is invalid; allocations that together ask one CTA for more than 512 columns block
-// forever, since the CTA itself holds what it waits for. CTAs that must share an SM
-// (`.minnctapersm N`) and together ask for more than 512 columns wait for each other's
-// dealloc, which they reach only when they do not depend on each other.
+// forever, since the CTA itself holds what it waits for. CTAs that share an SM and together
+// ask for more than 512 columns wait for each other's dealloc: harmless for independent
+// CTAs, a hang for CTAs of one cluster that meet at a cluster barrier before freeing, and
+// the count that `.minnctapersm N` asks to keep resident cannot be.
 //
 //===----------------------------------------------------------------------------------===//
 #include "SyncSupport.h"
@@ -92,19 +93,52 @@ void Tcgen05AllocExhaustion(CheckContext &Ctx) {
     return;
   // CTAs the kernel asks to keep resident on one SM together.
   const ptx::Function &F = P.Analysis->cfg().function();
-  const ptx::Directive *MinCtas = F.headerDirective(".minnctapersm");
-  if (!MinCtas || MinCtas->operands().empty())
+  if (const ptx::Directive *MinCtas = F.headerDirective(".minnctapersm"))
+    if (!MinCtas->operands().empty())
+      if (std::optional<int64_t> Ctas = MinCtas->operands()[0].integerValue())
+        if (*Ctas >= 2 && uint64_t(*Ctas) * Total > TmemColumns) {
+          Ctx.report(Severity::Warning,
+                     "each CTA allocates " + std::to_string(Total) +
+                         " TMEM columns and .minnctapersm " + std::to_string(*Ctas) +
+                         " asks for " + std::to_string(*Ctas) + " CTAs per SM, " +
+                         std::to_string(uint64_t(*Ctas) * Total) +
+                         " of its 512 columns, so a CTA's allocation waits until another CTA "
+                         "on the SM deallocates",
+                     *Last);
+          return;
+        }
+
+  // CTAs of one cluster that share an SM: one waits in tcgen05.alloc for columns a peer frees
+  // only after a cluster barrier the waiting CTA never reaches. (A cta_group::2 pair sits on
+  // two SMs, and CTAs of different clusters free their columns without waiting for others.)
+  ClusterShape Cluster = clusterShape(P);
+  if (!Cluster.Known || Cluster.Size < 2 || Last->CtaGroup == 2)
     return;
-  std::optional<int64_t> Ctas = MinCtas->operands()[0].integerValue();
-  if (!Ctas || *Ctas < 2 || uint64_t(*Ctas) * Total <= TmemColumns)
+  Residency Resident = residentCtas(P);
+  unsigned Together = std::min(Resident.MaxCtas, Cluster.Size);
+  if (Together < 2 || uint64_t(Together) * Total <= TmemColumns)
     return;
-  Ctx.report(Severity::Warning,
-             "each CTA allocates " + std::to_string(Total) + " TMEM columns and .minnctapersm " +
-                 std::to_string(*Ctas) + " asks for " + std::to_string(*Ctas) +
-                 " CTAs per SM, " + std::to_string(uint64_t(*Ctas) * Total) +
-                 " of its 512 columns, so a CTA's allocation waits until another CTA on the SM "
-                 "deallocates",
-             *Last);
+  std::vector<EventSite> Sites = eventSites(P);
+  const EventSite *Alloc = nullptr, *ClusterWait = nullptr;
+  for (const EventSite &S : Sites) {
+    if (S.E == Last)
+      Alloc = &S;
+    else if (Alloc && !ClusterWait && S.E->Kind == EventKind::ClusterWait)
+      ClusterWait = &S;
+    else if (ClusterWait && S.E->Kind == EventKind::Dealloc) {
+      Finding &Fd = Ctx.report(
+          Severity::Warning,
+          "up to " + std::to_string(Together) + " CTAs of a cluster can share an SM (" +
+              Resident.Why + "; clusters of " + std::to_string(Cluster.Size) + " from " +
+              Cluster.From + ") and each allocates " + std::to_string(Total) +
+              " of its 512 TMEM columns, so one CTA's alloc may wait for columns a peer frees "
+              "only after the cluster barrier the waiting CTA never reaches",
+          *Last);
+      note(Fd, "the cluster barrier between the allocation and the free", ClusterWait->E->Where);
+      note(Fd, "the free", S.E->Where);
+      return;
+    }
+  }
 }
 
 } // namespace checks

@@ -29,6 +29,8 @@ struct LaunchSpec {
   std::string Origin;                  ///< `wsv_kernel_info`, or where else it came from
   std::optional<unsigned> ClusterSize; ///< CTAs per cluster
   std::optional<unsigned> BlockThreads;
+  /// Dynamic shared memory per CTA the launch asks for, in bytes.
+  std::optional<unsigned> DynamicSmemBytes;
   /// Display names of the entry's parameters by index (`K` rather than `h2_bf16_param_6`).
   std::vector<std::string> ParamNames;
   /// Bytes of one box of the tensor map passed as parameter Index (directly or through a
