@@ -473,13 +473,9 @@ NamedBarrierUses checks::namedBarrierUses(const Protocol &P,
       Unresolved("its thread count is unknown: " + E.Named.Threads.Unknown);
       continue;
     }
-    // Per thread: the id and count it passes. Elected lanes: every candidate must agree.
+    // Per thread: the id and count it passes (every candidate of an election included).
     std::map<std::pair<uint64_t, std::optional<uint64_t>>, NamedBarrierUse> ById;
     llvm::BitVector Threads = possibleThreads(E.Threads);
-    llvm::BitVector ElectedCandidates(Threads.size());
-    for (const ThreadSet::ElectedGroup &G : E.Threads.Elected)
-      if (!G.Excluded)
-        ElectedCandidates |= G.Candidates;
     bool Failed = false;
     for (unsigned T = 0; T < Threads.size() && T < Block && !Failed; ++T) {
       if (!Threads.test(T))
@@ -513,22 +509,7 @@ NamedBarrierUses checks::namedBarrierUses(const Protocol &P,
     if (Failed)
       continue;
     for (auto &[Key, U] : ById) {
-      // An elected lane arrives for itself: count one per warp it was elected in.
-      llvm::BitVector Plain = U.Threads;
-      Plain.reset(ElectedCandidates);
-      unsigned Arrivals = Plain.count();
-      for (const ThreadSet::ElectedGroup &G : E.Threads.Elected) {
-        if (G.Excluded)
-          continue;
-        for (unsigned W : G.Warps) {
-          bool InUse = false;
-          for (unsigned T = W * WarpSize; T < (W + 1) * WarpSize && T < U.Threads.size(); ++T)
-            InUse |= U.Threads.test(T) && G.Candidates.test(T);
-          Arrivals += InUse;
-        }
-      }
-      U.Arrivals = Arrivals;
-      U.Conditional = !E.Threads.Conditional.empty();
+      U.Conditional = !E.Threads.Conditional.empty() || !E.Threads.Elected.empty();
       Out.Uses.push_back(std::move(U));
     }
   }

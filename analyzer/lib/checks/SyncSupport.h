@@ -133,9 +133,8 @@ struct NamedBarrierUse {
   uint64_t Id = 0;
   std::optional<uint64_t> Count; ///< threads the instruction waits for; nullopt: all
   llvm::BitVector Threads;       ///< the threads of this use
-  unsigned Arrivals = 0;         ///< threads counted (an elected lane counts one)
-  /// Some threads run it only when a value that is not a thread id says so: Threads is
-  /// then the most that can come.
+  /// Some threads run it only when a value that is not a thread id (or an election) says
+  /// so: Threads is then the most that can come.
   bool Conditional = false;
 };
 /// Named-barrier events whose ids and counts could not be resolved per thread, with why.
