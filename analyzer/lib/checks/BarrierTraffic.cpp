@@ -422,9 +422,12 @@ private:
         St->SourceCta = Cta;
         St->Threads = Threads;
       }
-      // Events of one loop iteration on one slot are one phase's share.
-      if (!St->Occurrences.empty() && St->Occurrences.back().Stamp == Stamp &&
-          St->Occurrences.back().Owner == Owner) {
+      // Events of one loop iteration on one slot are one phase's share, unless the slot
+      // gets a second arrival or expect_tx in it (an unrolled ring that wraps inside one
+      // iteration, or straight-line code): that starts the next phase.
+      const Occurrence *Cur = St->Occurrences.empty() ? nullptr : &St->Occurrences.back();
+      if (Cur && Cur->Stamp == Stamp && Cur->Owner == Owner &&
+          !(Add.Arrivals && Cur->Arrivals) && !(Add.ExpectBytes && Cur->ExpectBytes)) {
         Occurrence &O = St->Occurrences.back();
         O.Events.push_back(Index);
         O.Arrivals += Add.Arrivals;
@@ -721,6 +724,7 @@ std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansio
   };
   std::map<std::pair<unsigned, unsigned>, First> Waits;
   std::set<std::pair<unsigned, unsigned>> Arrives;
+  std::map<std::pair<unsigned, unsigned>, uint64_t> FirstArrival; ///< program order
   for (const SlotTraffic &S : X.Slots) {
     if (S.Cta != 0 || !S.WaitUnknown.empty())
       continue;
@@ -738,8 +742,11 @@ std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansio
       }
     for (const ArriverStream &A : S.Arrivers)
       for (const Occurrence &O : A.Occurrences)
-        if (O.Owner < P.Roles.size() && (O.Arrivals || O.CompleteBytes))
+        if (O.Owner < P.Roles.size() && (O.Arrivals || O.CompleteBytes)) {
           Arrives.insert({O.Owner, S.Array});
+          auto It = FirstArrival.try_emplace({O.Owner, S.Array}, O.Seq).first;
+          It->second = std::min(It->second, O.Seq);
+        }
   }
   std::vector<PhasePair> Out;
   for (const auto &[KeyA, FA] : Waits)
@@ -752,6 +759,10 @@ std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansio
       if (!Arrives.count({RB, XA}) || !Arrives.count({RA, XB}))
         continue;
       if (Arrives.count({RA, XA}) || Arrives.count({RB, XB}))
+        continue;
+      // Waiting for parity 0 first is right when the other side arrives once before its
+      // own first wait (a consumer that pre-releases every stage).
+      if (FA.Parity == 0 && (FirstArrival[{RB, XA}] < FB.Seq || FirstArrival[{RA, XB}] < FA.Seq))
         continue;
       PhasePair Pp;
       Pp.RoleA = RA;

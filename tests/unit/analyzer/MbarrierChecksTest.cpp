@@ -6,12 +6,16 @@
 #include "wsv/analyzer/Solver.h"
 #include "wsv/ptx_parser/Parser.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,8 +51,16 @@ bool isMbarrierCheck(llvm::StringRef Name) {
   return llvm::is_contained(MbarrierChecks, Name);
 }
 
-/// Every finding of the checks above on every entry of a PTX file.
-std::vector<Finding> lintMbarrier(const std::string &Path) {
+/// Every finding of the checks Globs selects (all of the above by default) on every entry
+/// of a PTX file.
+std::vector<Finding> lintMbarrier(const std::string &Path,
+                                  llvm::StringRef Globs = "-*,mbarrier-arrival-count,"
+                                                          "mbarrier-init-visibility,"
+                                                          "mbarrier-trip-count,"
+                                                          "mbarrier-initial-phase,"
+                                                          "mbarrier-tx-bytes,"
+                                                          "mbarrier-no-arriver,"
+                                                          "mbarrier-phase-skip") {
   std::vector<Finding> Out;
   auto Parsed = ptx::parseFile(Path, [](const ptx::Diagnostic &) {});
   if (!Parsed) {
@@ -56,9 +68,7 @@ std::vector<Finding> lintMbarrier(const std::string &Path) {
     return Out;
   }
   static std::unique_ptr<Solver> Z3 = Solver::createZ3();
-  llvm::Expected<CheckSelection> Sel = CheckSelection::parse(
-      "-*,mbarrier-arrival-count,mbarrier-init-visibility,mbarrier-trip-count,"
-      "mbarrier-initial-phase,mbarrier-tx-bytes,mbarrier-no-arriver,mbarrier-phase-skip");
+  llvm::Expected<CheckSelection> Sel = CheckSelection::parse(Globs);
   EXPECT_TRUE(static_cast<bool>(Sel));
   if (!Sel) {
     llvm::consumeError(Sel.takeError());
@@ -169,6 +179,26 @@ TEST_F(MbarrierReferenceTest, CorrectKernelsAreSilent) {
     }
 }
 
+// The protocol layer's test kernels (tests/protocol/kernels): correct pipelines in the shapes
+// real code has (a tile scheduler in a .func, a peeled producer, an unrolled ring).
+TEST(MbarrierProtocolKernelsTest, AreSilent) {
+  std::string Dir = std::string(WSV_PTX_DIR) + "/../ptx-protocol";
+  std::error_code EC;
+  unsigned Seen = 0;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+    if (!llvm::StringRef(It->path()).ends_with(".ptx"))
+      continue;
+    ++Seen;
+    std::vector<Finding> Bad;
+    for (const Finding &F : lintMbarrier(It->path()))
+      if (serious(F))
+        Bad.push_back(F);
+    EXPECT_TRUE(Bad.empty()) << It->path() << ":\n" << describe(Bad);
+  }
+  if (!Seen)
+    GTEST_SKIP() << "no protocol test kernels in " << Dir << " (build wsv_ptx_protocol)";
+}
+
 TEST_F(MbarrierReferenceTest, EachVariantIsFlaggedByItsCheckAtItsMark) {
   unsigned Seen = 0;
   for (const KernelEntry &K : Kernels)
@@ -204,5 +234,65 @@ TEST_F(MbarrierReferenceTest, EachVariantIsFlaggedByItsCheckAtItsMark) {
     }
   EXPECT_GT(Seen, 0u);
 }
+
+//===- lit inputs (tests/lit/checks/<check>/), read here until `wsv lint` runs them ---===//
+
+/// The lines `// CHECK: :[[@LINE-1]]:...: error: ... [check]` point at, with their check.
+std::multiset<std::pair<unsigned, std::string>> expectedErrors(llvm::StringRef Text) {
+  std::multiset<std::pair<unsigned, std::string>> Out;
+  llvm::Regex Re("CHECK: *:\\[\\[@LINE-([0-9]+)\\]\\]:[^ ]*: error: .*\\[([a-z0-9-]+)\\]");
+  llvm::SmallVector<llvm::StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (unsigned I = 0; I < Lines.size(); ++I) {
+    llvm::SmallVector<llvm::StringRef, 3> M;
+    unsigned Back = 0;
+    if (Re.match(Lines[I], &M) && !M[1].getAsInteger(10, Back))
+      Out.insert({I + 1 - Back, M[2].str()});
+  }
+  return Out;
+}
+
+std::vector<std::string> litInputs() {
+  std::vector<std::string> Files;
+  for (const char *C : MbarrierChecks) {
+    std::error_code EC;
+    std::string Dir = std::string(WSV_SOURCE_DIR) + "/tests/lit/checks/" + C;
+    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+         It.increment(EC))
+      if (llvm::StringRef(It->path()).ends_with(".ptx"))
+        Files.push_back(It->path());
+  }
+  std::sort(Files.begin(), Files.end());
+  return Files;
+}
+
+class MbarrierLitTest : public ::testing::TestWithParam<std::string> {};
+
+// Each input's errors are exactly its CHECK lines (the RUN line selects one check), and no
+// other mbarrier check has an error or warning on it either.
+TEST_P(MbarrierLitTest, FindingsMatchCheckLines) {
+  const std::string &Path = GetParam();
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  ASSERT_TRUE(static_cast<bool>(Buf)) << Path;
+  std::multiset<std::pair<unsigned, std::string>> Want = expectedErrors((*Buf)->getBuffer());
+  std::multiset<std::pair<unsigned, std::string>> Got;
+  std::vector<Finding> Fs = lintMbarrier(Path);
+  for (const Finding &F : Fs)
+    if (serious(F))
+      Got.insert({F.Where.PtxLine, F.Check});
+  EXPECT_EQ(Want, Got) << Path << ":\n" << describe(Fs);
+}
+
+std::string litName(const ::testing::TestParamInfo<std::string> &Info) {
+  std::string Name = (llvm::sys::path::filename(llvm::sys::path::parent_path(Info.param)) +
+                      "_" + llvm::sys::path::stem(Info.param))
+                         .str();
+  for (char &C : Name)
+    if (!llvm::isAlnum(C))
+      C = '_';
+  return Name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Inputs, MbarrierLitTest, ::testing::ValuesIn(litInputs()), litName);
 
 } // namespace
