@@ -15,6 +15,7 @@ Prints a table (file, expected check, found checks, CUDA line of the match, verd
   precision.py --wsv BUILD/bin/wsv --manifest BUILD/ptx/kernels.json --source-root SRC [-j N]
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -22,7 +23,11 @@ import subprocess
 import sys
 
 MARK = re.compile(r"//\s*BUG\(([a-z0-9-]+)\)")
-CONSTANT = re.compile(r"\s*(?:static\s+)?constexpr\s+[\w:<>]+\s+(\w+)\s*=")
+# `[static] [constexpr|const] Type name = ...` or `Type<...> name{...}`: group 1 the type's
+# first word, group 2 the name.
+DECLARATION = re.compile(
+    r"\s*(?:(?:static|constexpr|const|auto)\s+)*([A-Za-z_][\w:]*)(?:<[^;=]*>)?\s+(\w+)\s*[={]")
+KEYWORDS = {"if", "else", "for", "while", "do", "return", "switch", "case", "goto", "throw"}
 
 
 def statement_end(lines, start):
@@ -42,6 +47,26 @@ def statement_end(lines, start):
         if depth <= 0 and (code.endswith(";") or code.endswith("}")):
             return i
     return len(lines) - 1
+
+
+def statement_around(lines, u):
+    """1-based range of the statement that line u is part of (a call continued over several
+    lines). For a loop header, its first body line too: a rotated loop's compare and branch
+    carry the body's first line in .loc, and that is where the loop is reported."""
+    start = u
+    while start > 0:
+        prev = lines[start - 1].split("//", 1)[0].rstrip()
+        if not prev or prev.endswith((";", "{", "}")) or prev.lstrip().startswith("#"):
+            break
+        start -= 1
+    head = lines[start].split("//", 1)[0].strip()
+    if re.match(r"(for|while)\b", head):
+        body = u + 1
+        while body < len(lines) and (not lines[body].strip() or
+                                     lines[body].strip().startswith(("//", "#"))):
+            body += 1
+        return (start + 1, min(body, len(lines) - 1) + 1)
+    return (start + 1, statement_end(lines, u) + 1)
 
 
 def mark_ranges(source_path, check):
@@ -64,13 +89,20 @@ def mark_ranges(source_path, check):
             j += 1
         end = statement_end(lines, j) if j < len(lines) else i
         ranges.append((i + 1, end + 1))
-        # A seeded constant has no instruction of its own: the PTX generated from it is
-        # where the kernel uses it.
-        decl = CONSTANT.match(" ".join(lines[j:end + 1]))
-        if decl:
-            use = re.compile(r"\b%s\b" % re.escape(decl.group(1)))
-            ranges += [(u + 1, u + 1) for u in range(end + 1, len(lines))
-                       if use.search(lines[u].split("//", 1)[0])]
+        # A seeded constant or variable has no instruction of its own: the PTX generated
+        # from it is where the kernel uses it (a file-scope constant anywhere after it, a
+        # local until its block closes).
+        decl = DECLARATION.match(lines[j])
+        if decl and decl.group(1) not in KEYWORDS and decl.group(2) not in KEYWORDS:
+            use = re.compile(r"\b%s\b" % re.escape(decl.group(2)))
+            depth = 0
+            for u in range(end + 1, len(lines)):
+                code = lines[u].split("//", 1)[0]
+                if use.search(code):
+                    ranges.append(statement_around(lines, u))
+                depth += code.count("{") - code.count("}")
+                if depth < 0:
+                    break
     return ranges
 
 
@@ -91,6 +123,51 @@ def located_at_mark(finding, source_abs, source_rel, ranges):
             if any(lo <= frame["line"] <= hi for lo, hi in ranges):
                 return where, frame["line"]
     return None
+
+
+def run_lint(wsv, paths, jobs):
+    cmd = [wsv, "lint", "--format", "json"] + (["-j", str(jobs)] if jobs else []) + paths
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def lint_all(wsv, paths, jobs):
+    """Findings and input statuses by file name, from one `wsv lint` over every file. When
+    that run crashes, each file is linted alone, so the table names the files that crash."""
+    by_file, status, crashed = {}, {}, {}
+    run = run_lint(wsv, paths, jobs)
+    if run.returncode in (0, 1, 2):
+        docs = [json.loads(run.stdout)]
+    else:
+        print("wsv lint crashed (exit %d) on the whole set; linting each file alone"
+              % run.returncode)
+        docs = []
+        with concurrent.futures.ThreadPoolExecutor(max(1, jobs or os.cpu_count())) as pool:
+            for path, one in zip(paths, pool.map(lambda p: run_lint(wsv, [p], 1), paths)):
+                if one.returncode in (0, 1, 2):
+                    docs.append(json.loads(one.stdout))
+                else:
+                    crashed[os.path.basename(path)] = "%d %s" % (
+                        one.returncode, (one.stderr.strip().splitlines() or [""])[-1])
+    for doc in docs:
+        for finding in doc["findings"]:
+            by_file.setdefault(os.path.basename(finding["file"]), []).append(finding)
+        for i in doc["inputs"]:
+            status[os.path.basename(i["file"])] = i["status"]
+    for name, why in crashed.items():
+        status[name] = "crashed (exit %s)" % why
+    return by_file, status, crashed
+
+
+def where(finding):
+    """`ptx 212 = h2_producer_consumer.cu:66` for a failure message: the PTX line and the
+    kernel's own CUDA line (the outermost frame's file, innermost line in it)."""
+    chain = finding.get("cuda", [])
+    text = "ptx %s" % finding["line"]
+    if chain:
+        outer = chain[-1]["file"]
+        frame = next(f for f in chain if f["file"] == outer)
+        text += " = %s:%d" % (os.path.basename(frame["file"]), frame["line"])
+    return text
 
 
 def registered_checks(wsv):
@@ -123,32 +200,23 @@ def main():
                 if v.get(key):
                     variants.append((v[key], k["name"], v["bug"], k["source"]))
     files = [f for f, _ in correct] + [v[0] for v in variants]
-    cmd = [args.wsv, "lint", "--format", "json"]
-    if args.jobs:
-        cmd += ["-j", str(args.jobs)]
-    run = subprocess.run(cmd + [os.path.join(ptx_dir, f) for f in files], capture_output=True,
-                         text=True)
-    if run.returncode not in (0, 1):
-        print("wsv lint failed (exit %d):\n%s" % (run.returncode, run.stderr), file=sys.stderr)
+    by_file, status, crashed = lint_all(args.wsv, [os.path.join(ptx_dir, f) for f in files],
+                                        args.jobs)
+    if by_file is None:
         return 2
-    doc = json.loads(run.stdout)
-    by_file = {}
-    for finding in doc["findings"]:
-        by_file.setdefault(os.path.basename(finding["file"]), []).append(finding)
-    status = {os.path.basename(i["file"]): i for i in doc["inputs"]}
 
     rows, failures = [], []
     for f, kernel in correct:
         bad = [x for x in by_file.get(f, []) if x["severity"] in ("error", "warning")]
         found = sorted({x["check"] for x in bad})
-        ok = not bad and status[f]["status"] == "checked"
+        ok = not bad and status.get(f) == "checked"
         line = ",".join(str(x["line"]) for x in bad[:3])
         rows.append((f, "-", ",".join(found) or "-", line or "-", "ok" if ok else "FAIL"))
         if not ok:
             failures.append("%s: a correct kernel, but %s" % (
                 f, "; ".join("%s:%s: %s [%s]" % (x["severity"], x["line"], x["message"],
                                                    x["check"]) for x in bad)
-                or "its status is " + status[f]["status"]))
+                or "its status is %s" % status.get(f, "missing")))
     unregistered = set()
     for f, kernel, check, source in variants:
         source_abs = os.path.join(args.source_root, source)
@@ -159,8 +227,11 @@ def main():
         hit = next((h for h in hits if h), None)
         why = None
         if check not in registered:
-            why = "check '%s' is not registered" % check
             unregistered.add(check)
+        if status.get(f) != "checked":
+            why = "not checked: %s" % status.get(f, "missing from the report")
+        elif check not in registered:
+            why = "check '%s' is not registered" % check
         elif not ranges:
             why = "no '// BUG(%s)' mark in %s" % (check, source)
         elif check not in found:
@@ -168,7 +239,7 @@ def main():
         elif not hit:
             why = "'%s' fired, but not at lines %s of %s (its findings: %s)" % (
                 check, ",".join("%d-%d" % r for r in ranges), os.path.basename(source),
-                ", ".join("ptx %s" % x["line"] for x in bad if x["check"] == check))
+                ", ".join(where(x) for x in bad if x["check"] == check))
         if [c for c in found if c != check]:
             extra = "other checks fired: " + ", ".join(c for c in found if c != check)
             why = why + "; " + extra if why else extra
