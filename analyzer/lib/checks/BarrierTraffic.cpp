@@ -690,13 +690,14 @@ std::optional<Lap> traffic::lappedWaiter(const SlotTraffic &S) {
       uint64_t Done = UINT64_MAX;
       const Occurrence *By = nullptr;
       for (const ArriverStream &A : S.Arrivers) {
-        uint64_t Before = 0;
-        for (const Occurrence &O : A.Occurrences)
-          if (O.Owner == PrologueOwner || O.Seq < Ws.Steps[I].Seq) {
-            ++Before;
-            if (Before == N.Need[I] + 1)
-              By = &O;
-          }
+        // Occurrences are in execution order (the prologue runs first), so those before
+        // the wait are a prefix.
+        auto End = std::partition_point(
+            A.Occurrences.begin(), A.Occurrences.end(),
+            [&](const Occurrence &O) { return O.Seq < Ws.Steps[I].Seq; });
+        uint64_t Before = static_cast<uint64_t>(End - A.Occurrences.begin());
+        if (Before > N.Need[I])
+          By = &A.Occurrences[N.Need[I]];
         Done = std::min(Done, Before);
       }
       if (Done > N.Need[I] && By) {
@@ -777,7 +778,41 @@ std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansio
   return Out;
 }
 
-TrafficFacts traffic::analyzeTraffic(const Protocol &P) {
+namespace {
+
+/// What identifies a protocol's barrier traffic: the file, the kernel, and where each event
+/// and loop is. Facts hold no pointers into the protocol, so equal keys share them.
+std::string trafficKey(const Protocol &P) {
+  std::string Key = P.File + "\n" + P.Kernel + "\n";
+  llvm::raw_string_ostream OS(Key);
+  for (const Event &E : P.Events)
+    OS << static_cast<unsigned>(E.Kind) << ":" << E.Where.PtxLine << ":" << E.Where.PtxColumn
+       << ",";
+  for (const ProtocolLoop &L : P.Loops)
+    OS << L.Where.PtxLine << ";";
+  OS << P.Roles.size();
+  return Key;
+}
+
+TrafficFacts computeTraffic(const Protocol &P);
+
+} // namespace
+
+const TrafficFacts &traffic::analyzeTraffic(const Protocol &P) {
+  // The mbarrier checks run one after another on the same protocol: unroll it once per
+  // thread (lint runs files on several threads).
+  thread_local std::string Key;
+  thread_local TrafficFacts Facts;
+  std::string K = trafficKey(P);
+  if (K != Key) {
+    Facts = computeTraffic(P);
+    Key = std::move(K);
+  }
+  return Facts;
+}
+
+namespace {
+TrafficFacts computeTraffic(const Protocol &P) {
   TrafficFacts F;
   F.Expansions = expandTraffic(P);
   F.Uses = arrayUses(P, F.Expansions);
@@ -829,6 +864,7 @@ TrafficFacts traffic::analyzeTraffic(const Protocol &P) {
   }
   return F;
 }
+} // namespace
 
 bool traffic::remarkIfUndecided(CheckContext &Ctx, const TrafficFacts &F, llvm::StringRef What) {
   const Protocol &P = Ctx.protocol();

@@ -251,7 +251,9 @@ struct TrafficFacts {
     return Array < Problems.size() && (Problems[Array] & Mask) != 0;
   }
 };
-TrafficFacts analyzeTraffic(const Protocol &P);
+/// The facts of a protocol; computed on the first call and reused while the same protocol
+/// (file, kernel, event places) is asked about again on this thread.
+const TrafficFacts &analyzeTraffic(const Protocol &P);
 
 /// When no sampled assignment could be unrolled, says so once as a remark of the running
 /// check (what it could not decide and why) and returns true: the check has nothing to add.

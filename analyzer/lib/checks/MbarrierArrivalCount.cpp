@@ -67,7 +67,7 @@ void MbarrierArrivalCount(CheckContext &Ctx);
 
 void wsv::analyzer::checks::MbarrierArrivalCount(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
-  TrafficFacts F = analyzeTraffic(P);
+  const TrafficFacts &F = analyzeTraffic(P);
   std::set<unsigned> Done;
   for (const Expansion &X : F.Expansions) {
     if (!X.Unknown.empty())

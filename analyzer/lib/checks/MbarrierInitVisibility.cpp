@@ -45,7 +45,7 @@ void MbarrierInitVisibility(CheckContext &Ctx);
 
 void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
-  TrafficFacts F = analyzeTraffic(P);
+  const TrafficFacts &F = analyzeTraffic(P);
   std::vector<InitState> State(P.Barriers.size());
   std::set<unsigned> Done;
 

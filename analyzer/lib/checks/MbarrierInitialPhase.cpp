@@ -37,7 +37,7 @@ void MbarrierInitialPhase(CheckContext &Ctx);
 
 void wsv::analyzer::checks::MbarrierInitialPhase(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
-  TrafficFacts F = analyzeTraffic(P);
+  const TrafficFacts &F = analyzeTraffic(P);
   if (remarkIfUndecided(Ctx, F, "initial phases"))
     return;
   std::set<std::pair<unsigned, unsigned>> Done;

@@ -47,7 +47,7 @@ void MbarrierNoArriver(CheckContext &Ctx);
 
 void wsv::analyzer::checks::MbarrierNoArriver(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
-  TrafficFacts F = analyzeTraffic(P);
+  const TrafficFacts &F = analyzeTraffic(P);
   if (remarkIfUndecided(Ctx, F, "arrivals on waited barriers"))
     return;
   std::set<unsigned> Done;

@@ -30,7 +30,7 @@ void MbarrierPhaseSkip(CheckContext &Ctx);
 
 void wsv::analyzer::checks::MbarrierPhaseSkip(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
-  TrafficFacts F = analyzeTraffic(P);
+  const TrafficFacts &F = analyzeTraffic(P);
   if (remarkIfUndecided(Ctx, F, "phase order"))
     return;
   std::set<unsigned> Done;

@@ -78,7 +78,7 @@ void MbarrierTripCount(CheckContext &Ctx);
 void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
   threadDependentTrips(Ctx, P);
-  TrafficFacts F = analyzeTraffic(P);
+  const TrafficFacts &F = analyzeTraffic(P);
   if (remarkIfUndecided(Ctx, F, "iteration counts of arrivers and waiters"))
     return;
   // The innermost loop around each event, to point at the loop that runs short.

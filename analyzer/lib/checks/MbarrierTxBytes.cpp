@@ -60,7 +60,7 @@ void MbarrierTxBytes(CheckContext &Ctx);
 
 void wsv::analyzer::checks::MbarrierTxBytes(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
-  TrafficFacts F = analyzeTraffic(P);
+  const TrafficFacts &F = analyzeTraffic(P);
   if (remarkIfUndecided(Ctx, F, "transaction bytes per phase"))
     return;
   std::set<unsigned> Done;
