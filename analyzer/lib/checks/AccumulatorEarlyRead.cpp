@@ -168,6 +168,13 @@ void checkWgmma(CheckContext &Ctx, const StageOrder &Order) {
       if (isSync(E, models::SyncKind::WgmmaWaitGroup)) {
         LastWait = &E;
         Retired = E.WaitN.constant() == std::optional<uint64_t>(0);
+        if (!E.WaitN.constant()) {
+          Ctx.report(Severity::Remark,
+                     "the group count of this wgmma.wait_group is not a constant, so whether "
+                     "the accumulators are read before the last group finished was not checked",
+                     E);
+          Retired = true;
+        }
       }
       if (After < 0 && Seq.Steps[I].Loops.size() < Commit.Loops.size() &&
           !isSync(E, models::SyncKind::WgmmaWaitGroup))

@@ -49,9 +49,18 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
   StageOrder Order(P);
   std::set<unsigned> Sources;
-  for (const Event &E : P.Events)
-    if (E.Kind == EventKind::AsyncStore && E.Src.resolved())
+  for (const Event &E : P.Events) {
+    if (E.Kind != EventKind::AsyncStore)
+      continue;
+    if (E.Src.resolved())
       Sources.insert(E.Src.Buffer);
+    else
+      Ctx.report(Severity::Remark,
+                 "the source of this TMA store is not a buffer wsv identified (" +
+                     (E.Src.Unresolved.empty() ? std::string("no address") : E.Src.Unresolved) +
+                     "), so rewrites of it before the store finished were not checked",
+                 E);
+  }
   std::set<unsigned> Reported;
   std::set<const Event *> SaidFor;
   for (const Sequence &Seq : Order.sequences())

@@ -104,10 +104,11 @@ void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
       auto Reads = Order.reads(Read);
       if (Reads.empty() || Reported.count(Seq.Steps[I].Event))
         continue;
-      bool Unknown = false;
+      bool Unknown = false, Placed = false;
       for (const Sample &S : Order.samplesAt(Seq, I)) {
         for (const BufferRef *R : Reads) {
           std::optional<SlotRef> At = Order.place(*R, S);
+          Placed |= At.has_value();
           if (!At || !Order.isFilled(At->Array))
             continue;
           const std::set<SlotRef> &Fills = Order.fillsOf(*At);
@@ -156,6 +157,17 @@ void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
         }
         if (Reported.count(Seq.Steps[I].Event))
           break;
+      }
+      // An MMA reads shared memory: operands wsv cannot place may be a stage it never checked.
+      if (!Placed && Read.Kind == EventKind::Mma && !Reported.count(Seq.Steps[I].Event)) {
+        std::string Why = Reads.front()->Unresolved.empty() ? std::string("no sampled value")
+                                                            : Reads.front()->Unresolved;
+        Ctx.report(Severity::Remark,
+                   "the MMA's operands could not be placed in a stage buffer (" + Why +
+                       "), so whether it waits for their fill was not checked",
+                   Read);
+        Reported.insert(Seq.Steps[I].Event);
+        continue;
       }
       if (Unknown && !Reported.count(Seq.Steps[I].Event)) {
         Ctx.report(Severity::Remark,

@@ -139,11 +139,13 @@ void wsv::analyzer::checks::SmemWarRelease(CheckContext &Ctx) {
           !Order.isRelease(Release.Barrier.Array) || Reported.count(Seq.Steps[A].Event))
         continue;
       std::vector<Earlier> Back = Order.before(Seq, A);
-      bool Done = false;
-      for (const Sample &S : Order.samplesAt(Seq, A)) {
+      bool Done = false, Evaluated = false;
+      std::vector<Sample> Samples = Order.samplesAt(Seq, A);
+      for (const Sample &S : Samples) {
         std::optional<SlotRef> Empty = Order.slot(Release.Barrier, S);
         if (!Empty)
           continue;
+        Evaluated = true;
         for (SlotRef Stage : Order.releasedBy(*Empty)) {
           const std::set<SlotRef> &Fills = Order.fillsOf(Stage);
           auto Acquires = [&](const Event &E, const Sample &T) {
@@ -225,6 +227,14 @@ void wsv::analyzer::checks::SmemWarRelease(CheckContext &Ctx) {
         }
         if (Done)
           break;
+      }
+      if (!Evaluated && !Samples.empty() && !Reported.count(Seq.Steps[A].Event)) {
+        Ctx.report(Severity::Remark,
+                   "the slot this arrive releases (" + Order.name(Release.Barrier) +
+                       ") could not be evaluated, so whether reads of the stage are still in "
+                       "flight was not checked",
+                   Release);
+        Reported.insert(Seq.Steps[A].Event);
       }
     }
   }

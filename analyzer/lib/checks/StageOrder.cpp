@@ -392,7 +392,9 @@ std::optional<SlotRef> StageOrder::place(const BufferRef &R, const Sample &S) co
 }
 
 std::optional<SlotRef> StageOrder::slot(const BarrierRef &R, const Sample &S) const {
-  if (!R.resolved() || !R.Slot.known() || R.PeerRank.known())
+  // A peer CTA's copy of the barrier (mapa) counts as the same slot: the CTAs of a cluster
+  // run the same ring, and a stage multicast into both is released in both.
+  if (!R.resolved() || !R.Slot.known())
     return std::nullopt;
   std::optional<uint64_t> V = eval(R.Slot.E, S);
   if (!V)

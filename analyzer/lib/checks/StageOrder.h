@@ -115,7 +115,7 @@ public:
   /// The buffer slot a shared-memory reference points at in S; MMA descriptors the protocol
   /// left unplaced are placed by their offset from each buffer's base.
   std::optional<SlotRef> place(const BufferRef &R, const Sample &S) const;
-  /// The barrier slot a barrier reference names in S (own CTA only).
+  /// The barrier slot a barrier reference names in S, in whichever CTA of the cluster.
   std::optional<SlotRef> slot(const BarrierRef &R, const Sample &S) const;
 
   /// The barrier slots the async loads into a buffer slot complete (empty: not a stage
