@@ -6,7 +6,6 @@ namespace wsv {
 #ifdef WSV_HAVE_ANALYZER
 extern const Command ParseCommand;
 extern const Command ProtocolCommand;
-extern const Command ExplainCommand;
 extern const Command LintCommand;
 #endif
 #ifdef WSV_HAVE_RUNNER
@@ -19,7 +18,6 @@ const Command *commands() {
 #ifdef WSV_HAVE_ANALYZER
       ParseCommand,
       ProtocolCommand,
-      ExplainCommand,
       LintCommand,
 #endif
 #ifdef WSV_HAVE_RUNNER

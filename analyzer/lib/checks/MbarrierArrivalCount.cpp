@@ -21,19 +21,25 @@ using namespace wsv::analyzer::traffic;
 
 namespace {
 
-/// `2 (tid 128 every 128 (x2) of the consumer)` per arriving stream, joined.
+/// `from tid 0 (1 thread) of the writeback`, or with several streams
+/// `128 from warpgroup 0 of the writeback, 128 from warpgroup 0 of the writeback in CTA 1`.
 std::string arriversText(const Protocol &P, const SlotTraffic &S, size_t Phase) {
-  std::string Out;
+  std::vector<std::string> Parts;
   for (const ArriverStream &A : S.Arrivers) {
     if (Phase >= A.Occurrences.size() || !A.Occurrences[Phase].Arrivals)
       continue;
     const Occurrence &O = A.Occurrences[Phase];
-    Out += (Out.empty() ? "" : ", ") + std::to_string(O.Arrivals) + " (" + A.Threads + " of " +
-           ownerName(P, O.Owner).substr(4);
+    std::string Part =
+        std::to_string(O.Arrivals) + " from " + A.Threads + " of " + ownerName(P, O.Owner);
     if (A.SourceCta != S.Cta)
-      Out += " in CTA " + std::to_string(A.SourceCta);
-    Out += ")";
+      Part += " in CTA " + std::to_string(A.SourceCta);
+    Parts.push_back(std::move(Part));
   }
+  if (Parts.size() == 1)
+    return Parts.front().substr(Parts.front().find(' ') + 1);
+  std::string Out;
+  for (const std::string &Part : Parts)
+    Out += (Out.empty() ? "" : ", ") + Part;
   return Out;
 }
 

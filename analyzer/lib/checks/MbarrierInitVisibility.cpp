@@ -130,7 +130,9 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
       Done.insert(A);
     });
 
-  // Inits in the prologue: fence and barrier before the roles use them.
+  // Inits in the prologue: fence and barrier before the roles use them. Arrays that miss the
+  // same thing are reported together, at the instruction they share.
+  std::vector<unsigned> NoFence, NoClusterSync, NoSync;
   for (unsigned A = 0; A < P.Barriers.size(); ++A) {
     const InitState &S = State[A];
     if (!S.LastInit || Done.count(A))
@@ -144,38 +146,55 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
     if (!UsedElsewhere)
       continue;
     const ArrayUse &U = F.Uses[A];
-    const std::string &Name = P.Barriers[A].Name;
-    if ((U.AsyncProxy || U.FromPeers) && !S.Fence) {
-      Finding &Fd = Ctx.report(
-          Severity::Error,
-          "no fence.mbarrier_init follows the init of " + Name + ", which " +
-              (U.AsyncProxy ? "async copies or commits complete" : "peer CTAs arrive on") +
-              ": the init is not made visible to the async proxy and the cluster, so they "
-              "may see an uninitialized barrier",
-          *S.LastInit);
-      if (S.CtaSyncAt)
-        Fd.Notes.push_back({"the barrier after the init orders only the CTA's threads",
-                            S.CtaSyncAt->Where});
-      Done.insert(A);
-      continue;
-    }
-    if (U.FromPeers && !S.ClusterSync) {
-      Finding &Fd = Ctx.report(
-          Severity::Error,
-          "peer CTAs arrive on " + Name +
-              ", but only a CTA-wide barrier follows its init: without barrier.cluster "
-              "arrive and wait, a peer may arrive before this CTA initialized it",
-          S.CtaSyncAt ? *S.CtaSyncAt : *S.LastInit);
-      Fd.Notes.push_back({"the init", S.LastInit->Where});
-      Done.insert(A);
-      continue;
-    }
-    if (!S.CtaSync && !S.ClusterSync) {
-      Ctx.report(Severity::Error,
-                 "no barrier among the threads follows the init of " + Name +
-                     " before the roles use it, so they may see an uninitialized barrier",
-                 *S.LastInit);
-      Done.insert(A);
-    }
+    if ((U.AsyncProxy || U.FromPeers) && !S.Fence)
+      NoFence.push_back(A);
+    else if (U.FromPeers && !S.ClusterSync)
+      NoClusterSync.push_back(A);
+    else if (!S.CtaSync && !S.ClusterSync)
+      NoSync.push_back(A);
   }
+  auto Names = [&](const std::vector<unsigned> &As) {
+    std::string Out;
+    for (size_t I = 0; I < As.size(); ++I)
+      Out += (I == 0 ? "" : I + 1 == As.size() ? " and " : ", ") + P.Barriers[As[I]].Name;
+    return Out;
+  };
+  // The init the finding points at: the last one in program order.
+  auto LastInit = [&](const std::vector<unsigned> &As) {
+    const Event *Last = State[As.front()].LastInit;
+    for (unsigned A : As)
+      if (State[A].LastInit->Where.PtxLine > Last->Where.PtxLine)
+        Last = State[A].LastInit;
+    return Last;
+  };
+  if (!NoFence.empty()) {
+    bool Async = llvm::any_of(NoFence, [&](unsigned A) { return F.Uses[A].AsyncProxy; });
+    const Event *Init = LastInit(NoFence);
+    Finding &Fd = Ctx.report(
+        Severity::Error,
+        "no fence.mbarrier_init follows the init of " + Names(NoFence) + ", which " +
+            (Async ? "async copies or tcgen05 commits complete" : "peer CTAs arrive on") +
+            ": the init is not made visible to the async proxy and the cluster, so they may "
+            "see an uninitialized barrier",
+        *Init);
+    if (const Event *Sync = State[NoFence.front()].CtaSyncAt)
+      Fd.Notes.push_back({"the barrier after the init orders only the CTA's threads",
+                          Sync->Where});
+  }
+  if (!NoClusterSync.empty()) {
+    const Event *Sync = State[NoClusterSync.front()].CtaSyncAt;
+    const Event *Init = LastInit(NoClusterSync);
+    Finding &Fd = Ctx.report(
+        Severity::Error,
+        "peer CTAs arrive on " + Names(NoClusterSync) +
+            ", but only a CTA-wide barrier follows the init: without barrier.cluster arrive "
+            "and wait, a peer may arrive before this CTA initialized them",
+        Sync ? *Sync : *Init);
+    Fd.Notes.push_back({"the last init", Init->Where});
+  }
+  if (!NoSync.empty())
+    Ctx.report(Severity::Error,
+               "no barrier among the threads follows the init of " + Names(NoSync) +
+                   " before the roles use them, so they may see an uninitialized barrier",
+               *LastInit(NoSync));
 }

@@ -93,6 +93,10 @@ void wsv::analyzer::checks::MbarrierTxBytes(CheckContext &Ctx) {
       for (const Event *E : Ev.Copies)
         if (std::optional<uint64_t> B = E->Bytes.constant())
           Copies += (Copies.empty() ? "" : " + ") + std::to_string(*B);
+      bool FromPeers = llvm::any_of(S.Arrivers, [&](const ArriverStream &A) {
+        return A.SourceCta != S.Cta && *J < A.Occurrences.size() &&
+               A.Occurrences[*J].CompleteBytes;
+      });
       std::string Msg;
       const Event *At = Ev.Expect;
       if (!Ev.Expect) {
@@ -103,7 +107,10 @@ void wsv::analyzer::checks::MbarrierTxBytes(CheckContext &Ctx) {
       } else {
         Msg = "expect_tx on " + Name + " is " + std::to_string(Expect) +
               " B per phase but the copies completing on it bring " + std::to_string(Complete) +
-              " B" + (Copies.empty() ? "" : " (" + Copies + " in this CTA and its peers)") +
+              " B" +
+              (Copies.empty() ? ""
+                              : " (" + Copies + (FromPeers ? " from this CTA and its peers" : "") +
+                                    ")") +
               (Expect > Complete
                    ? ", so the tx-count never returns to zero and the phase never completes"
                    : ", so the phase completes while " + std::to_string(Complete - Expect) +
@@ -119,9 +126,8 @@ void wsv::analyzer::checks::MbarrierTxBytes(CheckContext &Ctx) {
              E->Where});
       if (Ev.FromLaunch)
         Fd.Notes.push_back({"tensor copies take their box size from the tensor map, which PTX "
-                            "does not show: these bytes come from the kernel's launch "
-                            "description (" +
-                                P.LaunchFrom + ")",
+                            "does not show: these bytes are the boxes of the kernel's launch "
+                            "description",
                             SourceRef()});
       Done.insert(S.Array);
     }
