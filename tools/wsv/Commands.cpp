@@ -6,6 +6,7 @@ namespace wsv {
 #ifdef WSV_HAVE_ANALYZER
 extern const Command ParseCommand;
 extern const Command ProtocolCommand;
+extern const Command ExplainCommand;
 extern const Command LintCommand;
 #endif
 #ifdef WSV_HAVE_RUNNER
@@ -18,6 +19,7 @@ const Command *commands() {
 #ifdef WSV_HAVE_ANALYZER
       ParseCommand,
       ProtocolCommand,
+      ExplainCommand,
       LintCommand,
 #endif
 #ifdef WSV_HAVE_RUNNER

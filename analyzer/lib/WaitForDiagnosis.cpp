@@ -1,0 +1,447 @@
+//===- WaitForDiagnosis.cpp - the bug class a stuck kernel points to, and its fix ----===//
+//
+// Each rule asks for facts of the snapshot (who is stuck where, at which iteration, who is
+// silent) and of the protocol (init counts, arrivals and bytes per k-tile, trip counts, named
+// barrier ids and thread counts, setmaxnreg thread sets) that together are the shape of one
+// bug class. Rules run from the most specific to the most general; the first whose facts all
+// hold names the class, and its facts are the evidence printed with it. When none holds, the
+// diagnosis says so instead of picking the nearest.
+//
+//===----------------------------------------------------------------------------------===//
+#include "WaitForInternal.h"
+
+#include "wsv/analyzer/ProtocolPrinter.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace wsv {
+namespace analyzer {
+
+const char *checkName(BugClass C) {
+  switch (C) {
+  case BugClass::InitialPhase: return "mbarrier-initial-phase";
+  case BugClass::ArrivalCount: return "mbarrier-arrival-count";
+  case BugClass::TxBytes: return "mbarrier-tx-bytes";
+  case BugClass::NoArriver: return "mbarrier-no-arriver";
+  case BugClass::TripCount: return "mbarrier-trip-count";
+  case BugClass::PhaseSkip: return "mbarrier-phase-skip";
+  case BugClass::BarrierDivergent: return "barrier-divergent";
+  case BugClass::NamedBarrierCount: return "named-barrier-count";
+  case BugClass::NamedBarrierIdCollision: return "named-barrier-id-collision";
+  case BugClass::SetmaxnregNonuniform: return "setmaxnreg-nonuniform";
+  case BugClass::Unclassified: return "";
+  }
+  return "";
+}
+
+const char *fixAdvice(BugClass C) {
+  switch (C) {
+  case BugClass::InitialPhase:
+    return "the producer starts waiting on empty with parity 1 (the barrier starts in phase 0, "
+           "so a wait for parity 1 passes at once: every stage is free on the first round); "
+           "the consumer starts waiting on full with parity 0";
+  case BugClass::ArrivalCount:
+    return "make the init count equal the arrivals of one phase: one per arriving thread "
+           "(one per consumer warpgroup when only its leader arrives, times the cluster size "
+           "for remote arrivals), or let every counted thread arrive";
+  case BugClass::TxBytes:
+    return "expect exactly the bytes the copies completing on the barrier deliver per phase "
+           "(the sum of the boxes of every TMA load, times the CTAs a multicast reaches)";
+  case BugClass::NoArriver:
+    return "give the barrier an arrival for every phase someone waits on: release the stage "
+           "(arrive on empty) after its reads are done, and keep the roles that arrive alive "
+           "until the last phase (a producer tail in clusters)";
+  case BugClass::TripCount:
+    return "run the producer and the consumer loops for the same number of k-tiles (one trip "
+           "count, computed once, for both roles)";
+  case BugClass::PhaseSkip:
+    return "carry the ring's stage and phase across tiles in every role (one counter that "
+           "never restarts), so no role falls two phases behind a barrier it waits on";
+  case BugClass::BarrierDivergent:
+    return "do not put a CTA-wide barrier (bar.sync 0, __syncthreads) inside one role's "
+           "branch; sync that role with a named barrier counting only its own threads";
+  case BugClass::NamedBarrierCount:
+    return "give bar.sync the number of threads that really reach that id (a multiple of 32)";
+  case BugClass::NamedBarrierIdCollision:
+    return "give each group of warps that syncs on its own a named barrier id of its own";
+  case BugClass::SetmaxnregNonuniform:
+    return "execute setmaxnreg in every warp of the warpgroup, with the same count, so the "
+           "registers the producer frees reach the consumers' setmaxnreg.inc";
+  case BugClass::Unclassified:
+    return "no known bug class fits these facts; follow the wait-for edges above";
+  }
+  return "";
+}
+
+namespace {
+
+std::string ptxLine(const Event &E) { return "ptx " + std::to_string(E.Where.PtxLine); }
+
+/// Arrivals one phase of array A gets: per role, what one iteration of its loop gives
+/// (threads x count of the arrivals inside it; the largest such loop, since a role's loops
+/// run one after the other: a prefill, then the steady state), summed over the roles.
+/// nullopt when a count or thread set is unknown.
+std::optional<uint64_t> arrivalsPerPhase(const Protocol &P, unsigned A,
+                                         const std::vector<std::vector<EventSite>> &Sites,
+                                         std::string &Who) {
+  uint64_t Sum = 0;
+  std::set<unsigned> Seen;
+  for (unsigned R = 0; R < Sites.size(); ++R) {
+    std::map<unsigned, uint64_t> PerLoop;
+    std::map<unsigned, std::string> WhoPerLoop;
+    for (const EventSite &S : Sites[R]) {
+      const Event &E = P.Events[S.Event];
+      if (S.Loops.empty() || Seen.count(S.Event) || E.Barrier.Array != A)
+        continue;
+      if (E.Kind != EventKind::Arrive && E.Kind != EventKind::ArriveExpectTx &&
+          E.Kind != EventKind::MmaCommit && E.Kind != EventKind::CpAsyncArrive)
+        continue;
+      Seen.insert(S.Event);
+      std::optional<unsigned> N = E.Threads.count();
+      std::optional<uint64_t> C = E.Count.absent() ? std::optional<uint64_t>(1)
+                                                   : E.Count.constant();
+      if (!N || !C)
+        return std::nullopt;
+      PerLoop[S.Loops.back()] += *N * *C;
+      std::string &W = WhoPerLoop[S.Loops.back()];
+      W += (W.empty() ? "" : ", ") + P.Roles[R].Name + " " + std::to_string(*N) + " thread" +
+           (*N == 1 ? "" : "s") + " x " + std::to_string(*C) + " (" + ptxLine(E) + ")";
+    }
+    unsigned Best = 0;
+    uint64_t Max = 0;
+    for (auto &[L, N] : PerLoop)
+      if (N > Max) {
+        Max = N;
+        Best = L;
+      }
+    if (Max) {
+      Sum += Max;
+      Who += (Who.empty() ? "" : "; ") + WhoPerLoop[Best];
+    }
+  }
+  return Sum;
+}
+
+/// Bytes expected and delivered per iteration on array A, loop by loop: true when some loop
+/// both expects and delivers bytes on it and the two differ (Expected, Delivered and Detail
+/// describe that loop). Multicast copies and bytes bounded only by the destination are not
+/// compared: their per-CTA share is not known here.
+bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<EventSite>> &Sites,
+                   uint64_t &Expected, uint64_t &Delivered, std::string &Detail) {
+  struct Tally {
+    uint64_t Expected = 0, Delivered = 0;
+    bool Unknown = false;
+    std::string Detail;
+  };
+  std::map<unsigned, Tally> PerLoop;
+  std::set<unsigned> Seen;
+  for (const auto &RoleSites : Sites)
+    for (const EventSite &S : RoleSites) {
+      const Event &E = P.Events[S.Event];
+      if (S.Loops.empty() || Seen.count(S.Event) || E.Barrier.Array != A)
+        continue;
+      Seen.insert(S.Event);
+      Tally &T = PerLoop[S.Loops.back()];
+      if (E.Kind == EventKind::ArriveExpectTx || E.Kind == EventKind::ExpectTx) {
+        std::optional<unsigned> N = E.Threads.count();
+        std::optional<uint64_t> B = E.TxBytes.constant();
+        if (!N || !B) {
+          T.Unknown = true;
+          continue;
+        }
+        T.Expected += *N * *B;
+        T.Detail += (T.Detail.empty() ? "" : "; ") + std::string("expect_tx ") +
+                    std::to_string(*B) + " B (" + ptxLine(E) + ")";
+      } else if (E.Kind == EventKind::AsyncLoad) {
+        std::optional<uint64_t> B = E.Bytes.constant();
+        std::optional<unsigned> N = E.Threads.count();
+        if (!B || !N || E.Multicast || E.BytesFrom == BytesOrigin::AllocationBound) {
+          T.Unknown = true;
+          continue;
+        }
+        T.Delivered += *N * *B;
+        T.Detail += (T.Detail.empty() ? "" : "; ") + std::string("TMA ") + std::to_string(*B) +
+                    " B (" + ptxLine(E) + ", " + toString(E.BytesFrom) + ")";
+      }
+    }
+  for (auto &[L, T] : PerLoop)
+    if (!T.Unknown && T.Expected && T.Delivered && T.Expected != T.Delivered) {
+      Expected = T.Expected;
+      Delivered = T.Delivered;
+      Detail = T.Detail;
+      return true;
+    }
+  return false;
+}
+
+std::optional<uint64_t> tripAt(const Protocol &P, const EventSite &S,
+                               const std::map<std::string, uint64_t> &Params) {
+  if (S.Loops.size() != 1)
+    return std::nullopt;
+  return evaluateAt(P, P.Loops[S.Loops.back()].Trip.E, {}, Params);
+}
+
+bool wholeWarpgroups(const ThreadSet &T) {
+  if (!T.isExact() || !T.elected().empty())
+    return true; // cannot tell; not evidence
+  const llvm::BitVector &M = T.members();
+  for (unsigned G = 0; G < M.size(); G += 128) {
+    unsigned In = 0;
+    for (unsigned I = G; I < std::min<unsigned>(G + 128, M.size()); ++I)
+      In += M.test(I);
+    if (In != 0 && In != std::min<unsigned>(128, M.size() - G))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &A,
+                   const std::vector<std::vector<EventSite>> &Sites) {
+  Diagnosis D;
+  auto Found = [&](BugClass C) {
+    D.Class = C;
+    return D;
+  };
+
+  // Named barriers: several roles on one id, or fewer threads than the count.
+  for (unsigned G = 0; G < S.Stuck.size(); ++G) {
+    const StuckWait &W = S.Stuck[G];
+    if (!W.Named)
+      continue;
+    for (unsigned H = G + 1; H < S.Stuck.size(); ++H)
+      if (S.Stuck[H].Named && S.Stuck[H].NamedId == W.NamedId && S.Stuck[H].Role != W.Role) {
+        D.Evidence.push_back(W.Role + " and " + S.Stuck[H].Role + " both wait in bar.sync " +
+                             std::to_string(W.NamedId) + " (" + std::to_string(W.NamedThreads) +
+                             " and " + std::to_string(S.Stuck[H].NamedThreads) +
+                             " threads): two groups share one hardware barrier, so arrivals of "
+                             "one complete the other's instance");
+        return Found(BugClass::NamedBarrierIdCollision);
+      }
+  }
+  for (unsigned G = 0; G < S.Stuck.size(); ++G) {
+    const StuckWait &W = S.Stuck[G];
+    if (!W.Named)
+      continue;
+    // Threads that reach this id per the protocol: within a role, its bar.sync sites run one
+    // after the other (the largest counts); different roles meet on it together (they add).
+    unsigned Reach = 0;
+    bool Known = true;
+    std::string Who;
+    for (unsigned R = 0; R < Sites.size(); ++R) {
+      unsigned RoleMax = 0;
+      const Event *Where = nullptr;
+      for (const EventSite &Site : Sites[R]) {
+        const Event &E = P.Events[Site.Event];
+        if (E.Kind != EventKind::NamedBarrier)
+          continue;
+        if (E.Threads.isUnknown())
+          Known = false;
+        const llvm::BitVector &M = E.Threads.members();
+        unsigned N = 0;
+        for (unsigned T = 0; T < M.size(); T += 32) {
+          bool Warp = false;
+          for (unsigned L = T; L < std::min<unsigned>(T + 32, M.size()); ++L)
+            Warp |= M.test(L);
+          if (!Warp)
+            continue;
+          std::optional<unsigned> Id = namedIdAt(P, E, T, S.Params);
+          if (!Id)
+            Known = false;
+          else if (*Id == W.NamedId)
+            N += 32;
+        }
+        if (N > RoleMax) {
+          RoleMax = N;
+          Where = &E;
+        }
+      }
+      if (RoleMax) {
+        Reach += RoleMax;
+        Who += (Who.empty() ? "" : ", ") + P.Roles[R].Name + " " + std::to_string(RoleMax) +
+               " threads (" + ptxLine(*Where) + ")";
+      }
+    }
+    if (Known && Reach < W.NamedThreads) {
+      D.Evidence.push_back("bar.sync " + std::to_string(W.NamedId) + " counts " +
+                           std::to_string(W.NamedThreads) + " threads, but only " +
+                           std::to_string(Reach) + " reach id " + std::to_string(W.NamedId) +
+                           (Who.empty() ? "" : ": " + Who));
+      return Found(BugClass::NamedBarrierCount);
+    }
+  }
+
+  // Mbarriers nobody completes, or whose phases cannot complete.
+  std::set<unsigned> Arrays;
+  for (const StuckWait &W : S.Stuck)
+    if (!W.Named)
+      if (std::optional<unsigned> Arr = barrierArray(P, W.Barrier))
+        Arrays.insert(*Arr);
+  for (unsigned G = 0; G < S.Stuck.size(); ++G) {
+    if (S.Stuck[G].Named || !barrierArray(P, S.Stuck[G].Barrier))
+      continue;
+    bool Any = std::any_of(A.Edges.begin(), A.Edges.end(),
+                           [&](const WaitEdge &E) { return E.From == G; });
+    if (!Any) {
+      D.Evidence.push_back(S.Stuck[G].Role + " waits on " + S.Stuck[G].Barrier + "[" +
+                           std::to_string(S.Stuck[G].Slot) +
+                           "], but no role arrives on it or completes bytes on it");
+      return Found(BugClass::NoArriver);
+    }
+  }
+  for (unsigned Arr : Arrays) {
+    const BarrierArray &B = P.Barriers[Arr];
+    std::optional<uint64_t> Init =
+        B.InitCounts.empty() ? std::nullopt : B.InitCounts.front().constant();
+    std::string Who;
+    std::optional<uint64_t> Per = arrivalsPerPhase(P, Arr, Sites, Who);
+    if (Init && Per && *Per && *Per != *Init) {
+      D.Evidence.push_back(B.Name + " is initialized for " + std::to_string(*Init) +
+                           " arrivals per phase, but one k-tile gives it " +
+                           std::to_string(*Per) + ": " + Who);
+      return Found(BugClass::ArrivalCount);
+    }
+    uint64_t Expected = 0, Delivered = 0;
+    std::string Detail;
+    if (bytesMismatch(P, Arr, Sites, Expected, Delivered, Detail)) {
+      D.Evidence.push_back(B.Name + " expects " + std::to_string(Expected) +
+                           " bytes per phase, but its copies deliver " +
+                           std::to_string(Delivered) + ": " + Detail +
+                           (Expected > Delivered ? "; the tx-count never reaches 0"
+                                                 : "; the tx-count goes below 0"));
+      return Found(BugClass::TxBytes);
+    }
+  }
+
+  // Roles out of step: a ring lets one side run at most its stage count ahead.
+  for (const WaitEdge &E : A.Edges) {
+    if (E.State != PeerState::Stuck)
+      continue;
+    const StuckWait &W = S.Stuck[E.From];
+    std::optional<unsigned> Arr = W.Named ? std::nullopt : barrierArray(P, W.Barrier);
+    if (!Arr)
+      continue;
+    for (unsigned H : E.To) {
+      const StuckWait &V = S.Stuck[H];
+      uint64_t Gap = W.FirstIteration > V.FirstIteration ? W.FirstIteration - V.FirstIteration
+                                                         : V.FirstIteration - W.FirstIteration;
+      if (!V.Named && Gap > P.Barriers[*Arr].Slots) {
+        D.Evidence.push_back(W.Role + " is at iteration " + std::to_string(W.FirstIteration) +
+                             " and " + V.Role + " at " + std::to_string(V.FirstIteration) +
+                             " of a " + std::to_string(P.Barriers[*Arr].Slots) +
+                             "-slot ring: more than a ring apart, so their stage and phase "
+                             "counters disagree (one restarts where the other carries on)");
+        return Found(BugClass::PhaseSkip);
+      }
+    }
+  }
+
+  // Waits whose completers have left or went silent.
+  for (unsigned G = 0; G < S.Stuck.size(); ++G) {
+    const StuckWait &W = S.Stuck[G];
+    if (W.Named)
+      continue;
+    std::vector<const WaitEdge *> Others;
+    for (const WaitEdge &E : A.Edges)
+      if (E.From == G && E.State != PeerState::Self)
+        Others.push_back(&E);
+    if (Others.empty() ||
+        !std::all_of(Others.begin(), Others.end(),
+                     [](const WaitEdge *E) { return E->State == PeerState::Silent; }))
+      continue;
+    // Trip counts of the waiting loop and the completing loop.
+    for (const EventSite &WaitSite : A.Matches[G].Waits) {
+      std::optional<uint64_t> Mine = tripAt(P, WaitSite, S.Params);
+      for (const WaitEdge *E : Others)
+        for (const EventSite &C : E->Completions) {
+          std::optional<uint64_t> Theirs = tripAt(P, C, S.Params);
+          if (!Mine || !Theirs || *Mine == *Theirs)
+            continue;
+          const ProtocolLoop &LW = P.Loops[WaitSite.Loops.back()];
+          const ProtocolLoop &LC = P.Loops[C.Loops.back()];
+          D.Evidence.push_back(W.Role + "'s loop runs " + formatValue(P, LW.Trip) + " = " +
+                               std::to_string(*Mine) + " times, " + P.Roles[E->Role].Name +
+                               "'s loop " + formatValue(P, LC.Trip) + " = " +
+                               std::to_string(*Theirs) + " times (at the captured " +
+                               "parameters); " + W.Role + " waits at iteration " +
+                               std::to_string(W.FirstIteration) + " for a phase " +
+                               P.Roles[E->Role].Name + " never completes");
+          return Found(BugClass::TripCount);
+        }
+    }
+    // A silent completer that holds a CTA-wide barrier of its own.
+    for (const WaitEdge *E : Others)
+      for (const EventSite &Site : Sites[E->Role]) {
+        const Event &Ev = P.Events[Site.Event];
+        if (Ev.Kind != EventKind::NamedBarrier || Site.Loops.empty())
+          continue;
+        std::optional<uint64_t> Id = Ev.Named.Id.constant();
+        bool CtaWide = Ev.Named.Threads.absent() ||
+                       (Ev.Named.Threads.constant() &&
+                        *Ev.Named.Threads.constant() == P.Launch.threads());
+        if (!CtaWide || (Id && *Id != 0))
+          continue;
+        bool WaiterReaches = false;
+        for (unsigned R : A.Matches[G].Roles)
+          for (const EventSite &Mine : Sites[R])
+            WaiterReaches |= Mine.Event == Site.Event;
+        if (WaiterReaches)
+          continue;
+        D.Evidence.push_back(P.Roles[E->Role].Name + " (silent in the capture) runs a "
+                             "CTA-wide bar.sync " + (Id ? std::to_string(*Id) : "?") +
+                             " inside its loop (" + ptxLine(Ev) + ") that " + W.Role +
+                             " never reaches: it is blocked there, before its arrival");
+        return Found(BugClass::BarrierDivergent);
+      }
+    // Silent roles behind setmaxnreg: a decrease that not every warp of a warpgroup runs.
+    for (const Event &Ev : P.Events) {
+      if (Ev.Kind != EventKind::Setmaxnreg || Ev.Increase || wholeWarpgroups(Ev.Threads))
+        continue;
+      std::string Silent;
+      for (const WaitEdge *E : Others)
+        Silent += (Silent.empty() ? "" : ", ") + P.Roles[E->Role].Name;
+      D.Evidence.push_back("setmaxnreg.dec (" + ptxLine(Ev) + ") runs in " + Ev.Threads.str() +
+                           ", not in whole warpgroups; the registers of the warps that skip "
+                           "it are never released, so " + Silent +
+                           " (silent) can stay blocked in setmaxnreg.inc before any arrival");
+      return Found(BugClass::SetmaxnregNonuniform);
+    }
+  }
+
+  // A cycle in which every wait is for the first phase, each completed only after the
+  // other's wait: both sides start at the same parity.
+  if (!A.Cycle.empty()) {
+    bool First = true;
+    for (unsigned G : A.Cycle)
+      First &= !S.Stuck[G].Named && S.Stuck[G].LastIteration == 0 && S.Stuck[G].Parity == 0;
+    bool After = true;
+    for (const WaitEdge &E : A.Edges)
+      if (E.State == PeerState::Stuck &&
+          std::count(A.Cycle.begin(), A.Cycle.end(), E.From))
+        After &= E.CompletesAfterItsWait.value_or(false);
+    if (First && After) {
+      std::string Waits;
+      for (unsigned G : A.Cycle)
+        Waits += (Waits.empty() ? "" : " and ") + S.Stuck[G].Role + " waits " +
+                 S.Stuck[G].Barrier + "[" + std::to_string(S.Stuck[G].Slot) + "] parity 0";
+      D.Evidence.push_back("at iteration 0, " + Waits +
+                           ": each waits for the first phase of a barrier that only the "
+                           "other completes, after its own wait; the barriers start in "
+                           "phase 0, so one of the two waits must be for parity 1");
+      return Found(BugClass::InitialPhase);
+    }
+  }
+
+  D.Evidence.push_back(A.Cycle.empty()
+                           ? "no cycle among the stuck waits, and no rule of a known class "
+                             "matched the protocol"
+                           : "the stuck waits form a cycle, but no rule of a known class "
+                             "matched the protocol");
+  return Found(BugClass::Unclassified);
+}
+
+} // namespace analyzer
+} // namespace wsv
