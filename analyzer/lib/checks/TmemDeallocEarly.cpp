@@ -71,10 +71,14 @@ void TmemDeallocEarly(CheckContext &Ctx) {
       T.reset(F);
       return U.E->Threads.isUnknown() || T.any();
     };
+    // The one named in the message: a thread's own tcgen05.ld/st before an MMA, whose
+    // accesses the hardware finishes later; then the last in program order.
     const EventSite *Unordered = nullptr;
+    auto Rank = [](const EventSite &U) { return U.E->Kind == EventKind::Mma ? 0 : 1; };
     for (const EventSite &U : Sites)
       if (usesTmem(*U.E) && ByOthers(U) && !Ordered(U, D) &&
-          (!Unordered || U.Order > Unordered->Order))
+          (!Unordered || Rank(U) > Rank(*Unordered) ||
+           (Rank(U) == Rank(*Unordered) && U.Order > Unordered->Order)))
         Unordered = &U;
     if (!Unordered)
       continue;
