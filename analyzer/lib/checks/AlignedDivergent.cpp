@@ -57,9 +57,8 @@ void AlignedDivergent(CheckContext &Ctx) {
     if (C.Partial.empty())
       continue;
     llvm::BitVector Threads = possibleThreads(E.Threads);
-    auto Same = llvm::find_if(Groups, [&](const Group &G) {
-      return G.Granule == Granule && G.Threads == Threads;
-    });
+    auto Same = llvm::find_if(
+        Groups, [&](const Group &G) { return G.Granule == Granule && G.Threads == Threads; });
     if (Same != Groups.end()) {
       ++Same->Others;
       Same->Last = E.Where;
@@ -75,12 +74,12 @@ void AlignedDivergent(CheckContext &Ctx) {
     if (G.Others)
       More = " (and " + std::to_string(G.Others) + " more aligned instruction" +
              (G.Others > 1 ? "s" : "") + " under the same guard)";
-    Finding &F = Ctx.report(Severity::Error,
-                            E.Opcode + " must be executed by every thread of the " + Unit +
-                                " (.aligned), but only " + G.Partial + " execute it" + More +
-                                ", so its result is undefined and the " + Unit +
-                                "'s other threads may hang",
-                            E);
+    Finding &F =
+        Ctx.report(Severity::Error,
+                   E.Opcode + " must be executed by every thread of the " + Unit +
+                       " (.aligned), but only " + G.Partial + " execute it" + More +
+                       ", so its result is undefined and the " + Unit + "'s other threads may hang",
+                   E);
     if (std::optional<SourceRef> Guard = threadGuard(P, E))
       note(F, "the guard that splits the " + Unit + " is here", *Guard);
     if (G.Others)

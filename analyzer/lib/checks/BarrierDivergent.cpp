@@ -70,8 +70,7 @@ void BarrierDivergent(CheckContext &Ctx) {
     Finding &F = Ctx.report(
         Severity::Error,
         E.Opcode + " " + std::to_string(U.Id) + " waits for all " + std::to_string(Block) +
-            " threads of the CTA but only " + Who + " reaches it; " +
-            describeThreads(Missing) +
+            " threads of the CTA but only " + Who + " reaches it; " + describeThreads(Missing) +
             " never arrive here, so the barrier hangs or completes with a different barrier " +
             std::to_string(U.Id) + " elsewhere",
         E);

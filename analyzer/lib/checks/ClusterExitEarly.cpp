@@ -65,14 +65,13 @@ void ClusterExitEarly(CheckContext &Ctx) {
   std::string Peers = "its " + std::to_string(Cluster.Size - 1) + " peer CTA" +
                       (Cluster.Size > 2 ? "s" : "") + " (clusters of " +
                       std::to_string(Cluster.Size) + " from " + Cluster.From + ")";
-  std::string Uses = FirstCross->E->Opcode + " by " + FirstCross->R->Name + ", " +
-                     at(FirstCross->E->Where);
+  std::string Uses =
+      FirstCross->E->Opcode + " by " + FirstCross->R->Name + ", " + at(FirstCross->E->Where);
   auto AddNotes = [&](Finding &F) {
     unsigned Noted = 0;
     for (const EventSite &S : Sites)
       if (S.In == Part::Role && crossesCtas(*S.E) && Noted++ < 3)
-        note(F, "CTAs of the cluster reach each other here (" + S.E->Opcode + ")",
-             S.E->Where);
+        note(F, "CTAs of the cluster reach each other here (" + S.E->Opcode + ")", S.E->Where);
     for (const EventSite &S : Sites)
       if (S.In == Part::Epilogue && S.E->Kind == EventKind::Dealloc) {
         note(F, "TMEM is freed here while a peer may still use it", S.E->Where);
@@ -85,7 +84,8 @@ void ClusterExitEarly(CheckContext &Ctx) {
         "the last barrier before the CTA exits is " + LastCtaSync->E->Opcode +
             ", which waits only for this CTA's threads, not for " + Peers +
             "; a CTA can exit while a peer still arrives on its barriers or accesses its "
-            "memory (" + Uses + "), so no barrier.cluster.arrive/wait follows the roles",
+            "memory (" +
+            Uses + "), so no barrier.cluster.arrive/wait follows the roles",
         *LastCtaSync->E);
     AddNotes(F);
     return;
@@ -95,7 +95,8 @@ void ClusterExitEarly(CheckContext &Ctx) {
   Finding &F = Ctx.report(
       Severity::Error,
       "the CTA exits without barrier.cluster.arrive/wait after its roles, so it can leave "
-      "while " + Peers + " still arrive on its barriers or access its memory (" + Uses +
+      "while " +
+          Peers + " still arrive on its barriers or access its memory (" + Uses +
           "), which is undefined",
       Where);
   AddNotes(F);

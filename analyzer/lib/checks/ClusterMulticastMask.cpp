@@ -40,20 +40,27 @@ std::optional<std::vector<uint64_t>> valuesPerRank(const Protocol &P, const Expr
     for (unsigned T = 0; T < Block && T < Threads.size(); ++T) {
       if (!Threads.test(T))
         continue;
-      std::optional<uint64_t> V = ExprContext::evaluate(E, [&](const Expr *Leaf) -> std::optional<uint64_t> {
-        if (Leaf->isConstant())
-          return Leaf->payload();
-        if (!Leaf->is(ExprKind::SpecialReg))
-          return std::nullopt;
-        switch (Leaf->specialRegister()) {
-        case SpecialRegister::ClusterCtaRank: return Rank;
-        case SpecialRegister::ClusterNctaRank: return ClusterSize;
-        case SpecialRegister::TidX: return T % X;
-        case SpecialRegister::LaneId: return T % WarpSize;
-        case SpecialRegister::NtidX: return P.Launch.BlockX;
-        default: return std::nullopt;
-        }
-      });
+      std::optional<uint64_t> V =
+          ExprContext::evaluate(E, [&](const Expr *Leaf) -> std::optional<uint64_t> {
+            if (Leaf->isConstant())
+              return Leaf->payload();
+            if (!Leaf->is(ExprKind::SpecialReg))
+              return std::nullopt;
+            switch (Leaf->specialRegister()) {
+            case SpecialRegister::ClusterCtaRank:
+              return Rank;
+            case SpecialRegister::ClusterNctaRank:
+              return ClusterSize;
+            case SpecialRegister::TidX:
+              return T % X;
+            case SpecialRegister::LaneId:
+              return T % WarpSize;
+            case SpecialRegister::NtidX:
+              return P.Launch.BlockX;
+            default:
+              return std::nullopt;
+            }
+          });
       if (!V)
         return std::nullopt;
       Out.push_back(*V);
@@ -96,11 +103,12 @@ void ClusterMulticastMask(CheckContext &Ctx) {
                               "not checked",
                    E);
       } else if (!E.CtaMask.known()) {
-        Ctx.report(Severity::Remark,
-                   E.Opcode + " multicasts with a ctaMask wsv could not resolve" +
-                       (E.CtaMask.Unknown.empty() ? std::string() : " (" + E.CtaMask.Unknown + ")") +
-                       ", so its CTAs were not checked against the " + Size,
-                   E);
+        Ctx.report(
+            Severity::Remark,
+            E.Opcode + " multicasts with a ctaMask wsv could not resolve" +
+                (E.CtaMask.Unknown.empty() ? std::string() : " (" + E.CtaMask.Unknown + ")") +
+                ", so its CTAs were not checked against the " + Size,
+            E);
       } else if (std::optional<std::vector<uint64_t>> Masks =
                      valuesPerRank(P, E.CtaMask.E, E, Cluster.Size)) {
         uint64_t Outside = 0, Shown = 0;
@@ -137,8 +145,8 @@ void ClusterMulticastMask(CheckContext &Ctx) {
         else if (R.Answer == SolverAnswer::Unknown)
           Ctx.report(Severity::Remark,
                      E.Opcode + " multicasts to ctaMask " + P.exprString(Mask) +
-                         " and the solver could not decide whether it stays inside the " +
-                         Size + " (" + R.Reason + ")",
+                         " and the solver could not decide whether it stays inside the " + Size +
+                         " (" + R.Reason + ")",
                      E);
       } else {
         Ctx.report(Severity::Remark,
@@ -167,8 +175,7 @@ void ClusterMulticastMask(CheckContext &Ctx) {
                  E);
       continue;
     }
-    if (std::optional<std::vector<uint64_t>> Ranks =
-            valuesPerRank(P, Rank.E, E, Cluster.Size)) {
+    if (std::optional<std::vector<uint64_t>> Ranks = valuesPerRank(P, Rank.E, E, Cluster.Size)) {
       for (uint64_t V : *Ranks)
         if (V >= Cluster.Size) {
           Pending.push_back({&E,
@@ -183,8 +190,7 @@ void ClusterMulticastMask(CheckContext &Ctx) {
     }
     if (Solver *Z = Ctx.solver()) {
       ExprContext &C = P.Analysis->context();
-      SolverResult R =
-          Z->isSatisfiable(C.uge(Rank.E, C.constant(Cluster.Size, Rank.E->width())));
+      SolverResult R = Z->isSatisfiable(C.uge(Rank.E, C.constant(Cluster.Size, Rank.E->width())));
       if (R.Answer == SolverAnswer::Yes)
         Ctx.report(Severity::Warning,
                    E.Opcode + " reaches CTA rank " + P.exprString(Rank.E) +

@@ -33,13 +33,13 @@ std::string barrierName(const Protocol &P, const Event &E) {
 }
 
 std::string who(const EventSite &S) {
-  return S.R ? "role " + S.R->Name
-             : S.In == Part::Prologue ? std::string("the prologue") : std::string("the epilogue");
+  return S.R                      ? "role " + S.R->Name
+         : S.In == Part::Prologue ? std::string("the prologue")
+                                  : std::string("the epilogue");
 }
 
 /// Bytes from the start of barrier array A to Address when that is one constant.
-std::optional<int64_t> offsetInto(const Protocol &P, const BarrierArray &A,
-                                  const Expr *Address) {
+std::optional<int64_t> offsetInto(const Protocol &P, const BarrierArray &A, const Expr *Address) {
   if (!Address || !A.Base || !P.Analysis)
     return std::nullopt;
   ExprContext &C = P.Analysis->context();
@@ -89,7 +89,7 @@ void MbarrierReuse(CheckContext &Ctx) {
                            I.Order < S.Order && SameSlot(*I.E);
     if (!InitializedBefore)
       continue;
-    const EventSite *Other = nullptr; // a use by other threads that runs at the same time
+    const EventSite *Other = nullptr;  // a use by other threads that runs at the same time
     const EventSite *Before = nullptr; // a use earlier in program order
     for (const EventSite &U : Sites) {
       if (!isUseOfBarrier(*U.E) || U.E->Barrier.Array != A)
@@ -115,8 +115,7 @@ void MbarrierReuse(CheckContext &Ctx) {
               "); the init resets its phase to 0 and drops pending arrivals, so parity waits "
               "pass on the wrong phase or never pass",
           E);
-      note(F, who(*Other) + " uses " + barrierName(P, *Other->E) + " here",
-           Other->E->Where);
+      note(F, who(*Other) + " uses " + barrierName(P, *Other->E) + " here", Other->E->Where);
       for (unsigned I : P.Barriers[A].InitEvents)
         if (I != S.Index) {
           note(F, "it was initialized here first", P.Events[I].Where);
@@ -125,12 +124,12 @@ void MbarrierReuse(CheckContext &Ctx) {
       continue;
     }
     if (Before && !InvalBetween(A, Before->Order, S.Order)) {
-      Finding &F = Ctx.report(
-          Severity::Warning,
-          "mbarrier.init initializes " + barrierName(P, E) + " again after " + who(*Before) +
-              " used it (" + at(Before->E->Where) +
-              ") with no mbarrier.inval in between, which the PTX ISA leaves undefined",
-          E);
+      Finding &F =
+          Ctx.report(Severity::Warning,
+                     "mbarrier.init initializes " + barrierName(P, E) + " again after " +
+                         who(*Before) + " used it (" + at(Before->E->Where) +
+                         ") with no mbarrier.inval in between, which the PTX ISA leaves undefined",
+                     E);
       note(F, "earlier use", Before->E->Where);
     }
   }
@@ -148,15 +147,15 @@ void MbarrierReuse(CheckContext &Ctx) {
         continue;
       const EventSite *Init = nullptr;
       for (const EventSite &I : Sites)
-        if (I.E->Kind == EventKind::Init && I.E->Barrier.Array == A && I.Order < S.Order &&
-            !Init)
+        if (I.E->Kind == EventKind::Init && I.E->Barrier.Array == A && I.Order < S.Order && !Init)
           Init = &I;
       if (!Init || InvalBetween(A, Init->Order, S.Order))
         continue;
       Finding &F = Ctx.report(
           Severity::Error,
           E.Opcode + " writes into the memory of mbarrier " + Array.Name + " (byte " +
-              std::to_string(*Off) + ") while it is still a valid barrier (no mbarrier.inval "
+              std::to_string(*Off) +
+              ") while it is still a valid barrier (no mbarrier.inval "
               "since its init), so the write corrupts the barrier or the barrier's updates "
               "corrupt the data",
           E);

@@ -61,13 +61,11 @@ void NamedBarrierCount(CheckContext &Ctx) {
     bool BadCount = N == 0 || N % WarpSize != 0 || N > Block;
     if (!BadCount && Reaching[Id].count() >= N)
       continue;
-    llvm::sort(Events, [](const Event *A, const Event *B) {
-      return A->Where.PtxLine < B->Where.PtxLine;
-    });
+    llvm::sort(Events,
+               [](const Event *A, const Event *B) { return A->Where.PtxLine < B->Where.PtxLine; });
     Events.erase(std::unique(Events.begin(), Events.end()), Events.end());
-    auto Same = llvm::find_if(Groups, [&](const Group &G) {
-      return G.Count == N && G.Events == Events;
-    });
+    auto Same =
+        llvm::find_if(Groups, [&](const Group &G) { return G.Count == N && G.Events == Events; });
     if (Same == Groups.end())
       Groups.push_back(Group{Events, N, {Id}});
     else
@@ -94,9 +92,8 @@ void NamedBarrierCount(CheckContext &Ctx) {
       Who += (Who.empty() ? "" : "; ") + ("barrier " + std::to_string(Id) + " is used only by " +
                                           describeThreads(Reaching[Id]));
     Finding &F = Ctx.report(Severity::Error,
-                            Bar + " waits for " + std::to_string(N) + " threads" + More +
-                                ", but " + Who +
-                                ", so the barrier never completes and they hang",
+                            Bar + " waits for " + std::to_string(N) + " threads" + More + ", but " +
+                                Who + ", so the barrier never completes and they hang",
                             E);
     if (std::optional<SourceRef> From = operandSource(P, E, models::OperandRole::ThreadCount))
       note(F, "the thread count " + std::to_string(N) + " is set here", *From);

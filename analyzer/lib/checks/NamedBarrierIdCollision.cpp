@@ -66,8 +66,8 @@ void NamedBarrierIdCollision(CheckContext &Ctx) {
       Finding &F = Ctx.report(
           Severity::Error,
           Bar + " is used by " + describeThreads(All) + " but " + E.Opcode + " " +
-              std::to_string(Id) + ", " + std::to_string(*First->Count) + " completes a phase with any " +
-              std::to_string(*First->Count) +
+              std::to_string(Id) + ", " + std::to_string(*First->Count) +
+              " completes a phase with any " + std::to_string(*First->Count) +
               " of them, so groups that run at the same time share its phases and one can pass "
               "before its own threads arrived",
           E);
@@ -76,8 +76,9 @@ void NamedBarrierIdCollision(CheckContext &Ctx) {
       unsigned Noted = 0;
       for (const NamedBarrierUse *U : List)
         if (U != First && U->Site->E != &E && Noted++ < 3)
-          note(F, describeThreads(U->Threads) + " use " + Bar + " here with count " +
-                      std::to_string(*U->Count),
+          note(F,
+               describeThreads(U->Threads) + " use " + Bar + " here with count " +
+                   std::to_string(*U->Count),
                U->Site->E->Where);
       continue;
     }
@@ -93,13 +94,13 @@ void NamedBarrierIdCollision(CheckContext &Ctx) {
       if (!Clash || A->Conditional || Clash->Conditional)
         continue;
       const Event &E = *A->Site->E;
-      Finding &F = Ctx.report(
-          Severity::Error,
-          Bar + " is used with count " + std::to_string(*A->Count) + " by " +
-              describeThreads(A->Threads) + " and with count " +
-              std::to_string(*Clash->Count) + " by " + describeThreads(Clash->Threads) +
-              ", so the groups complete each other's phases at the wrong count",
-          E);
+      Finding &F =
+          Ctx.report(Severity::Error,
+                     Bar + " is used with count " + std::to_string(*A->Count) + " by " +
+                         describeThreads(A->Threads) + " and with count " +
+                         std::to_string(*Clash->Count) + " by " + describeThreads(Clash->Threads) +
+                         ", so the groups complete each other's phases at the wrong count",
+                     E);
       note(F, "the use with count " + std::to_string(*Clash->Count), Clash->Site->E->Where);
       break;
     }

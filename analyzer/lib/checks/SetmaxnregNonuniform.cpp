@@ -36,18 +36,21 @@ void SetmaxnregNonuniform(CheckContext &Ctx) {
         continue;
       }
     } else {
-      Ctx.report(Severity::Remark,
-                 Op + " takes a register count wsv could not resolve" +
-                     (E.RegCount.Unknown.empty() ? std::string() : " (" + E.RegCount.Unknown + ")") +
-                     ", so its range was not checked",
-                 E);
+      Ctx.report(
+          Severity::Remark,
+          Op + " takes a register count wsv could not resolve" +
+              (E.RegCount.Unknown.empty() ? std::string() : " (" + E.RegCount.Unknown + ")") +
+              ", so its range was not checked",
+          E);
     }
 
     Coverage C = coverage(E.Threads, 4 * WarpSize);
     if (!C.Unknown.empty()) {
       Ctx.report(Severity::Remark,
-                 Op + " must be executed by whole warpgroups, but the threads that execute it "
-                      "are unknown (" + C.Unknown + "), so this was not checked",
+                 Op +
+                     " must be executed by whole warpgroups, but the threads that execute it "
+                     "are unknown (" +
+                     C.Unknown + "), so this was not checked",
                  E);
       continue;
     }

@@ -144,8 +144,7 @@ Coverage checks::coverage(const ThreadSet &T, unsigned Granule) {
   return C;
 }
 
-std::optional<uint64_t> checks::valueInThread(const Expr *E, unsigned Tid,
-                                               const LaunchShape &L) {
+std::optional<uint64_t> checks::valueInThread(const Expr *E, unsigned Tid, const LaunchShape &L) {
   if (!E)
     return std::nullopt;
   unsigned X = L.BlockX ? L.BlockX : 1, Y = L.BlockY ? L.BlockY : 1;
@@ -155,15 +154,23 @@ std::optional<uint64_t> checks::valueInThread(const Expr *E, unsigned Tid,
     if (!Leaf->is(ExprKind::SpecialReg))
       return std::nullopt;
     switch (Leaf->specialRegister()) {
-    case SpecialRegister::TidX: return Tid % X;
-    case SpecialRegister::TidY: return (Tid / X) % Y;
-    case SpecialRegister::TidZ: return Tid / (X * Y);
-    case SpecialRegister::NtidX: return L.BlockX;
-    case SpecialRegister::NtidY: return L.BlockY;
-    case SpecialRegister::NtidZ: return L.BlockZ;
+    case SpecialRegister::TidX:
+      return Tid % X;
+    case SpecialRegister::TidY:
+      return (Tid / X) % Y;
+    case SpecialRegister::TidZ:
+      return Tid / (X * Y);
+    case SpecialRegister::NtidX:
+      return L.BlockX;
+    case SpecialRegister::NtidY:
+      return L.BlockY;
+    case SpecialRegister::NtidZ:
+      return L.BlockZ;
     // Lanes follow the linear thread id (PTX ISA, "Special Registers: %laneid").
-    case SpecialRegister::LaneId: return Tid % WarpSize;
-    default: return std::nullopt;
+    case SpecialRegister::LaneId:
+      return Tid % WarpSize;
+    default:
+      return std::nullopt;
     }
   });
 }
@@ -321,8 +328,8 @@ std::optional<SourceRef> checks::threadGuard(const Protocol &P, const Event &E) 
     if (!L->is(ExprKind::SpecialReg))
       return L->is(ExprKind::Elect);
     SpecialRegister R = L->specialRegister();
-    return R == SpecialRegister::TidX || R == SpecialRegister::TidY ||
-           R == SpecialRegister::TidZ || R == SpecialRegister::LaneId;
+    return R == SpecialRegister::TidX || R == SpecialRegister::TidY || R == SpecialRegister::TidZ ||
+           R == SpecialRegister::LaneId;
   };
   for (BlockId B = G.inst(E.Inst).Block; Dom.inTree(B) && B != G.entry();) {
     B = Dom.idom(B);
@@ -351,9 +358,8 @@ std::vector<SourceRef> checks::kernelExits(const Protocol &P) {
       continue;
     Out.push_back(sourceOf(P, Last));
   }
-  std::sort(Out.begin(), Out.end(), [](const SourceRef &A, const SourceRef &B) {
-    return A.PtxLine < B.PtxLine;
-  });
+  std::sort(Out.begin(), Out.end(),
+            [](const SourceRef &A, const SourceRef &B) { return A.PtxLine < B.PtxLine; });
   return Out;
 }
 
@@ -415,8 +421,8 @@ bool checks::isCtaWideSync(const Protocol &P, const Event &E) {
          E.Sync != models::SyncKind::BarrierArrive;
 }
 
-std::vector<std::optional<uint64_t>>
-checks::ctaBarrierKeys(const Protocol &P, const std::vector<EventSite> &Sites) {
+std::vector<std::optional<uint64_t>> checks::ctaBarrierKeys(const Protocol &P,
+                                                            const std::vector<EventSite> &Sites) {
   unsigned Block = P.Launch.threads();
   std::map<uint64_t, llvm::BitVector> Unaligned;
   NamedBarrierUses Uses = namedBarrierUses(P, Sites);
@@ -447,8 +453,7 @@ checks::ctaBarrierKeys(const Protocol &P, const std::vector<EventSite> &Sites) {
   return Keys;
 }
 
-NamedBarrierUses checks::namedBarrierUses(const Protocol &P,
-                                          const std::vector<EventSite> &Sites) {
+NamedBarrierUses checks::namedBarrierUses(const Protocol &P, const std::vector<EventSite> &Sites) {
   NamedBarrierUses Out;
   llvm::SmallVector<bool, 64> Seen(P.Events.size(), false);
   unsigned Block = P.Launch.threads();

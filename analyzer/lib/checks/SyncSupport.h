@@ -31,9 +31,9 @@ enum class Part : uint8_t { Prologue, Role, Epilogue };
 /// One place an event occupies in the protocol's structure.
 struct EventSite {
   const Event *E = nullptr;
-  unsigned Index = 0;        ///< into Protocol::Events
+  unsigned Index = 0; ///< into Protocol::Events
   Part In = Part::Prologue;
-  const Role *R = nullptr;   ///< the role for Part::Role
+  const Role *R = nullptr; ///< the role for Part::Role
   /// Position in a walk of prologue, roles (in order) and epilogue: sites of one sequence
   /// compare in program order.
   unsigned Order = 0;
@@ -93,8 +93,7 @@ SourceRef sourceOf(const Protocol &P, InstId I);
 /// its block or the single-predecessor blocks before it (`mov.u32 %r346, 256` before
 /// `bar.sync %r345, %r346`): compilers attribute it to the source line the value comes
 /// from. std::nullopt when the operand is not a register or no writer is found nearby.
-std::optional<SourceRef> operandSource(const Protocol &P, const Event &E,
-                                       models::OperandRole Role);
+std::optional<SourceRef> operandSource(const Protocol &P, const Event &E, models::OperandRole Role);
 
 /// The nearest branch above the event (in its dominators) whose condition depends on the
 /// thread or lane id: the guard that decides which threads of a warp run it.

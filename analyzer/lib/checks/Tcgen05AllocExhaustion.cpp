@@ -55,8 +55,7 @@ void Tcgen05AllocExhaustion(CheckContext &Ctx) {
       AllKnown = false;
       Ctx.report(Severity::Remark,
                  E.Opcode + " allocates a column count wsv could not resolve" +
-                     (E.Columns.Unknown.empty() ? std::string()
-                                                : " (" + E.Columns.Unknown + ")") +
+                     (E.Columns.Unknown.empty() ? std::string() : " (" + E.Columns.Unknown + ")") +
                      ", so it was not checked against the 512 columns of TMEM",
                  E);
       continue;
@@ -99,8 +98,8 @@ void Tcgen05AllocExhaustion(CheckContext &Ctx) {
         if (*Ctas >= 2 && uint64_t(*Ctas) * Total > TmemColumns) {
           Ctx.report(Severity::Warning,
                      "each CTA allocates " + std::to_string(Total) +
-                         " TMEM columns and .minnctapersm " + std::to_string(*Ctas) +
-                         " asks for " + std::to_string(*Ctas) + " CTAs per SM, " +
+                         " TMEM columns and .minnctapersm " + std::to_string(*Ctas) + " asks for " +
+                         std::to_string(*Ctas) + " CTAs per SM, " +
                          std::to_string(uint64_t(*Ctas) * Total) +
                          " of its 512 columns, so a CTA's allocation waits until another CTA "
                          "on the SM deallocates",

@@ -39,12 +39,13 @@ void Tcgen05AllocLaneGuard(CheckContext &Ctx) {
     std::string What = E.Kind == EventKind::Alloc     ? "the TMEM allocation"
                        : E.Kind == EventKind::Dealloc ? "the TMEM deallocation"
                                                       : "giving up the allocation permit";
-    Finding &F = Ctx.report(Severity::Error,
-               E.Opcode + " is warp-wide (.sync.aligned) but only " + C.Partial +
-                   " execute it, so " + What +
-                   " is undefined behaviour: the other lanes never take part and the warp "
-                   "may hang or leave the columns in an unknown state",
-               E);
+    Finding &F =
+        Ctx.report(Severity::Error,
+                   E.Opcode + " is warp-wide (.sync.aligned) but only " + C.Partial +
+                       " execute it, so " + What +
+                       " is undefined behaviour: the other lanes never take part and the warp "
+                       "may hang or leave the columns in an unknown state",
+                   E);
     if (std::optional<SourceRef> Guard = threadGuard(P, E))
       note(F, "the guard that splits the warp is here", *Guard);
   }

@@ -28,8 +28,9 @@ void TmemDeallocEarly(CheckContext &Ctx) {
     return std::string("its columns");
   };
   auto Who = [](const EventSite &S) {
-    return S.R ? S.R->Name : S.In == Part::Prologue ? std::string("the prologue")
-                                                     : std::string("the epilogue");
+    return S.R                      ? S.R->Name
+           : S.In == Part::Prologue ? std::string("the prologue")
+                                    : std::string("the epilogue");
   };
 
   // Whether a thread running site A reaches site B later: B follows A in the same sequence,
@@ -87,8 +88,7 @@ void TmemDeallocEarly(CheckContext &Ctx) {
         Severity::Error,
         E.Opcode + " frees " + Columns(E) +
             (After ? " before " : " with no barrier of the whole CTA after ") +
-            Unordered->E->Opcode + " by " + Who(*Unordered) + " (" +
-            at(Unordered->E->Where) + ")" +
+            Unordered->E->Opcode + " by " + Who(*Unordered) + " (" + at(Unordered->E->Where) + ")" +
             (After ? ", which then uses freed columns"
                    : ", so threads still reading or writing those columns race with the free"),
         E);

@@ -32,10 +32,10 @@ using namespace wsv::analyzer;
 namespace {
 
 const char *const SyncChecks[] = {
-    "barrier-divergent",     "named-barrier-count",      "named-barrier-id-collision",
+    "barrier-divergent",        "named-barrier-count",      "named-barrier-id-collision",
     "tcgen05-alloc-exhaustion", "tcgen05-alloc-lane-guard", "tmem-dealloc-early",
-    "aligned-divergent",     "cluster-exit-early",       "cluster-multicast-mask",
-    "mbarrier-reuse",        "setmaxnreg-nonuniform",
+    "aligned-divergent",        "cluster-exit-early",       "cluster-multicast-mask",
+    "mbarrier-reuse",           "setmaxnreg-nonuniform",
 };
 
 bool isSyncCheck(llvm::StringRef Name) {
@@ -80,8 +80,8 @@ std::vector<Finding> lintFile(const std::string &Path, Solver *S,
 }
 
 std::string show(const Finding &F) {
-  std::string S = F.File + ":" + std::to_string(F.Where.PtxLine) + ": " +
-                  toString(F.Level) + ": " + F.Message + " [" + F.Check + "]";
+  std::string S = F.File + ":" + std::to_string(F.Where.PtxLine) + ": " + toString(F.Level) + ": " +
+                  F.Message + " [" + F.Check + "]";
   if (const CudaFrame *K = F.Where.kernelFrame())
     S += " (" + llvm::sys::path::filename(K->File).str() + ":" + std::to_string(K->Line) + ")";
   return S;
@@ -90,8 +90,7 @@ std::string show(const Finding &F) {
 std::vector<std::string> listFiles(const std::string &Dir, llvm::StringRef Suffix) {
   std::vector<std::string> Files;
   std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC))
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
     if (llvm::StringRef(It->path()).ends_with(Suffix))
       Files.push_back(It->path());
   std::sort(Files.begin(), Files.end());
@@ -191,8 +190,8 @@ std::vector<std::string> litInputs() {
 
 std::string testName(const ::testing::TestParamInfo<std::string> &Info) {
   llvm::SmallString<64> Dir = llvm::sys::path::parent_path(Info.param);
-  std::string Name = (llvm::sys::path::filename(Dir) + "_" +
-                      llvm::sys::path::stem(Info.param)).str();
+  std::string Name =
+      (llvm::sys::path::filename(Dir) + "_" + llvm::sys::path::stem(Info.param)).str();
   for (char &C : Name)
     if (!llvm::isAlnum(C))
       C = '_';
@@ -219,8 +218,7 @@ std::pair<unsigned, unsigned> bugLines(const std::string &Source, llvm::StringRe
     while (J < Lines.size() && Lines[J].trim().starts_with("//"))
       ++J;
     // The statement after the comment ends at the first line closing it.
-    while (J < Lines.size() && !Lines[J].rtrim().ends_with(";") &&
-           !Lines[J].rtrim().ends_with("{"))
+    while (J < Lines.size() && !Lines[J].rtrim().ends_with(";") && !Lines[J].rtrim().ends_with("{"))
       ++J;
     return {I + 1, J + 1};
   }
