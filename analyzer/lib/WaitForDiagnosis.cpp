@@ -89,8 +89,9 @@ std::optional<uint64_t> arrivalsPerPhase(const Protocol &P, unsigned A,
   uint64_t Sum = 0;
   std::set<unsigned> Seen;
   for (unsigned R = 0; R < Sites.size(); ++R) {
-    std::map<unsigned, uint64_t> PerLoop;
-    std::map<unsigned, std::string> WhoPerLoop;
+    // Keyed by loop and slot: an unrolled ring's copies in one iteration are different phases.
+    std::map<std::pair<unsigned, const Expr *>, uint64_t> PerLoop;
+    std::map<std::pair<unsigned, const Expr *>, std::string> WhoPerLoop;
     for (const EventSite &S : Sites[R]) {
       const Event &E = P.Events[S.Event];
       if (S.Loops.empty() || Seen.count(S.Event) || E.Barrier.Array != A)
@@ -104,12 +105,13 @@ std::optional<uint64_t> arrivalsPerPhase(const Protocol &P, unsigned A,
                                                    : E.Count.constant();
       if (!N || !C)
         return std::nullopt;
-      PerLoop[S.Loops.back()] += *N * *C;
-      std::string &W = WhoPerLoop[S.Loops.back()];
+      std::pair<unsigned, const Expr *> Key{S.Loops.back(), E.Barrier.Slot.E};
+      PerLoop[Key] += *N * *C;
+      std::string &W = WhoPerLoop[Key];
       W += (W.empty() ? "" : ", ") + P.Roles[R].Name + " " + std::to_string(*N) + " thread" +
            (*N == 1 ? "" : "s") + " x " + std::to_string(*C) + " (" + ptxLine(E) + ")";
     }
-    unsigned Best = 0;
+    std::pair<unsigned, const Expr *> Best{0, nullptr};
     uint64_t Max = 0;
     for (auto &[L, N] : PerLoop)
       if (N > Max) {
@@ -135,7 +137,7 @@ bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<
     bool Unknown = false;
     std::string Detail;
   };
-  std::map<unsigned, Tally> PerLoop;
+  std::map<std::pair<unsigned, const Expr *>, Tally> PerLoop; // by loop and slot
   std::set<unsigned> Seen;
   for (const auto &RoleSites : Sites)
     for (const EventSite &S : RoleSites) {
@@ -143,7 +145,7 @@ bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<
       if (S.Loops.empty() || Seen.count(S.Event) || E.Barrier.Array != A)
         continue;
       Seen.insert(S.Event);
-      Tally &T = PerLoop[S.Loops.back()];
+      Tally &T = PerLoop[{S.Loops.back(), E.Barrier.Slot.E}];
       if (E.Kind == EventKind::ArriveExpectTx || E.Kind == EventKind::ExpectTx) {
         std::optional<unsigned> N = E.Threads.count();
         std::optional<uint64_t> B = E.TxBytes.constant();
@@ -176,11 +178,89 @@ bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<
   return false;
 }
 
-std::optional<uint64_t> tripAt(const Protocol &P, const EventSite &S,
-                               const std::map<std::string, uint64_t> &Params) {
-  if (S.Loops.size() != 1)
+/// How many times a site runs over the whole kernel at the captured parameters: the product
+/// of its loops' trip counts, zero where its condition or a loop's is false. nullopt when a
+/// trip count or condition cannot be evaluated (an inner trip that depends on an outer loop).
+std::optional<uint64_t> timesRun(const Protocol &P, const EventSite &S,
+                                 const std::map<std::string, uint64_t> &Params) {
+  uint64_t Times = 1;
+  auto Holds = [&](const ProtocolValue &When) -> std::optional<bool> {
+    if (When.absent())
+      return true;
+    std::optional<uint64_t> V = evaluateAt(P, When.E, {}, Params);
+    if (!V)
+      return std::nullopt;
+    return *V != 0;
+  };
+  for (unsigned L : S.Loops) {
+    std::optional<bool> In = Holds(P.Loops[L].When);
+    std::optional<uint64_t> Trip = evaluateAt(P, P.Loops[L].Trip.E, {}, Params);
+    if (!In || !Trip)
+      return std::nullopt;
+    Times *= *In ? *Trip : 0;
+  }
+  std::optional<bool> Runs = Holds(P.Events[S.Event].When);
+  if (!Runs)
     return std::nullopt;
-  return evaluateAt(P, P.Loops[S.Loops.back()].Trip.E, {}, Params);
+  return *Runs ? Times : 0;
+}
+
+/// Phases a role's arrivals on array A complete over the run (arrivals / init count), and the
+/// waits a role runs on A; nullopt when some count cannot be evaluated.
+std::optional<uint64_t> totalOver(const Protocol &P, const std::vector<EventSite> &Sites,
+                                  unsigned A, bool Waits,
+                                  const std::map<std::string, uint64_t> &Params) {
+  uint64_t Sum = 0;
+  for (const EventSite &S : Sites) {
+    const Event &E = P.Events[S.Event];
+    if (E.Barrier.Array != A)
+      continue;
+    bool Counts = Waits ? E.Kind == EventKind::Wait || E.Kind == EventKind::Probe
+                        : E.Kind == EventKind::Arrive || E.Kind == EventKind::ArriveExpectTx ||
+                              E.Kind == EventKind::MmaCommit ||
+                              E.Kind == EventKind::CpAsyncArrive;
+    if (!Counts)
+      continue;
+    // A try_wait whose result decides a spin loop after it is one wait, counted once: by the
+    // probe (the spin runs only when the probe failed, which no parameter decides).
+    auto SlowPathOf = [&](const EventSite &Other) {
+      const Event &O = P.Events[Other.Event];
+      return Other.Loops == S.Loops && O.Barrier.Array == A && O.Barrier.Slot.E == E.Barrier.Slot.E;
+    };
+    if (Waits) {
+      bool Paired = false;
+      for (const EventSite &O : Sites) {
+        const Event &OE = P.Events[O.Event];
+        if (O.Event == S.Event || !SlowPathOf(O))
+          continue;
+        if (E.Kind == EventKind::Probe && OE.Kind == EventKind::Wait && !OE.When.absent() &&
+            !evaluateAt(P, OE.When.E, {}, Params))
+          Paired = true;
+        if (E.Kind == EventKind::Wait && OE.Kind == EventKind::Probe && !E.When.absent() &&
+            !evaluateAt(P, E.When.E, {}, Params))
+          Paired = true;
+      }
+      if (E.Kind == EventKind::Probe && !Paired)
+        continue; // a peek that a real wait follows
+      if (E.Kind == EventKind::Wait && Paired)
+        continue; // counted by its probe
+    }
+    std::optional<uint64_t> Times = timesRun(P, S, Params);
+    std::optional<unsigned> N = Waits ? std::optional<unsigned>(1) : E.Threads.count();
+    std::optional<uint64_t> C = Waits || E.Count.absent() ? std::optional<uint64_t>(1)
+                                                          : E.Count.constant();
+    if (!Times || !N || !C)
+      return std::nullopt;
+    Sum += *Times * *N * *C;
+  }
+  if (Waits)
+    return Sum;
+  const BarrierArray &B = P.Barriers[A];
+  std::optional<uint64_t> Init =
+      B.InitCounts.empty() ? std::nullopt : B.InitCounts.front().constant();
+  if (!Init || !*Init)
+    return std::nullopt;
+  return Sum / *Init;
 }
 
 bool wholeWarpgroups(const ThreadSet &T) {
@@ -352,25 +432,30 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
         !std::all_of(Others.begin(), Others.end(),
                      [](const WaitEdge *E) { return E->State == PeerState::Silent; }))
       continue;
-    // Trip counts of the waiting loop and the completing loop.
-    for (const EventSite &WaitSite : A.Matches[G].Waits) {
-      std::optional<uint64_t> Mine = tripAt(P, WaitSite, S.Params);
-      for (const WaitEdge *E : Others)
-        for (const EventSite &C : E->Completions) {
-          std::optional<uint64_t> Theirs = tripAt(P, C, S.Params);
-          if (!Mine || !Theirs || *Mine == *Theirs)
-            continue;
-          const ProtocolLoop &LW = P.Loops[WaitSite.Loops.back()];
-          const ProtocolLoop &LC = P.Loops[C.Loops.back()];
-          D.Evidence.push_back(W.Role + "'s loop runs " + formatValue(P, LW.Trip) + " = " +
-                               std::to_string(*Mine) + " times, " + P.Roles[E->Role].Name +
-                               "'s loop " + formatValue(P, LC.Trip) + " = " +
-                               std::to_string(*Theirs) + " times (at the captured " +
-                               "parameters); " + W.Role + " waits at iteration " +
-                               std::to_string(W.FirstIteration) + " for a phase " +
-                               P.Roles[E->Role].Name + " never completes");
-          return Found(BugClass::TripCount);
-        }
+    // Phases the completers give the barrier over the run, against the waits on it.
+    std::optional<unsigned> Arr = barrierArray(P, W.Barrier);
+    std::optional<uint64_t> Waits;
+    for (unsigned R : A.Matches[G].Roles)
+      if (std::optional<uint64_t> N = totalOver(P, Sites[R], *Arr, true, S.Params))
+        Waits = Waits.value_or(0) + *N;
+    std::optional<uint64_t> Phases = 0;
+    std::string Who;
+    for (const WaitEdge *E : Others) {
+      std::optional<uint64_t> N = totalOver(P, Sites[E->Role], *Arr, false, S.Params);
+      if (!N) {
+        Phases.reset();
+        break;
+      }
+      *Phases += *N;
+      Who += (Who.empty() ? "" : ", ") + P.Roles[E->Role].Name;
+    }
+    if (Waits && Phases && *Phases < *Waits) {
+      D.Evidence.push_back("at the captured parameters, " + Who + " completes " + W.Barrier +
+                           " " + std::to_string(*Phases) + " times over the run, but " +
+                           W.Role + " waits on it " + std::to_string(*Waits) + " times; " +
+                           W.Role + " waits at iteration " + std::to_string(W.FirstIteration) +
+                           " for a phase nobody completes");
+      return Found(BugClass::TripCount);
     }
     // A silent completer that holds a CTA-wide barrier of its own.
     for (const WaitEdge *E : Others)

@@ -164,6 +164,11 @@ void replay(const Trace &T, const analyzer::Protocol *P, Explanation &E) {
     unsigned Slot = S.Index.value_or(0);
     unsigned Rank = 0; // a schedule's steps name no cluster rank: one CTA's barriers
     models::Mbarrier &B = Get(Rank, *S.Barrier, Slot);
+    if (!B.initialized() && !llvm::StringRef(S.Op).starts_with("mbarrier.init")) {
+      // No init step and no protocol: the count is not known, so the slot is not replayed.
+      E.Effects[I].Note = "not replayed: " + Name(*S.Barrier, Slot) + "'s init count is unknown";
+      continue;
+    }
     uint64_t Before = B.completedPhases();
     uint32_t Count = S.Count.value_or(1);
     models::MbarrierViolation V = models::MbarrierViolation::None;

@@ -157,7 +157,7 @@ void printBarriers(const Explanation &E, llvm::raw_ostream &OS) {
   for (const BarrierEndState &B : E.States) {
     OS << "  " << B.Barrier << "[" << B.Slot << "]: ";
     if (!B.Initialized) {
-      OS << "not initialized\n";
+      OS << "init count unknown (no init step, and no protocol to take it from)\n";
       continue;
     }
     OS << "phase " << B.CompletedPhases << " (parity " << (B.CompletedPhases & 1)
