@@ -62,7 +62,7 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
                  E);
   }
   std::set<unsigned> Reported;
-  std::set<const Event *> SaidFor;
+  std::set<std::pair<const Sequence *, unsigned>> SaidFor;
   for (const Sequence &Seq : Order.sequences())
     for (unsigned W = 0; W < Seq.Steps.size(); ++W) {
       const Event &Write = Order.event(Seq, W);
@@ -84,9 +84,10 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
             continue;
           const Event *Commit = nullptr;
           if (!retired(Order, Seq, Order.between(Seq, E, W), Commit)) {
-            // Writes that overtake the same store have one cause: say it once.
+            // The writes of one role into one staging buffer (unrolled copies of one
+            // statement) have one cause: say it once.
             Reported.insert(Seq.Steps[W].Event);
-            if (!SaidFor.insert(&Store).second)
+            if (!SaidFor.insert({&Seq, Into->Array}).second)
               break;
             const Buffer &Buf = P.Buffers[Into->Array];
             std::string Msg;
@@ -94,7 +95,7 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
             OS << Order.who(Seq, W) << " writes the TMA-store staging buffer " << Buf.Name;
             if (Buf.Slots > 1)
               OS << "[" << Into->Slot << "]";
-            OS << " for " << Order.describe(S) << " while the store that reads it may still "
+            OS << " for " << Order.describe(S, Seq, W) << " while the store that reads it may still "
                << "be reading: "
                << (Commit ? "no cp.async.bulk.wait_group.read retires its bulk group before "
                             "the write"

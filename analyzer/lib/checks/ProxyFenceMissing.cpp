@@ -43,7 +43,7 @@ void wsv::analyzer::checks::ProxyFenceMissing(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
   StageOrder Order(P);
   std::set<unsigned> Reported;
-  std::set<const Event *> SaidAt;
+  std::set<std::pair<const Sequence *, unsigned>> SaidFor;
   for (const Sequence &Seq : Order.sequences())
     for (unsigned W = 0; W < Seq.Steps.size(); ++W) {
       const Event &Write = Order.event(Seq, W);
@@ -61,8 +61,9 @@ void wsv::analyzer::checks::ProxyFenceMissing(CheckContext &Ctx) {
         if (!asyncReads(E, Target))
           continue;
         Reported.insert(Seq.Steps[W].Event);
-        // Writes published by the same barrier share one fence: say it once.
-        if (!SaidAt.insert(FirstSync ? FirstSync : &E).second)
+        // Writes of one role into one buffer (unrolled copies of one statement, all the
+        // writes a barrier publishes) miss the same fence: say it once.
+        if (!SaidFor.insert({&Seq, Target}).second)
           break;
         const Buffer &Buf = P.Buffers[Target];
         std::string Msg;

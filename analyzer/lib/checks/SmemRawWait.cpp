@@ -137,7 +137,7 @@ void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
                << " is skipped, and ";
           OS << Order.who(Seq, I) << " reads " << Buf.Name << "[" << At->Slot << "] ("
              << (Read.Kind == EventKind::Mma ? "MMA operand" : "ld.shared") << ") for "
-             << Order.describe(S) << " without waiting on " << Full.Name << "["
+             << Order.describe(S, Seq, I) << " without waiting on " << Full.Name << "["
              << Fills.begin()->Slot << "], the barrier its fill completes, so it may read the "
              << "stage before the copy has written it";
           // When a wait on the fill barrier exists but is skipped for these values, the bug

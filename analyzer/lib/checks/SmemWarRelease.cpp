@@ -160,7 +160,7 @@ void wsv::analyzer::checks::SmemWarRelease(CheckContext &Ctx) {
             llvm::raw_string_ostream OS(Msg);
             OS << Order.who(Seq, A) << " releases " << Buf.Name << "[" << Stage.Slot
                << "] (arrive on " << P.Barriers[Empty->Array].Name << "[" << Empty->Slot
-               << "]) for " << Order.describe(S) << " while " << Why
+               << "]) for " << Order.describe(S, Seq, A) << " while " << Why
                << ", so the next fill can overwrite the stage under the read";
             Finding &F = Ctx.report(Severity::Error, Msg, Release);
             addNote(F, "the read of " + Buf.Name + "[" + std::to_string(Stage.Slot) + "]",

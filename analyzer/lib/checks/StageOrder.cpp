@@ -486,12 +486,43 @@ std::string StageOrder::name(const BarrierRef &R) const {
   return A.Name + "[" + P.exprString(R.Slot.E) + "]";
 }
 
-std::string StageOrder::describe(const Sample &S) const {
+std::string StageOrder::describe(const Sample &S, const Sequence &Seq, unsigned I) const {
+  // The parameters that decide whether and how often the step runs: those its loops' trip
+  // counts and conditions, its role's condition and its own condition mention.
+  std::set<std::string> Params;
+  auto Collect = [&](const Expr *E) {
+    if (!E)
+      return;
+    E->mentions([&](const Expr *L) {
+      if (L->is(ExprKind::Param))
+        for (unsigned K = 0; K < P.ParamSymbols.size() && K < P.ParamNames.size(); ++K)
+          if (P.ParamSymbols[K] == L->name())
+            Params.insert(P.ParamNames[K]);
+      return false;
+    });
+  };
+  const Step &St = Seq.Steps[I];
+  for (unsigned L : St.Loops) {
+    Collect(P.Loops[L].Trip.E);
+    Collect(P.Loops[L].When.E);
+  }
+  if (Seq.R && !St.InPrologue && !St.InEpilogue)
+    Collect(Seq.R->When.E);
+  Collect(P.Events[St.Event].When.E);
+
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  for (const auto &[Loop, K] : S.Iteration)
-    OS << P.loopVar(Loop) << " = " << K << ", ";
-  OS << "sizes " << S.Param;
+  const char *Sep = "";
+  for (const auto &[Loop, K] : S.Iteration) {
+    OS << Sep << P.loopVar(Loop) << " = " << K;
+    Sep = ", ";
+  }
+  for (const std::string &Name : Params) {
+    OS << Sep << Name << " = " << S.Param;
+    Sep = ", ";
+  }
+  if (Out.empty())
+    OS << "every size";
   return Out;
 }
 

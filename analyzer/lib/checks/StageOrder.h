@@ -135,8 +135,9 @@ public:
   /// `A[k%4]`, `full[k%4]` with the slot's closed form when it has one.
   std::string name(const BufferRef &R) const;
   std::string name(const BarrierRef &R) const;
-  /// `k = 1, K = 64` for the loop variables and the parameter value of a sample.
-  std::string describe(const Sample &S) const;
+  /// `k = 1, K = 64`: the sample's loop variables and the parameters that decide whether
+  /// and how often step I runs.
+  std::string describe(const Sample &S, const Sequence &Seq, unsigned I) const;
   /// The role's name, or `epilogue` for a step after the roles join.
   std::string who(const Sequence &Seq, unsigned I) const;
 

@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -70,7 +71,13 @@ void wsv::analyzer::checks::Tcgen05CommitMultiThread(CheckContext &Ctx) {
       continue;
     }
     PerWarp Counts = countPerWarp(E.Threads);
-    for (const auto &[Warp, N] : Counts.Always) {
+    std::set<unsigned> Warps;
+    for (const auto &[Warp, N] : Counts.Always)
+      Warps.insert(Warp);
+    for (const auto &[Warp, N] : Counts.Maybe)
+      Warps.insert(Warp);
+    for (unsigned Warp : Warps) {
+      unsigned N = Counts.Always[Warp];
       unsigned Total = N + Counts.Maybe[Warp];
       if (Total <= 1)
         continue;
