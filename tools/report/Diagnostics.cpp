@@ -72,12 +72,13 @@ std::string shortFrame(const analyzer::CudaFrame &F) {
   return llvm::sys::path::filename(F.File).str() + ":" + std::to_string(F.Line);
 }
 
-/// The CUDA note of a finding: the kernel's own source line, and the helper it went through
-/// when the instruction was inlined from one.
+/// The CUDA note of a finding: the kernel's own source line (the outermost frame of the
+/// .loc chain: the statement in the kernel body), and the helper it went through when the
+/// instruction was inlined from one.
 void printCudaNote(const SourceRef &Where, llvm::raw_ostream &OS, bool Colors,
                    CudaSources &Cuda) {
-  const analyzer::CudaFrame *K = Where.kernelFrame();
-  if (!K || K->Line == 0)
+  const analyzer::CudaFrame *K = outerFrame(Where);
+  if (!K)
     return;
   std::string Message = "from this CUDA source line";
   const analyzer::CudaFrame &Inner = Where.Cuda.front();
@@ -114,7 +115,7 @@ void wsv::report::printText(const LintInput &In, llvm::raw_ostream &OS, bool Col
             F.Message + " [" + F.Check + "]", OS, Colors);
     for (const analyzer::FindingNote &N : F.Notes) {
       std::string Message = N.Message;
-      if (const analyzer::CudaFrame *K = N.Where.kernelFrame(); K && K->Line)
+      if (const analyzer::CudaFrame *K = outerFrame(N.Where))
         Message += " (from " + shortFrame(*K) + ")";
       printAt(N.Where.PtxLine ? Ptx : nullptr, In.Name, N.Where.PtxLine, N.Where.PtxColumn,
               SourceMgr::DK_Note, Message, OS, Colors);

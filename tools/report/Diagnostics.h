@@ -33,6 +33,12 @@ private:
   llvm::StringMap<std::unique_ptr<llvm::SourceMgr>> Files;
 };
 
+/// The statement of the kernel body an instruction comes from: the outermost frame of its
+/// .loc chain (inlined helpers are inner frames); null without a line.
+inline const analyzer::CudaFrame *outerFrame(const analyzer::SourceRef &Where) {
+  return !Where.Cuda.empty() && Where.Cuda.back().Line ? &Where.Cuda.back() : nullptr;
+}
+
 /// Prints what one input produced: its parse errors, or why it was not read, or its findings
 /// with their notes.
 void printText(const LintInput &In, llvm::raw_ostream &OS, bool Colors, CudaSources &Cuda);

@@ -1,5 +1,6 @@
 //===- Sarif.cpp - lint results as SARIF 2.1.0 -------------------------------------===//
 #include "Sarif.h"
+#include "Diagnostics.h"
 
 #include "wsv/analyzer/Checks.h"
 
@@ -142,7 +143,7 @@ json resultOf(const Finding &F, const SarifOptions &O,
          {"physicalLocation", physicalLocation(F.File, N.Where.PtxLine, N.Where.PtxColumn, O.Root)},
          {"message", {{"text", N.Message}}}});
   }
-  if (const analyzer::CudaFrame *K = F.Where.kernelFrame(); K && K->Line)
+  if (const analyzer::CudaFrame *K = outerFrame(F.Where))
     Related.push_back({{"id", ++Id},
                        {"physicalLocation", physicalLocation(K->File, K->Line, K->Column, O.Root)},
                        {"message", {{"text", "from this CUDA source line"}}}});
