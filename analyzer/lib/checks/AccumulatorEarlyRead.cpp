@@ -42,27 +42,56 @@ std::set<unsigned> mmaDoneBarriers(const StageOrder &Order) {
   return Out;
 }
 
-/// Finds a wait on one of Arrays before step I of Seq, also through CTA/named barriers that
-/// join Seq's threads with another role that waited.
-const Event *waitBefore(const StageOrder &Order, const Sequence &Seq, unsigned I,
-                        const std::set<unsigned> &Arrays, unsigned Depth = 0) {
+/// What the walk back from a step found: a wait on one of the arrays, or only waits whose
+/// barrier wsv could not resolve (which may be the one), or neither.
+struct WaitSearch {
+  const Event *Found = nullptr;
+  const Event *Unresolved = nullptr;
+};
+
+/// Looks for a wait on one of Arrays before step I of Seq, also through CTA/named barriers
+/// that join Seq's threads with another role that waited.
+WaitSearch waitBefore(const StageOrder &Order, const Sequence &Seq, unsigned I,
+                      const std::set<unsigned> &Arrays, unsigned Depth = 0) {
+  WaitSearch Out;
   const Event &At = Order.event(Seq, I);
   for (const Earlier &E : Order.before(Seq, I)) {
     const Event &W = Order.event(Seq, E.Index);
-    if (W.Kind == EventKind::Wait && W.Barrier.resolved() && Arrays.count(W.Barrier.Array) &&
-        overlaps(W.Threads, At.Threads))
-      return &W;
+    if (W.Kind == EventKind::Wait && overlaps(W.Threads, At.Threads)) {
+      if (!W.Barrier.resolved() && !Out.Unresolved)
+        Out.Unresolved = &W;
+      if (W.Barrier.resolved() && Arrays.count(W.Barrier.Array)) {
+        Out.Found = &W;
+        return Out;
+      }
+    }
     if (Depth == 0 && synchronizes(W, At.Threads))
       for (const Sequence &Other : Order.sequences()) {
         if (&Other == &Seq)
           continue;
         for (unsigned J = 0; J < Other.Steps.size(); ++J)
-          if (Other.Steps[J].Event == Seq.Steps[E.Index].Event)
-            if (const Event *Found = waitBefore(Order, Other, J, Arrays, Depth + 1))
-              return Found;
+          if (Other.Steps[J].Event == Seq.Steps[E.Index].Event) {
+            WaitSearch There = waitBefore(Order, Other, J, Arrays, Depth + 1);
+            if (There.Found)
+              return There;
+            if (!Out.Unresolved)
+              Out.Unresolved = There.Unresolved;
+          }
       }
   }
-  return nullptr;
+  return Out;
+}
+
+/// Why the order around step I cannot be decided: threads or loops wsv could not count.
+std::string undecided(const StageOrder &Order, const Sequence &Seq, unsigned I) {
+  const Protocol &P = Order.protocol();
+  const Event &E = Order.event(Seq, I);
+  if (E.Threads.isUnknown())
+    return "its threads are unknown: " + E.Threads.reason();
+  for (unsigned L : Seq.Steps[I].Loops)
+    if (!P.Loops[L].Trip.known())
+      return "a loop around it has no trip count: " + P.Loops[L].Trip.Unknown;
+  return {};
 }
 
 void checkTmemLoads(CheckContext &Ctx, const StageOrder &Order) {
@@ -80,12 +109,27 @@ void checkTmemLoads(CheckContext &Ctx, const StageOrder &Order) {
       const Event &Ld = Order.event(Seq, I);
       if (Ld.Kind != EventKind::TmemLoad || Reported.count(Seq.Steps[I].Event))
         continue;
-      if (waitBefore(Order, Seq, I, Done))
+      WaitSearch Search = waitBefore(Order, Seq, I, Done);
+      if (Search.Found)
         continue;
       Reported.insert(Seq.Steps[I].Event);
       // The loads after the same missing wait share its cause: say it at the first.
       if (!SaidFor.insert(std::make_pair(&Seq, Seq.Steps[I].Loops)).second)
         continue;
+      std::string Why = undecided(Order, Seq, I);
+      if (Search.Unresolved || !Why.empty()) {
+        Finding &F = Ctx.report(
+            Severity::Remark,
+            "whether this tcgen05.ld waits for the MMAs to finish was not decided (" +
+                (Why.empty() ? std::string("a wait before it is on a barrier wsv could not "
+                                           "resolve")
+                             : Why) +
+                ")",
+            Ld);
+        if (Search.Unresolved)
+          addNote(F, "the unresolved wait", *Search.Unresolved);
+        continue;
+      }
       std::string Msg = Order.who(Seq, I) + " reads TMEM with tcgen05.ld without first waiting "
                                             "on a barrier that a tcgen05.commit after the MMAs "
                                             "completes";
@@ -128,11 +172,27 @@ void checkTmemOverwrite(CheckContext &Ctx, const StageOrder &Order) {
       if (!isSync(M, models::SyncKind::Tcgen05Mma) || Seq.Steps[I].Loops.size() < 2 ||
           Reported.count(Seq.Steps[I].Event))
         continue;
-      if (waitBefore(Order, Seq, I, Freed))
+      WaitSearch Search = waitBefore(Order, Seq, I, Freed);
+      if (Search.Found)
         continue;
       Reported.insert(Seq.Steps[I].Event);
       if (!SaidFor.insert(std::make_pair(&Seq, Seq.Steps[I].Loops)).second)
         continue;
+      std::string Why = undecided(Order, Seq, I);
+      if (Search.Unresolved || !Why.empty()) {
+        Finding &F = Ctx.report(
+            Severity::Remark,
+            "whether this tcgen05.mma waits until the previous tile's accumulator was read "
+            "was not decided (" +
+                (Why.empty() ? std::string("a wait before it is on a barrier wsv could not "
+                                           "resolve")
+                             : Why) +
+                ")",
+            M);
+        if (Search.Unresolved)
+          addNote(F, "the unresolved wait", *Search.Unresolved);
+        continue;
+      }
       const BarrierArray &B = P.Barriers[*Freed.begin()];
       Finding &F = Ctx.report(
           Severity::Error,

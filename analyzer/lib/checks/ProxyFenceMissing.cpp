@@ -54,7 +54,9 @@ void wsv::analyzer::checks::ProxyFenceMissing(CheckContext &Ctx) {
       const Event *FirstSync = nullptr;
       for (unsigned J = W + 1; J < Seq.Steps.size(); ++J) {
         const Event &E = Order.event(Seq, J);
-        if (isProxyFence(E) && coveredBy(Write.Threads, E.Threads))
+        // A fence the writing threads run (thread sets wsv cannot count exactly, such as a
+        // warp index from shfl, are taken to be the writers').
+        if (isProxyFence(E) && overlaps(Write.Threads, E.Threads))
           break;
         if (!FirstSync && synchronizes(E, Write.Threads))
           FirstSync = &E;

@@ -84,6 +84,23 @@ Search findWait(const StageOrder &Order, const Sequence &Seq, unsigned I, const 
   return Out;
 }
 
+/// Whether the role has waited on a barrier an async copy completes before step I (in this
+/// iteration, an earlier one or an earlier loop).
+bool consumesFillsBefore(const StageOrder &Order, const Sequence &Seq, unsigned I) {
+  const Protocol &P = Order.protocol();
+  std::set<unsigned> Full;
+  for (const Event &E : P.Events)
+    if (E.Kind == EventKind::AsyncLoad && E.Barrier.resolved())
+      Full.insert(E.Barrier.Array);
+  for (const Earlier &B : Order.before(Seq, I)) {
+    const Event &E = Order.event(Seq, B.Index);
+    if ((E.Kind == EventKind::Wait || E.Kind == EventKind::Probe) && E.Barrier.resolved() &&
+        Full.count(E.Barrier.Array))
+      return true;
+  }
+  return false;
+}
+
 const Event *fillOf(const Protocol &P, unsigned Buffer) {
   for (const Event &E : P.Events)
     if (E.Kind == EventKind::AsyncLoad && E.Dst.resolved() && E.Dst.Buffer == Buffer)
@@ -103,6 +120,11 @@ void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
       const Event &Read = Order.event(Seq, I);
       auto Reads = Order.reads(Read);
       if (Reads.empty() || Reported.count(Seq.Steps[I].Event))
+        continue;
+      // An MMA reads its operands from stages; a generic load from memory a copy fills is a
+      // stage read only once its role consumes fills (compilers such as Triton reuse a
+      // stage's memory for other data before the pipeline starts: the TMEM address slot).
+      if (Read.Kind != EventKind::Mma && !consumesFillsBefore(Order, Seq, I))
         continue;
       bool Unknown = false, Placed = false;
       for (const Sample &S : Order.samplesAt(Seq, I)) {

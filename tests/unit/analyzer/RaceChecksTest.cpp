@@ -2,6 +2,7 @@
 // proxy-fence-missing, bulk-store-reuse, accumulator-early-read):
 //  - on the lit inputs of tests/lit/checks/<check>/: the findings of every race check are
 //    exactly the ones the CHECK lines expect (the same files `wsv lint` runs through lit);
+//  - on the committed corpus of compiler output: no error or warning;
 //  - on the reference kernels the build generates (the manifest kernels.json): no error or
 //    warning on a correct kernel (nvcc, clang and instrumented builds) or on the protocol test
 //    kernels, and each seeded variant of these checks flagged by its own check and by no other
@@ -181,6 +182,25 @@ TEST(RaceChecksTest, ProtocolTestKernelsAreClean) {
   }
   if (!Linted)
     GTEST_SKIP() << "no protocol test kernels in " << Dir;
+}
+
+TEST(RaceChecksTest, CorpusKernelsAreClean) {
+  // Real compiler output (nvcc, clang, Triton's warp specialization with aliased shared
+  // memory, switch-driven partitions and unresolved barriers): what cannot be decided there
+  // is a remark, never an error.
+  std::error_code EC;
+  unsigned Linted = 0;
+  for (llvm::sys::fs::recursive_directory_iterator It(WSV_CORPUS_DIR, EC), End;
+       It != End && !EC; It.increment(EC)) {
+    if (llvm::sys::path::extension(It->path()) != ".ptx")
+      continue;
+    std::vector<Finding> Fs;
+    if (!lint(It->path(), Fs))
+      continue;
+    ++Linted;
+    EXPECT_TRUE(Fs.empty()) << It->path() << ":\n" << describe(Fs);
+  }
+  EXPECT_GT(Linted, 0u);
 }
 
 TEST(RaceChecksTest, EachVariantIsFlaggedByItsCheckOnly) {
