@@ -126,7 +126,7 @@ using SlotKey = std::tuple<unsigned, std::string, unsigned>; // cluster rank, ba
 void replay(const Trace &T, const analyzer::Protocol *P, Explanation &E) {
   if (!T.fromSolver()) {
     E.NoStates = "a hardware capture records where each warp waits, not the barriers' "
-                 "counts; the states follow from the wait-for analysis below";
+                 "counts; what the blocked waits say:";
     return;
   }
   std::map<SlotKey, models::Mbarrier> Bars;

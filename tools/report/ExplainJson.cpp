@@ -94,8 +94,18 @@ json barriersJson(const Explanation &E) {
                       {"parity", B.CompletedPhases & 1},
                       {"violations", B.Violations}});
   json J = {{"replayed", E.HaveStates}, {"states", States}};
-  if (!E.HaveStates)
+  if (!E.HaveStates) {
     J["note"] = E.NoStates;
+    // A blocked parity wait says that phase has not completed: the current parity is its.
+    json Derived = json::array();
+    for (const analyzer::StuckWait &W : E.Snap.Stuck)
+      if (!W.Named)
+        Derived.push_back({{"barrier", W.Barrier},
+                           {"index", W.Slot},
+                           {"parity", W.Parity},
+                           {"waited_for_by", W.Role}});
+    J["incomplete_phases"] = Derived;
+  }
   return J;
 }
 

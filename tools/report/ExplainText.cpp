@@ -152,8 +152,23 @@ void printStuck(const Explanation &E, llvm::raw_ostream &OS) {
 
 void printBarriers(const Explanation &E, llvm::raw_ostream &OS) {
   OS << "\nbarriers at the end\n";
-  if (!E.HaveStates)
+  if (!E.HaveStates) {
     OS << "  " << E.NoStates << '\n';
+    // What a blocked parity wait does tell: that phase has not completed.
+    std::vector<std::string> Seen;
+    for (const analyzer::StuckWait &W : E.Snap.Stuck) {
+      if (W.Named || std::count(Seen.begin(), Seen.end(), waitText(W)))
+        continue;
+      Seen.push_back(waitText(W));
+      std::string Waiters;
+      for (const analyzer::StuckWait &V : E.Snap.Stuck)
+        if (waitText(V) == waitText(W))
+          Waiters += (Waiters.empty() ? "" : ", ") + V.Role;
+      OS << "  " << W.Barrier << "[" << W.Slot << "]: its phase of parity " << W.Parity
+         << " has not completed (current parity " << W.Parity << "; waited for by " << Waiters
+         << ")\n";
+    }
+  }
   for (const BarrierEndState &B : E.States) {
     OS << "  " << B.Barrier << "[" << B.Slot << "]: ";
     if (!B.Initialized) {
