@@ -81,6 +81,13 @@ void resolveBuffers(BuildState &S) {
   BufferIdentity Id =
       identifyBuffers(S.M, &S.F, S.ctx(), S.P.Launch, Accesses, S.P.MaxIterations);
   S.P.Buffers = std::move(Id.Buffers);
+  // The shared word tcgen05.alloc writes the TMEM address into is read back by every thread
+  // that uses TMEM: say so rather than that no copy fills it.
+  for (unsigned E = 0; E < S.P.Events.size(); ++E)
+    if (S.P.Events[E].Kind == EventKind::Alloc && S.Info[E].DstAddress)
+      for (unsigned U = 0; U < Uses.size(); ++U)
+        if (!Id.Refs[U].resolved() && Id.Refs[U].Address == S.Info[E].DstAddress)
+          Id.Refs[U].Unresolved = "the TMEM address that tcgen05.alloc writes there";
   for (unsigned U = 0; U < Uses.size(); ++U) {
     Event &Ev = S.P.Events[Uses[U].Event];
     switch (Uses[U].Which) {
