@@ -261,6 +261,13 @@ void printEdges(const Explanation &E, llvm::raw_ostream &OS) {
 void printDiagnosis(const Explanation &E, llvm::raw_ostream &OS) {
   if (!E.P)
     return;
+  unsigned Contradicted = 0;
+  for (const analyzer::WaitMatch &M : E.WaitFor.Matches)
+    Contradicted += M.Contradicts;
+  if (Contradicted)
+    OS << "\nnote: at " << Contradicted << " stuck wait" << (Contradicted == 1 ? "" : "s")
+       << " the captured slot or parity is not what this PTX's protocol gives at that "
+          "iteration: is this the PTX that ran?\n";
   const analyzer::Diagnosis &D = E.WaitFor.Why;
   const char *Check = analyzer::checkName(D.Class);
   OS << "\ndiagnosis: " << (*Check ? Check : "unclassified") << '\n';
