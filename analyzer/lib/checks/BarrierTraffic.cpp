@@ -47,8 +47,9 @@ class Expander {
 public:
   Expander(const Protocol &P, const Assignment &A, unsigned Cta,
            std::map<std::tuple<unsigned, unsigned, unsigned>, SlotTraffic> &Slots,
-           std::string &Unknown, unsigned &UnknownEvent)
-      : P(P), A(A), Cta(Cta), Slots(Slots), Unknown(Unknown), UnknownEvent(UnknownEvent) {}
+           std::string &Unknown, unsigned &UnknownEvent, std::set<unsigned> &OutsideCluster)
+      : P(P), A(A), Cta(Cta), Slots(Slots), Unknown(Unknown), UnknownEvent(UnknownEvent),
+        OutsideCluster(OutsideCluster) {}
 
   void run() {
     walk(P.Prologue, PrologueOwner);
@@ -73,6 +74,7 @@ private:
   std::map<std::tuple<unsigned, unsigned, unsigned>, SlotTraffic> &Slots;
   std::string &Unknown;
   unsigned &UnknownEvent;
+  std::set<unsigned> &OutsideCluster;
   llvm::DenseMap<uint64_t, uint64_t> Iterations; ///< LoopId -> current iteration
   /// The thread an expression is evaluated for, when it depends on the thread.
   std::optional<uint64_t> Tid;
@@ -214,7 +216,23 @@ private:
       return;
     if (!threadDependent(E.Barrier.Slot.E) && !threadDependent(E.Parity.E)) {
       Tid.reset();
-      eventFor(Index, Owner, E.Threads.count(), E.Threads.str());
+      std::optional<unsigned> Count = E.Threads.count();
+      std::string Key = E.Threads.str();
+      // An event every role runs (a wait all threads pass) appears in each role's sequence:
+      // each role runs it with its own threads.
+      if (Owner < P.Roles.size() && E.Threads.elected().empty() && E.Threads.members().any()) {
+        const ThreadSet &R = P.Roles[Owner].Threads;
+        if (!R.isUnknown() && R.elected().empty() &&
+            R.members().size() == E.Threads.members().size()) {
+          llvm::BitVector Mine = E.Threads.members();
+          Mine &= R.members();
+          if (Mine.count() != E.Threads.members().count()) {
+            Count = Mine.count();
+            Key += " of the " + P.Roles[Owner].Name;
+          }
+        }
+      }
+      eventFor(Index, Owner, Count, Key);
       return;
     }
     // One representative thread per member and per elected warp, grouped by slot.
@@ -312,6 +330,7 @@ private:
       St.Event = Index;
       St.Owner = Owner;
       St.Seq = Seq;
+      St.Stamp = Stamp;
       St.Parity = static_cast<unsigned>(*Parity & 1);
       St.Probe = E.Kind == EventKind::Probe;
       St.Optional = !When.has_value();
@@ -335,10 +354,16 @@ private:
       for (unsigned C = 0; C < A.ClusterSize; ++C)
         if (*Mask >> C & 1)
           Targets.push_back(C);
+      if (A.ClusterSize < 64 && (*Mask >> A.ClusterSize) != 0)
+        OutsideCluster.insert(E.Barrier.Array);
     } else if (!E.Barrier.PeerRank.absent()) {
       std::optional<uint64_t> Rank = eval(E.Barrier.PeerRank);
       if (!Rank) {
         fail("the peer CTA of `" + E.Opcode + "` could not be evaluated", Index);
+        return;
+      }
+      if (*Rank >= A.ClusterSize) {
+        OutsideCluster.insert(E.Barrier.Array);
         return;
       }
       Targets.push_back(static_cast<unsigned>(*Rank));
@@ -521,7 +546,7 @@ std::vector<Expansion> traffic::expandTraffic(const Protocol &P) {
     X.Values.NctaidX = Cluster;
     std::map<std::tuple<unsigned, unsigned, unsigned>, SlotTraffic> Slots;
     for (unsigned C = 0; C < Cluster && X.Unknown.empty(); ++C)
-      Expander(P, X.Values, C, Slots, X.Unknown, X.UnknownEvent).run();
+      Expander(P, X.Values, C, Slots, X.Unknown, X.UnknownEvent, X.OutsideCluster).run();
     for (auto &KV : Slots)
       X.Slots.push_back(std::move(KV.second));
   }
@@ -567,10 +592,11 @@ WaitNeeds traffic::needsOf(const WaiterStream &W) {
       Out.Need.push_back(PrevNeed + 1);
       continue;
     }
-    // The same parity again: a blocking wait after a probe of that phase (peeking), or an
-    // optional wait, asks for the same phase; anything else skips one.
+    // The same parity again: a blocking wait after a probe of that phase (peeking), an
+    // optional wait, or a second wait in the same iteration asks for the same phase;
+    // anything else skips one.
     Out.Need.push_back(PrevNeed);
-    if (!Prev.Probe && !St.Optional && !Out.RepeatedParity)
+    if (!Prev.Probe && !St.Optional && St.Stamp != Prev.Stamp && !Out.RepeatedParity)
       Out.RepeatedParity = I;
   }
   return Out;
@@ -684,6 +710,10 @@ std::optional<Lap> traffic::lappedWaiter(const SlotTraffic &S) {
              });
     });
     if (!SameRole)
+      continue;
+    // A first wait for parity 1 on a slot the waiter's own role fills skips the first
+    // fill's phase: that missing wait is a read without a wait (smem-raw-wait), not a lap.
+    if (Ws.Steps.front().Parity == 1)
       continue;
     WaitNeeds N = needsOf(Ws);
     for (size_t I = 0; I < Ws.Steps.size(); ++I) {
@@ -823,6 +853,7 @@ TrafficFacts computeTraffic(const Protocol &P) {
   for (const Expansion &X : F.Expansions) {
     if (!X.Unknown.empty())
       continue;
+    F.OutsideCluster.insert(X.OutsideCluster.begin(), X.OutsideCluster.end());
     for (const SlotTraffic &S : X.Slots)
       for (const ArriverStream &A : S.Arrivers) {
         F.EverArrived.insert({S.Array, S.Cta});

@@ -100,6 +100,7 @@ struct WaitStep {
   unsigned Event = NoIndex;
   unsigned Owner = PrologueOwner;
   uint64_t Seq = 0;
+  uint64_t Stamp = 0;    ///< the loop iteration it happened in
   unsigned Parity = 0;
   bool Probe = false;    ///< a non-blocking try_wait / test_wait whose result is kept
   bool Optional = false; ///< its condition could not be evaluated (a peeked result)
@@ -132,6 +133,9 @@ struct Expansion {
   /// count, slot or condition): Slots is then incomplete and no check may conclude from it.
   std::string Unknown;
   unsigned UnknownEvent = NoIndex; ///< the event the reason is about, when there is one
+  /// Arrays an arrival or multicast of which names a CTA outside the cluster: what is
+  /// missing there is cluster-multicast-mask's finding, not a count.
+  std::set<unsigned> OutsideCluster;
   const SlotTraffic *find(unsigned Cta, unsigned Array, unsigned Slot) const;
 };
 
@@ -245,6 +249,8 @@ struct TrafficFacts {
         return true;
     return false;
   }
+  /// Arrays that some arrival or multicast misses because it names a CTA outside the cluster.
+  std::set<unsigned> OutsideCluster;
   /// Whether a problem ranked before K was found on Array.
   bool outranked(unsigned Array, Problem K) const {
     unsigned Mask = (1u << static_cast<unsigned>(K)) - 1;

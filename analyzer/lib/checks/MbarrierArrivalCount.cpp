@@ -61,6 +61,25 @@ const Event &culprit(const Protocol &P, const SlotTraffic &S, size_t Phase, uint
   return P.Events[InitEvent];
 }
 
+/// A tcgen05.commit that several lanes of one warp issue: each lane's commit arrives, which
+/// is tcgen05-commit-multi-thread's finding (the count follows from it).
+bool multiThreadCommit(const Protocol &P, const SlotTraffic &S, size_t Phase) {
+  for (const ArriverStream &A : S.Arrivers) {
+    if (Phase >= A.Occurrences.size())
+      continue;
+    for (unsigned I : A.Occurrences[Phase].Events) {
+      const Event &E = P.Events[I];
+      if (E.Kind != EventKind::MmaCommit)
+        continue;
+      llvm::SmallVector<unsigned, 8> PerWarp(E.Threads.blockThreads() / 32 + 1, 0);
+      for (unsigned T : E.Threads.members().set_bits())
+        if (++PerWarp[T / 32] > 1)
+          return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 namespace wsv {
@@ -94,9 +113,17 @@ void wsv::analyzer::checks::MbarrierArrivalCount(CheckContext &Ctx) {
         Done.insert(S.Array);
         continue;
       }
+      if (!S.Unknown.empty() && !S.Waiters.empty() && S.UnknownEvent != NoIndex) {
+        Ctx.report(Severity::Remark,
+                   "arrivals per phase on " + slotName(P, S.Array, S.Slot, S.Cta) +
+                       " were not counted: " + S.Unknown,
+                   P.Events[S.UnknownEvent]);
+        Done.insert(S.Array);
+        continue;
+      }
       SlotPhases Ph = phasesOf(S);
       std::optional<size_t> J = arrivalMismatch(P, S, Ph);
-      if (!J)
+      if (!J || multiThreadCommit(P, S, *J) || F.OutsideCluster.count(S.Array))
         continue;
       uint64_t Init = *initCount(P, S.Array, S.Slot);
       uint64_t Got = Ph.Phases[*J].Arrivals;

@@ -58,7 +58,8 @@ void wsv::analyzer::checks::MbarrierNoArriver(CheckContext &Ctx) {
       if (Done.count(S.Array))
         continue;
       std::optional<size_t> W = starvedWaiter(S);
-      if (!W || F.EverArrived.count({S.Array, S.Cta}) || F.downstreamOfPhaseSkip(S.Array))
+      if (!W || F.EverArrived.count({S.Array, S.Cta}) || F.downstreamOfPhaseSkip(S.Array) ||
+          F.OutsideCluster.count(S.Array))
         continue;
       const WaiterStream &Ws = S.Waiters[*W];
       WaitNeeds N = needsOf(Ws);

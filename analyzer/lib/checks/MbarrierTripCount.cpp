@@ -132,6 +132,7 @@ void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
     for (const SlotTraffic &S : X.Slots) {
       if (F.outranked(S.Array, Problem::TripCount) || !S.WaitUnknown.empty() ||
           !S.Unknown.empty() || F.downstreamOfPhaseSkip(S.Array) ||
+          F.OutsideCluster.count(S.Array) ||
           (S.Arrivers.empty() && !F.EverArrived.count({S.Array, S.Cta})))
         continue;
       SlotPhases Ph = phasesOf(S);
@@ -146,6 +147,27 @@ void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
         First.insert({S.Array, Hit{&S, W, Need, Ph.FullPhases, &X}});
         break;
       }
+    }
+  }
+  // Slots whose waits or arrivals could not be evaluated: said once per array, unless a
+  // finding already covers the array.
+  std::set<unsigned> Undecided;
+  for (const Expansion &X : F.Expansions) {
+    if (!X.Unknown.empty())
+      continue;
+    for (const SlotTraffic &S : X.Slots) {
+      if (First.count(S.Array) || Undecided.count(S.Array) ||
+          F.outranked(S.Array, Problem::TripCount) || S.Waiters.empty())
+        continue;
+      const std::string &Why = !S.WaitUnknown.empty() ? S.WaitUnknown : S.Unknown;
+      unsigned At = !S.WaitUnknown.empty() ? S.WaitUnknownEvent : S.UnknownEvent;
+      if (Why.empty() || At == NoIndex)
+        continue;
+      Undecided.insert(S.Array);
+      Ctx.report(Severity::Remark,
+                 "the phases waited for on " + slotName(P, S.Array, S.Slot, S.Cta) +
+                     " were not compared with the phases completed: " + Why,
+                 P.Events[At]);
     }
   }
   for (const auto &[Array, H] : First) {
