@@ -100,6 +100,10 @@ void ClusterExitEarly(CheckContext &Ctx) {
           "), which is undefined",
       Where);
   AddNotes(F);
+  unsigned Noted = 0;
+  for (const SourceRef &End : pathsIntoExits(P))
+    if (End.PtxLine != Where.PtxLine && Noted++ < 3)
+      note(F, "a path leaves the kernel body here, with no cluster barrier before it", End);
 }
 
 } // namespace checks

@@ -363,6 +363,26 @@ std::vector<SourceRef> checks::kernelExits(const Protocol &P) {
   return Out;
 }
 
+std::vector<SourceRef> checks::pathsIntoExits(const Protocol &P) {
+  std::vector<SourceRef> Out;
+  if (!P.Analysis)
+    return Out;
+  const Cfg &G = P.Analysis->cfg();
+  for (const BasicBlock &B : G.blocks()) {
+    if (!B.Reachable || B.NeverReturns || B.Terminator != TerminatorKind::Return)
+      continue;
+    for (BlockId Pred : B.Preds) {
+      const BasicBlock &From = G.block(Pred);
+      if (!From.Reachable || From.empty() || G.inst(From.End - 1).Frame != 0)
+        continue;
+      Out.push_back(sourceOf(P, From.End - 1));
+    }
+  }
+  std::sort(Out.begin(), Out.end(),
+            [](const SourceRef &A, const SourceRef &B) { return A.PtxLine < B.PtxLine; });
+  return Out;
+}
+
 std::string checks::at(const SourceRef &S) {
   std::string Out = "ptx " + std::to_string(S.PtxLine);
   if (const CudaFrame *F = S.kernelFrame())

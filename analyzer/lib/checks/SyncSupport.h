@@ -101,6 +101,10 @@ std::optional<SourceRef> threadGuard(const Protocol &P, const Event &E);
 
 /// Where threads leave the kernel normally (`ret`, `exit` of the entry itself), in PTX order.
 std::vector<SourceRef> kernelExits(const Protocol &P);
+/// The last instruction of each path into a kernel exit (the branch that leaves a role's
+/// code for the shared `ret`): nvcc gives it the line where the kernel body ends, which is
+/// where a missing trailing barrier belongs. In PTX order.
+std::vector<SourceRef> pathsIntoExits(const Protocol &P);
 
 /// `ptx 62` (or `b3_tirx_step7.cu:193, ptx 853` when the event has a CUDA line).
 std::string at(const SourceRef &S);
