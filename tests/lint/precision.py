@@ -89,6 +89,16 @@ def mark_ranges(source_path, check):
             j += 1
         end = statement_end(lines, j) if j < len(lines) else i
         ranges.append((i + 1, end + 1))
+        # Code that only the correct build has (`if (!wsv_bug(...)) fence();`) generates
+        # nothing in the variant: the first instruction where it is missing is the next
+        # statement's.
+        if "!wsv_bug(" in " ".join(lines[j:end + 1]):
+            k = end + 1
+            while k < len(lines) and (not lines[k].strip() or
+                                      lines[k].strip().startswith(("//", "#", "}"))):
+                k += 1
+            if k < len(lines):
+                ranges.append((k + 1, statement_end(lines, k) + 1))
         # A seeded constant or variable has no instruction of its own: the PTX generated
         # from it is where the kernel uses it (a file-scope constant anywhere after it, a
         # local until its block closes).
