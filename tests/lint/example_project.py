@@ -2,7 +2,8 @@
 """examples/lint-project built with this wsv, as a user's CI would: the correct kernel builds
 (its lint passes) and writes SARIF with no error result; with -DSEED_BUG=ON the build fails on
 the mbarrier-initial-phase finding, the build log names it at the kernel's line, and the SARIF
-carries it (and no error from another check).
+carries it (and no error from another check). Then wsv_lint_ptx's other forms
+(tests/lint/cmake-modes): TARGET of an executable as a ctest, PTX from a custom command.
 
   example_project.py --wsv BIN --source-root SRC --build-dir DIR [--cmake CMAKE] [--nvcc NVCC]
 """
@@ -26,6 +27,42 @@ def sarif_errors(path):
         doc = json.load(f)
     return [(r["ruleId"], r["level"]) for r in doc["runs"][0]["results"]
             if r["level"] in ("error", "warning")]
+
+
+def other_forms(args):
+    """tests/lint/cmake-modes: TARGET of an executable as a ctest, PTX from a custom command."""
+    failures = []
+    src = os.path.join(args.source_root, "tests", "lint", "cmake-modes")
+    build = args.build_dir + "-modes"
+    shutil.rmtree(build, ignore_errors=True)
+    cmd = [args.cmake, "-S", src, "-B", build, "-G", "Ninja", "-DWSV_DIR=" + args.source_root,
+           "-DWSV_EXECUTABLE=" + args.wsv]
+    if args.nvcc:
+        cmd.append("-DCMAKE_CUDA_COMPILER=" + args.nvcc)
+    r = run(cmd)
+    if r.returncode:
+        return ["cmake-modes does not configure: " + (r.stdout + r.stderr)[-2000:]]
+    r = run([args.cmake, "--build", build])
+    if r.returncode:
+        failures.append("cmake-modes: the build (PTX form, clean kernel) failed:\n"
+                        + (r.stdout + r.stderr)[-2000:])
+    if "wsv lint custom_lint" not in r.stdout:
+        failures.append("cmake-modes: the PTX form did not lint during the build")
+    ctest = os.path.join(os.path.dirname(args.cmake), "ctest")
+    r = run([ctest if os.path.exists(ctest) else "ctest", "--output-on-failure"], cwd=build)
+    if r.returncode == 0:
+        failures.append("cmake-modes: the TARGET form's ctest passed on the seeded bug")
+    if "[%s]" % EXPECTED not in r.stdout:
+        failures.append("cmake-modes: the ctest output lacks the %s finding" % EXPECTED)
+    report = os.path.join(build, "app.json")
+    if not os.path.exists(report):
+        failures.append("cmake-modes: no JSON report from the TARGET form")
+    else:
+        with open(report) as f:
+            checks = [x["check"] for x in json.load(f)["findings"] if x["severity"] == "error"]
+        if checks != [EXPECTED]:
+            failures.append("cmake-modes: JSON report has %s" % checks)
+    return failures
 
 
 def main():
@@ -87,6 +124,7 @@ def main():
     if r.returncode == 0:
         failures.append("a second build after the failing lint passed")
 
+    failures += other_forms(args)
     for f in failures:
         print("FAIL " + f)
     print("example project: %s" % ("FAILED" if failures else "clean build passes, seeded bug "
