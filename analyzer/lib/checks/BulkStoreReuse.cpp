@@ -21,6 +21,9 @@ using namespace wsv::analyzer::checks;
 
 namespace {
 
+/// Iterations back a staging ring is searched for the store that last read a slot.
+constexpr unsigned MaxRingDistance = 8;
+
 bool isSync(const Event &E, models::SyncKind K) { return E.Sync && *E.Sync == K; }
 
 /// Whether the bulk group of the store is retired by a wait among Between.
@@ -70,6 +73,17 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
           !Sources.count(Write.Dst.Buffer) || Reported.count(Seq.Steps[W].Event))
         continue;
       std::vector<Earlier> Back = Order.before(Seq, W);
+      // A ring of staging buffers is reused several iterations later: look that far back in
+      // the innermost loop too.
+      const llvm::SmallVector<unsigned, 3> &Loops = Seq.Steps[W].Loops;
+      if (!Loops.empty()) {
+        auto [Begin, End] = Order.body(Seq, Loops.back(), W);
+        for (unsigned D = 2; D <= MaxRingDistance; ++D)
+          for (unsigned J = End; J-- > Begin;)
+            if (Order.event(Seq, J).Kind == EventKind::AsyncStore &&
+                Seq.Steps[J].Loops.size() == Loops.size())
+              Back.push_back(Earlier{J, Loops.back(), D});
+      }
       for (const Sample &S : Order.samplesAt(Seq, W)) {
         std::optional<SlotRef> Into = Order.place(Write.Dst, S);
         if (!Into)
@@ -83,7 +97,10 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
               Order.place(Store.Src, *T) != std::optional<SlotRef>(Into))
             continue;
           const Event *Commit = nullptr;
-          if (!retired(Order, Seq, Order.between(Seq, E, W), Commit)) {
+          std::vector<unsigned> Between =
+              E.Distance > 1 ? Order.between(Seq, E.Index, E.Previous, E.Distance, W)
+                             : Order.between(Seq, E, W);
+          if (!retired(Order, Seq, Between, Commit)) {
             // The writes of one role into one staging buffer (unrolled copies of one
             // statement) have one cause: say it once.
             Reported.insert(Seq.Steps[W].Event);

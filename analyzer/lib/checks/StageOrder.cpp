@@ -7,6 +7,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cassert>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -300,9 +301,9 @@ std::optional<Sample> StageOrder::at(const Sequence &Seq, const Earlier &E, unsi
     const ProtocolLoop &PL = P.Loops[L];
     if (L == E.Previous) {
       uint64_t &K = T.Iteration[PL.Loop];
-      if (K == 0)
+      if (K < E.Distance)
         return std::nullopt;
-      --K;
+      K -= E.Distance;
       continue;
     }
     if (containsLoop(From, L))
@@ -317,23 +318,39 @@ std::optional<Sample> StageOrder::at(const Sequence &Seq, const Earlier &E, unsi
   return T;
 }
 
+std::pair<unsigned, unsigned> StageOrder::body(const Sequence &Seq, unsigned Loop,
+                                               unsigned I) const {
+  unsigned Begin = I, End = I + 1;
+  while (Begin > 0 && containsLoop(Seq.Steps[Begin - 1], Loop))
+    --Begin;
+  while (End < Seq.Steps.size() && containsLoop(Seq.Steps[End], Loop))
+    ++End;
+  return {Begin, End};
+}
+
 std::vector<unsigned> StageOrder::between(const Sequence &Seq, const Earlier &E,
                                           unsigned I) const {
-  std::vector<unsigned> Out;
   if (E.Previous == NoIndex) {
+    std::vector<unsigned> Out;
     for (unsigned J = E.Index + 1; J < I; ++J)
       Out.push_back(J);
     return Out;
   }
-  unsigned Begin = I, End = E.Index + 1;
-  while (Begin > 0 && containsLoop(Seq.Steps[Begin - 1], E.Previous))
-    --Begin;
-  while (End < Seq.Steps.size() && containsLoop(Seq.Steps[End], E.Previous))
-    ++End;
-  for (unsigned J = E.Index + 1; J < End; ++J)
-    Out.push_back(J);
-  for (unsigned J = Begin; J < I; ++J)
-    Out.push_back(J);
+  return between(Seq, E.Index, E.Previous, 1, I);
+}
+
+std::vector<unsigned> StageOrder::between(const Sequence &Seq, unsigned J, unsigned Loop,
+                                          unsigned Distance, unsigned I) const {
+  assert(Distance > 0 && "a step of the same iteration has no loop between");
+  auto [Begin, End] = body(Seq, Loop, I);
+  std::vector<unsigned> Out;
+  for (unsigned K = J + 1; K < End; ++K)
+    Out.push_back(K);
+  for (unsigned D = 1; D < Distance; ++D)
+    for (unsigned K = Begin; K < End; ++K)
+      Out.push_back(K);
+  for (unsigned K = Begin; K < I; ++K)
+    Out.push_back(K);
   return Out;
 }
 

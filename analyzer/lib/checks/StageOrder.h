@@ -77,7 +77,8 @@ struct SlotRef {
 /// How an earlier step relates to a later one in the walk back.
 struct Earlier {
   unsigned Index = 0;    ///< into Sequence::Steps
-  unsigned Previous = NoIndex; ///< the loop (Protocol::Loops) whose previous iteration it is in
+  unsigned Previous = NoIndex; ///< the loop (Protocol::Loops) whose earlier iteration it is in
+  unsigned Distance = 1; ///< how many iterations of Previous earlier
 };
 
 class StageOrder {
@@ -111,6 +112,11 @@ public:
 
   /// The steps that run between an earlier step and step I, in execution order.
   std::vector<unsigned> between(const Sequence &Seq, const Earlier &E, unsigned I) const;
+  /// The same for step J of loop Loop's body, Distance iterations of it before step I.
+  std::vector<unsigned> between(const Sequence &Seq, unsigned J, unsigned Loop,
+                                unsigned Distance, unsigned I) const;
+  /// The first and one past the last step of a loop's body around step I.
+  std::pair<unsigned, unsigned> body(const Sequence &Seq, unsigned Loop, unsigned I) const;
 
   /// The buffer slot a shared-memory reference points at in S; MMA descriptors the protocol
   /// left unplaced are placed by their offset from each buffer's base.
