@@ -178,6 +178,17 @@ private:
       if (T >= M.size() || !M.test(T))
         return;
     unsigned Copies = Count / WarpgroupThreads;
+    // Warpgroups in lockstep are one agent unless a value differs between them (a named
+    // barrier id of %tid.x / 128 + 1): fewer agents, far fewer interleavings to explore.
+    bool Differs = false;
+    P.forEachEvent(Ro.Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+      for (const ProtocolValue *V : {&E.Named.Id, &E.Named.Threads, &E.Barrier.Slot, &E.Count,
+                                     &E.Barrier.PeerRank, &E.When})
+        if (V->known() && isThreadDependent(V->E))
+          Differs = true;
+    });
+    if (!Differs)
+      return;
     bool Even = true;
     P.forEachEvent(Ro.Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
       if (E.Threads.isUnknown()) {
@@ -258,6 +269,7 @@ private:
     if (B.resolved()) {
       SlotExpr X;
       X.Array = B.Buffer;
+      X.PerThread = !B.InSlot.absent() && (!B.InSlot.known() || isThreadDependent(B.InSlot.E));
       X.Slot = value(B.Slot, "buffer slot", S);
       Out.push_back(X);
       return;

@@ -369,9 +369,14 @@ private:
     case StepKind::AsyncLoad:
       C.Count = *N; // issuing threads: each issues its own copy
       C.TxBytes = static_cast<uint32_t>(Num(S.Bytes, "copy bytes", 0));
+      // Without multicast the copy lands in the issuing CTA and signals the barrier operand
+      // (a peer's with .cta_group::2); with it, each CTA of the mask gets the data and the
+      // barrier at the same offset.
+      if (!S.CtaMask && C.Barrier != NoIndex)
+        C.Targets.push_back(C.Barrier);
       for (unsigned Cta : ctas(S.CtaMask, OwnCta, F)) {
         const BarrierInstance &Own = Out.Barriers[C.Barrier == NoIndex ? 0 : C.Barrier];
-        if (C.Barrier != NoIndex)
+        if (S.CtaMask && C.Barrier != NoIndex)
           C.Targets.push_back(Out.barrierIndex(Own.Array, Own.Slot, Cta));
         for (const SlotExpr &W : S.Writes)
           if (std::optional<unsigned> B = buffer(W, Cta, F))
@@ -381,7 +386,9 @@ private:
     case StepKind::MmaCommit:
       C.Count = *N;
       C.Queue = S.Queue;
-      if (C.Barrier != NoIndex) {
+      if (C.Barrier != NoIndex && !S.CtaMask) {
+        C.Targets.push_back(C.Barrier);
+      } else if (C.Barrier != NoIndex) {
         const BarrierInstance Own = Out.Barriers[C.Barrier];
         for (unsigned Cta : ctas(S.CtaMask, OwnCta, F))
           C.Targets.push_back(Out.barrierIndex(Own.Array, Own.Slot, Cta));
@@ -428,6 +435,29 @@ private:
     case StepKind::Exit:
     case StepKind::Unknown:
       break;
+    }
+    if (R.Copies > 1)
+      for (const std::vector<SlotExpr> *L : {&S.Reads, &S.Writes})
+        for (const SlotExpr &X : *L)
+          C.PerCopy |= X.PerThread;
+    // Back-to-back generic accesses of one agent (four stmatrix into one staging slot) are
+    // one step: nothing can happen between them that another agent could tell.
+    if ((C.Kind == StepKind::Write || C.Kind == StepKind::Read) && !A.Steps.empty()) {
+      ConcreteStep &Prev = A.Steps.back();
+      if (Prev.Kind == C.Kind && Prev.Reads == C.Reads && Prev.Writes == C.Writes &&
+          Prev.PerCopy == C.PerCopy)
+        return;
+    }
+    // Back-to-back MMAs of one agent are one operation: no wait_group or tcgen05.commit can
+    // tell them apart, and one operation keeps the explorer from ordering their completions.
+    if (C.Kind == StepKind::MmaIssue && !A.Steps.empty()) {
+      ConcreteStep &Prev = A.Steps.back();
+      if (Prev.Kind == StepKind::MmaIssue && Prev.Queue == C.Queue) {
+        for (unsigned B : C.Reads)
+          if (std::find(Prev.Reads.begin(), Prev.Reads.end(), B) == Prev.Reads.end())
+            Prev.Reads.push_back(B);
+        return;
+      }
     }
     A.Steps.push_back(std::move(C));
   }

@@ -15,7 +15,9 @@
 //    per CTA. A role whose threads all do the same thing in lockstep is one copy; a role that
 //    spans several warpgroups in which every step is executed by the same number of threads
 //    is one copy per warpgroup (they reach named barriers, arrivals and wgmma groups on their
-//    own). An agent's thread-dependent values (a bar.sync id of %tid.x / 128 + 1) are those of
+//    own) when some value of the role differs between its warpgroups (a named barrier id
+//    of %tid.x / 128 + 1); warpgroups with nothing to tell them apart stay one agent. An
+//    agent's thread-dependent values (a bar.sync id of %tid.x / 128 + 1) are those of
 //    its first thread, and the instantiation checks that its last thread agrees. CTA ranks of
 //    a cluster are separate agents; expressions read %cluster_ctarank as the agent's rank.
 //  - Order. Role agents of a CTA start once that CTA's prologue agent has finished; the
@@ -62,7 +64,9 @@
 //
 // Instantiation (instantiate) takes concrete parameter values and unrolls every agent's
 // program into a straight-line list of concrete steps with concrete barrier and buffer slot
-// instances, parities and counts; that is what the explorer runs.
+// instances, parities and counts; that is what the explorer runs. Back-to-back MMA steps of
+// one agent become one concrete step (one async operation reading all their buffers): no
+// wait_group or tcgen05.commit can tell them apart.
 //
 // Status: committed early so that the Z3 encoding can start from this contract; the explorer
 // is its first user, and its tests are the lowering's tests so far.
@@ -124,6 +128,8 @@ struct SlotExpr {
   const Expr *PeerRank = nullptr; ///< barriers: a peer CTA's (mapa); nullptr: the agent's own
   /// Buffers: an operand address no buffer claims, matched to one when instantiated.
   const Expr *Address = nullptr;
+  /// Buffers: where in the slot depends on the thread (each warpgroup its own rows).
+  bool PerThread = false;
 };
 
 struct RoleStep {
@@ -213,6 +219,9 @@ struct ConcreteStep {
   uint32_t TxBytes = 0; ///< Arrive / ExpectTx: total bytes; AsyncLoad: bytes per target
   uint32_t Parity = 0;
   llvm::SmallVector<unsigned, 4> Reads, Writes; ///< into ConcreteSystem::Buffers
+  /// The accesses land where the thread says and the role runs as one agent per warpgroup:
+  /// each agent has its own part of the slot, so copies of one role do not race on it.
+  bool PerCopy = false;
   AsyncQueue Queue = AsyncQueue::None;
   uint32_t WaitN = 0;
   bool ReadOnly = false;

@@ -1,0 +1,110 @@
+//===- Explore.h - exhaustive exploration of a protocol instance ------------------===//
+//
+// Runs the agents of a ConcreteSystem (RoleProgram.h) on the reference models of models/
+// (Mbarrier, NamedBarrierFile, AsyncGroupQueue, Tcgen05CommitTracker, TmemAllocator) over
+// every interleaving, breadth first, so the first bad state found is one with the shortest
+// schedule. A transition is one agent executing its next step, or one asynchronous
+// operation completing (a TMA load's complete_tx, a wgmma or tcgen05 MMA, a bulk store) at a
+// moment the scheduler chooses. States are hashed. A partial-order reduction takes a step
+// alone when nothing else can touch what it touches (no remaining step of another agent, no
+// operation in flight names the same barrier, buffer slot, named barrier, TMEM or queue):
+// such a step commutes with every other transition, so the schedules it skips reach the same
+// states. A step that ends its agent is never taken alone (it lets the next phase start).
+//
+// What is found:
+//  - deadlock: a state where some agent has not finished and nothing can move; each blocked
+//    agent says what it waits for (barrier slot and parity, named barrier, wait_group, ...)
+//  - race: a TMA load into a buffer slot while an MMA, bulk store or a copy of the slot may
+//    still be reading or filling it; a read (MMA operand, bulk store source, ld.shared) of a
+//    slot whose fill is in flight or that nothing filled yet; a generic write into a slot a
+//    bulk store or MMA may still read
+//  - violation: an operation the PTX ISA leaves undefined in the models (a barrier used
+//    before its init, more arrivals than pending, a named barrier whose participants name
+//    different counts, a TMEM dealloc of columns not allocated)
+//  - clean: every schedule ends with every agent finished and nothing in flight
+//  - unknown: the system could not be built (ConcreteSystem::Unknown), or the state bound
+//    was reached before the search ended (never a clean verdict then)
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include "wsv/analyzer/RoleProgram.h"
+#include "wsv/models/Mbarrier.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wsv {
+namespace analyzer {
+
+enum class ExploreVerdict : uint8_t { Clean, Deadlock, Race, Violation, Unknown };
+const char *toString(ExploreVerdict V);
+
+/// One transition of a schedule.
+struct ScheduleStep {
+  enum class Kind : uint8_t {
+    Execute,  ///< Agent executes Agents[Agent].Steps[Step]
+    Complete, ///< the async operation that Agents[Agent].Steps[Step] issued completes
+  } K = Kind::Execute;
+  unsigned Agent = 0;
+  unsigned Step = 0;
+  unsigned Copy = 0; ///< which of a step's copies (a TMA load issued by several threads)
+
+  friend bool operator==(const ScheduleStep &A, const ScheduleStep &B) {
+    return A.K == B.K && A.Agent == B.Agent && A.Step == B.Step && A.Copy == B.Copy;
+  }
+};
+
+/// An agent that cannot move at the end of a deadlocked schedule.
+struct BlockedAgent {
+  unsigned Agent = 0;
+  unsigned Step = 0;   ///< the step it is blocked at (its program counter)
+  std::string Reason;  ///< `waits for full[0] parity 0 (phase 0 pending 1, tx 0)`
+};
+
+struct ExploreOptions {
+  /// States to visit at most; reaching it is an unknown verdict, never clean.
+  uint64_t MaxStates = 2000000;
+  bool PartialOrder = true;
+};
+
+struct ExploreResult {
+  ExploreVerdict Verdict = ExploreVerdict::Unknown;
+  std::string Message; ///< the race, violation or reason for unknown; the deadlock in words
+  std::vector<ScheduleStep> Schedule; ///< the shortest schedule found to the bad state
+  std::vector<BlockedAgent> Blocked;  ///< deadlock: every unfinished agent
+  /// Race: the buffer slot instance and the two steps involved (the second is the one that
+  /// made the race: Schedule.back()).
+  unsigned RaceBuffer = NoIndex;
+  ScheduleStep RaceWith;
+  /// Every barrier instance's state at the end of the schedule.
+  std::vector<models::Mbarrier> Barriers;
+  uint64_t States = 0;      ///< distinct states visited
+  uint64_t Transitions = 0; ///< transitions taken
+};
+
+/// Explores every interleaving of S; S.Unknown makes the verdict unknown at once.
+ExploreResult explore(const ConcreteSystem &S, const ExploreOptions &Options = {});
+
+/// Re-executes Schedule on the models from the initial state. The verdict is that of the
+/// state it ends in: deadlock when nothing can move there, race or violation when the last
+/// step makes one, clean when every agent finished, unknown (with the reason) when a step of
+/// the schedule is not enabled where it is taken.
+ExploreResult replay(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Schedule);
+
+/// A small instance of a reference-style GEMM kernel (parameters K, M, N): K = KTiles * TileK
+/// and, when some loop's trip count reads %ctaid / %nctaid (a persistent tile loop), M, N and
+/// the grid chosen so that CTA 0 runs Tiles tiles. Tiles is ignored for kernels without such
+/// a loop. std::nullopt when no candidate shape gives Tiles tiles.
+std::optional<Instance> chooseInstance(const RolePrograms &Programs, uint64_t TileK,
+                                       unsigned KTiles, unsigned Tiles);
+
+/// `producer@cta0 wait full[0] parity 1 (k=0)`, `complete TMA load of producer@cta0 ...`
+std::string describe(const ConcreteSystem &S, const ScheduleStep &Step);
+
+} // namespace analyzer
+} // namespace wsv

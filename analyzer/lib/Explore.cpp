@@ -1,0 +1,209 @@
+//===- Explore.cpp - breadth-first search over schedules, and replay --------------===//
+//
+// Breadth first, so that the first bad state is reached by a shortest schedule. Only keys of
+// visited states are kept (with the parent and the transition that reached them); the states
+// themselves live in the frontier. The schedule found is then replayed from the initial
+// state, which rebuilds the final state (barriers, blocked agents) and checks the search and
+// the replay agree.
+//
+//===----------------------------------------------------------------------------------===//
+#include "wsv/analyzer/Explore.h"
+
+#include "ExploreSimulator.h"
+
+#include <deque>
+#include <unordered_map>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::exploration;
+
+const char *wsv::analyzer::toString(ExploreVerdict V) {
+  switch (V) {
+  case ExploreVerdict::Clean: return "clean";
+  case ExploreVerdict::Deadlock: return "deadlock";
+  case ExploreVerdict::Race: return "race";
+  case ExploreVerdict::Violation: return "violation";
+  case ExploreVerdict::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::string deadlockMessage(const ConcreteSystem &S, const std::vector<BlockedAgent> &B) {
+  std::string M = "every unfinished agent is blocked:";
+  for (const BlockedAgent &A : B)
+    M += " " + S.Agents[A.Agent].Name + " " + A.Reason + ";";
+  M.pop_back();
+  return M;
+}
+
+/// Fills the verdict for a state reached without a race or violation.
+void judgeEnd(const ConcreteSystem &S, const Simulator &Sim, const State &St,
+              ExploreResult &R) {
+  if (!Sim.enabled(St, false).empty())
+    return;
+  if (Sim.finished(St)) {
+    R.Verdict = ExploreVerdict::Clean;
+    return;
+  }
+  R.Verdict = ExploreVerdict::Deadlock;
+  R.Blocked = Sim.blocked(St);
+  R.Message = deadlockMessage(S, R.Blocked);
+}
+
+} // namespace
+
+ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
+                                    llvm::ArrayRef<ScheduleStep> Schedule) {
+  ExploreResult R;
+  if (!S.Unknown.empty()) {
+    R.Message = S.Unknown;
+    return R;
+  }
+  Simulator Sim(S);
+  State St = Sim.initial();
+  R.Verdict = ExploreVerdict::Clean;
+  for (size_t I = 0; I < Schedule.size(); ++I) {
+    const ScheduleStep &T = Schedule[I];
+    R.Schedule.push_back(T);
+    if (T.Agent >= S.Agents.size() || !Sim.isEnabled(St, T)) {
+      R.Verdict = ExploreVerdict::Unknown;
+      R.Message = "step " + std::to_string(I) + " (" + describe(S, T) +
+                  ") is not enabled where the schedule takes it";
+      R.Barriers = St.Barriers;
+      return R;
+    }
+    Outcome O = Sim.apply(St, T);
+    ++R.Transitions;
+    if (O.K != Outcome::Kind::Ok) {
+      R.Verdict = O.K == Outcome::Kind::Race ? ExploreVerdict::Race : ExploreVerdict::Violation;
+      R.Message = O.Message;
+      R.RaceBuffer = O.Buffer;
+      R.RaceWith = O.With;
+      R.Barriers = St.Barriers;
+      if (I + 1 != Schedule.size()) {
+        R.Verdict = ExploreVerdict::Unknown;
+        R.Message = "the schedule goes on after step " + std::to_string(I) + ": " + O.Message;
+      }
+      return R;
+    }
+  }
+  R.Barriers = St.Barriers;
+  R.Verdict = ExploreVerdict::Unknown;
+  R.Message = "the schedule ends where steps can still be taken";
+  judgeEnd(S, Sim, St, R);
+  return R;
+}
+
+ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptions &Options) {
+  ExploreResult R;
+  if (!S.Unknown.empty()) {
+    R.Message = S.Unknown;
+    return R;
+  }
+  Simulator Sim(S);
+  struct Node {
+    uint32_t Parent;
+    ScheduleStep Via;
+  };
+  std::vector<Node> Nodes;
+  std::unordered_map<std::string, uint32_t> Seen;
+  std::deque<std::pair<State, uint32_t>> Frontier;
+  State Init = Sim.initial();
+  Seen.emplace(Init.key(), 0);
+  Nodes.push_back({UINT32_MAX, {}});
+  Frontier.emplace_back(std::move(Init), 0);
+
+  auto Path = [&](uint32_t N, const ScheduleStep *Last) {
+    std::vector<ScheduleStep> P;
+    if (Last)
+      P.push_back(*Last);
+    for (; N != 0; N = Nodes[N].Parent)
+      P.push_back(Nodes[N].Via);
+    std::reverse(P.begin(), P.end());
+    return P;
+  };
+  auto Finish = [&](std::vector<ScheduleStep> Schedule) {
+    ExploreResult Replayed = replay(S, Schedule);
+    Replayed.States = Nodes.size();
+    Replayed.Transitions = R.Transitions;
+    return Replayed;
+  };
+
+  while (!Frontier.empty()) {
+    auto [St, Id] = std::move(Frontier.front());
+    Frontier.pop_front();
+    std::vector<ScheduleStep> Moves = Sim.enabled(St, Options.PartialOrder);
+    if (Moves.empty()) {
+      if (Sim.finished(St))
+        continue;
+      return Finish(Path(Id, nullptr));
+    }
+    for (const ScheduleStep &T : Moves) {
+      State Next = St;
+      Outcome O = Sim.apply(Next, T);
+      ++R.Transitions;
+      if (O.K != Outcome::Kind::Ok)
+        return Finish(Path(Id, &T));
+      auto [It, New] = Seen.emplace(Next.key(), static_cast<uint32_t>(Nodes.size()));
+      if (!New)
+        continue;
+      Nodes.push_back({Id, T});
+      if (Nodes.size() > Options.MaxStates) {
+        R.Verdict = ExploreVerdict::Unknown;
+        R.Message = "state bound of " + std::to_string(Options.MaxStates) +
+                    " reached before every schedule was explored";
+        R.States = Nodes.size();
+        return R;
+      }
+      Frontier.emplace_back(std::move(Next), It->second);
+    }
+  }
+  R.Verdict = ExploreVerdict::Clean;
+  R.States = Nodes.size();
+  return R;
+}
+
+std::string wsv::analyzer::describe(const ConcreteSystem &S, const ScheduleStep &T) {
+  if (T.Agent >= S.Agents.size() || T.Step >= S.Agents[T.Agent].Steps.size())
+    return "step out of range";
+  const ConcreteAgent &A = S.Agents[T.Agent];
+  const ConcreteStep &C = A.Steps[T.Step];
+  std::string D;
+  if (T.K == ScheduleStep::Kind::Complete)
+    D = "complete ";
+  D += A.Name + " " + toString(C.Kind);
+  if (C.Queue != AsyncQueue::None)
+    D += std::string(" ") + toString(C.Queue);
+  if (C.Barrier != NoIndex)
+    D += " " + S.barrierName(C.Barrier);
+  switch (C.Kind) {
+  case StepKind::Wait: D += " parity " + std::to_string(C.Parity); break;
+  case StepKind::Arrive:
+    D += " count " + std::to_string(C.Count);
+    if (C.TxBytes)
+      D += " tx " + std::to_string(C.TxBytes);
+    break;
+  case StepKind::AsyncLoad: D += " " + std::to_string(C.TxBytes) + " B"; break;
+  case StepKind::NamedSync:
+  case StepKind::NamedArrive:
+    D += " " + std::to_string(C.NamedId) + ", " + std::to_string(C.Count);
+    break;
+  case StepKind::GroupWait: D += " " + std::to_string(C.WaitN); break;
+  default: break;
+  }
+  for (unsigned B : C.Reads)
+    D += " reads " + S.bufferName(B);
+  for (unsigned B : C.Writes)
+    D += " writes " + S.bufferName(B);
+  if (!C.Iterations.empty()) {
+    D += " (";
+    for (size_t I = 0; I < C.Iterations.size(); ++I)
+      D += (I ? ", " : "") + S.P->loopVar(C.Iterations[I].first) + "=" +
+           std::to_string(C.Iterations[I].second);
+    D += ")";
+  }
+  return D;
+}

@@ -1,0 +1,576 @@
+//===- ExploreSimulator.cpp - transitions of a protocol instance on the models ----===//
+#include "ExploreSimulator.h"
+
+#include <algorithm>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::exploration;
+
+namespace {
+
+void put(std::string &K, uint64_t V) { K.append(reinterpret_cast<const char *>(&V), sizeof V); }
+
+void putList(std::string &K, const std::vector<uint32_t> &L) {
+  put(K, L.size());
+  for (uint32_t V : L)
+    put(K, V);
+}
+
+bool contains(llvm::ArrayRef<unsigned> L, unsigned V) {
+  return std::find(L.begin(), L.end(), V) != L.end();
+}
+
+} // namespace
+
+std::string State::key() const {
+  std::string K;
+  K.reserve(256);
+  for (const AgentState &A : Agents) {
+    put(K, A.Pc);
+    put(K, A.Arrived | A.ClusterArrived << 1);
+    put(K, A.Ticket);
+    put(K, A.ClusterTicket);
+    putList(K, A.Wgmma.inFlight());
+    put(K, A.Wgmma.committedGroups() << 16 | A.Wgmma.uncommitted());
+    putList(K, A.Bulk.inFlight());
+    putList(K, A.Bulk.readsInFlight());
+    put(K, A.Bulk.committedGroups() << 16 | A.Bulk.uncommitted());
+    putList(K, A.Tcgen05.inFlight());
+    put(K, A.Tcgen05.pendingCommits());
+  }
+  for (const models::Mbarrier &B : Barriers) {
+    put(K, B.initialized() | uint64_t(B.expected()) << 1 | uint64_t(B.pending()) << 22);
+    put(K, static_cast<uint64_t>(B.txCount()));
+    put(K, B.completedPhases());
+  }
+  for (const models::NamedBarrierFile &F : Named)
+    for (uint32_t Id = 0; Id < models::NamedBarrier::NumIds; ++Id) {
+      const models::NamedBarrier &B = F.get(Id);
+      if (B.completedInstances() || B.arrived())
+        put(K, Id | uint64_t(B.arrived()) << 8 | B.completedInstances() << 24);
+    }
+  put(K, Cluster.arrived() | Cluster.completedInstances() << 24);
+  for (const auto &Allocs : TmemAllocs) {
+    put(K, Allocs.size());
+    for (auto [Column, Columns] : Allocs)
+      put(K, uint64_t(Column) << 32 | Columns);
+  }
+  for (const LoadInFlight &L : Loads)
+    put(K, uint64_t(L.Agent) << 48 | uint64_t(L.Copy) << 32 | L.Step);
+  uint64_t Bits = 0;
+  for (size_t I = 0; I < Filled.size(); ++I) {
+    Bits = Bits << 1 | Filled[I];
+    if (I % 64 == 63) {
+      put(K, Bits);
+      Bits = 0;
+    }
+  }
+  put(K, Bits);
+  return K;
+}
+
+Simulator::Simulator(const ConcreteSystem &S) : S(S) {
+  unsigned Bits = S.Barriers.size() + S.Buffers.size();
+  NamedBase = Bits;
+  Bits += models::NamedBarrier::NumIds * S.ClusterSize;
+  ClusterBit = Bits++;
+  TmemBase = Bits;
+  Bits += S.ClusterSize;
+  QueueBase = Bits;
+  Bits += 3 * S.Agents.size();
+  Words = (Bits + 63) / 64;
+  CommitTargets.resize(S.Agents.size());
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    for (const ConcreteStep &C : S.Agents[A].Steps)
+      if (C.Kind == StepKind::MmaCommit)
+        CommitTargets[A].insert(CommitTargets[A].end(), C.Targets.begin(), C.Targets.end());
+  Suffix.resize(S.Agents.size());
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    const std::vector<ConcreteStep> &Steps = S.Agents[A].Steps;
+    Suffix[A].assign(Steps.size() + 1, Footprint(Words, 0));
+    for (size_t I = Steps.size(); I-- > 0;) {
+      Footprint F = footprint(A, Steps[I]);
+      for (unsigned W = 0; W < Words; ++W)
+        Suffix[A][I][W] = Suffix[A][I + 1][W] | F[W];
+    }
+  }
+}
+
+Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C) const {
+  Footprint F(Words, 0);
+  unsigned Cta = S.Agents[Agent].Cta;
+  if (C.Barrier != NoIndex)
+    add(F, C.Barrier);
+  for (unsigned B : C.Targets)
+    add(F, B);
+  for (unsigned B : C.Reads)
+    add(F, S.Barriers.size() + B);
+  for (unsigned B : C.Writes)
+    add(F, S.Barriers.size() + B);
+  switch (C.Kind) {
+  case StepKind::NamedSync:
+  case StepKind::NamedArrive:
+    add(F, NamedBase + Cta * models::NamedBarrier::NumIds +
+               std::min<uint32_t>(C.NamedId, models::NamedBarrier::NumIds - 1));
+    break;
+  case StepKind::ClusterArrive:
+  case StepKind::ClusterWait:
+    add(F, ClusterBit);
+    break;
+  case StepKind::Alloc:
+  case StepKind::Dealloc:
+    add(F, TmemBase + Cta);
+    break;
+  case StepKind::MmaIssue:
+  case StepKind::MmaCommit:
+  case StepKind::GroupCommit:
+  case StepKind::GroupWait:
+  case StepKind::AsyncStore: {
+    unsigned Queue = C.Queue == AsyncQueue::Bulk ? 1 : C.Queue == AsyncQueue::Tcgen05 ? 2 : 0;
+    if (C.Kind == StepKind::AsyncStore)
+      Queue = 1;
+    add(F, QueueBase + 3 * Agent + Queue);
+    // A tcgen05 operation's completion is what makes the agent's commits arrive.
+    if (Queue == 2)
+      for (unsigned B : CommitTargets[Agent])
+        add(F, B);
+    break;
+  }
+  default:
+    break;
+  }
+  return F;
+}
+
+bool Simulator::commutes(const State &St, unsigned Agent) const {
+  const AgentState &AS = St.Agents[Agent];
+  // Finishing an agent starts others (the roles after the prologue, the epilogue after the
+  // roles): the last step is never taken alone.
+  if (AS.Pc + 1 >= S.Agents[Agent].Steps.size())
+    return false;
+  Footprint Others(Words, 0);
+  auto Or = [&](const Footprint &F) {
+    for (unsigned W = 0; W < Words; ++W)
+      Others[W] |= F[W];
+  };
+  for (unsigned B = 0; B < S.Agents.size(); ++B) {
+    if (B != Agent)
+      Or(Suffix[B][St.Agents[B].Pc]);
+    const AgentState &BS = St.Agents[B];
+    for (uint32_t Op : BS.Wgmma.inFlight())
+      Or(footprint(B, S.Agents[B].Steps[Op]));
+    for (uint32_t Op : BS.Bulk.inFlight())
+      Or(footprint(B, S.Agents[B].Steps[Op]));
+    for (uint32_t Op : BS.Tcgen05.inFlight())
+      Or(footprint(B, S.Agents[B].Steps[Op]));
+  }
+  for (const LoadInFlight &L : St.Loads)
+    Or(footprint(L.Agent, S.Agents[L.Agent].Steps[L.Step]));
+  Footprint Mine = footprint(Agent, S.Agents[Agent].Steps[AS.Pc]);
+  for (unsigned W = 0; W < Words; ++W)
+    if (Mine[W] & Others[W])
+      return false;
+  return true;
+}
+
+State Simulator::initial() const {
+  State St;
+  St.Agents.resize(S.Agents.size());
+  St.Barriers.resize(S.Barriers.size());
+  St.Named.resize(S.ClusterSize);
+  St.Tmem.resize(S.ClusterSize);
+  St.TmemAllocs.resize(S.ClusterSize);
+  St.Filled.assign(S.Buffers.size(), false);
+  return St;
+}
+
+bool Simulator::finished(const State &St) const {
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    if (St.Agents[A].Pc < S.Agents[A].Steps.size())
+      return false;
+  if (!St.Loads.empty())
+    return false;
+  for (const AgentState &A : St.Agents)
+    if (!A.Wgmma.inFlight().empty() || !A.Bulk.inFlight().empty() ||
+        !A.Tcgen05.inFlight().empty())
+      return false;
+  return true;
+}
+
+bool Simulator::started(const State &St, unsigned Agent) const {
+  const ConcreteAgent &A = S.Agents[Agent];
+  auto Done = [&](unsigned B) { return St.Agents[B].Pc >= S.Agents[B].Steps.size(); };
+  for (unsigned B = 0; B < S.Agents.size(); ++B) {
+    const ConcreteAgent &O = S.Agents[B];
+    if (O.Cta != A.Cta)
+      continue;
+    if (A.Place == Placement::Role && O.Place == Placement::Prologue && !Done(B))
+      return false;
+    if (A.Place == Placement::Epilogue && O.Place != Placement::Epilogue && !Done(B))
+      return false;
+  }
+  return true;
+}
+
+bool Simulator::stepEnabled(const State &St, unsigned Agent) const {
+  const AgentState &AS = St.Agents[Agent];
+  const ConcreteAgent &A = S.Agents[Agent];
+  if (AS.Pc >= A.Steps.size() || !started(St, Agent))
+    return false;
+  const ConcreteStep &C = A.Steps[AS.Pc];
+  switch (C.Kind) {
+  case StepKind::Wait: {
+    const models::Mbarrier &B = St.Barriers[C.Barrier];
+    return !B.initialized() || B.testWaitParity(C.Parity);
+  }
+  case StepKind::NamedSync:
+    return !AS.Arrived || St.Named[A.Cta].passed(C.NamedId, AS.Ticket);
+  case StepKind::ClusterWait:
+    return !AS.ClusterArrived || St.Cluster.passed(AS.ClusterTicket);
+  case StepKind::GroupWait:
+    return (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).waitPasses(C.WaitN, C.ReadOnly);
+  case StepKind::Alloc: {
+    models::TmemAllocator Try = St.Tmem[A.Cta];
+    uint32_t Column = 0;
+    return Try.alloc(C.Columns, Column) != models::TmemResult::Blocked;
+  }
+  default:
+    return true;
+  }
+}
+
+std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const {
+  std::vector<ScheduleStep> Out;
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    if (!stepEnabled(St, A))
+      continue;
+    ScheduleStep T{ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, 0};
+    if (Reduce && commutes(St, A))
+      return {T};
+    Out.push_back(T);
+  }
+  for (const LoadInFlight &L : St.Loads)
+    Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    const AgentState &AS = St.Agents[A];
+    for (uint32_t Op : AS.Wgmma.inFlight())
+      Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
+    for (uint32_t Op : AS.Bulk.inFlight())
+      Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
+    for (uint32_t Op : AS.Tcgen05.inFlight())
+      Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
+  }
+  return Out;
+}
+
+bool Simulator::isEnabled(const State &St, const ScheduleStep &T) const {
+  for (const ScheduleStep &E : enabled(St, /*Reduce=*/false))
+    if (E == T)
+      return true;
+  return false;
+}
+
+Outcome Simulator::apply(State &St, const ScheduleStep &T) const {
+  if (T.K == ScheduleStep::Kind::Execute)
+    return execute(St, T.Agent);
+  return complete(St, T);
+}
+
+Outcome Simulator::arrive(State &St, unsigned Barrier, uint32_t Count,
+                          const ScheduleStep &T) const {
+  models::MbarrierViolation V = St.Barriers[Barrier].arrive(Count);
+  if (V == models::MbarrierViolation::None)
+    return {};
+  Outcome O;
+  O.K = Outcome::Kind::Violation;
+  O.Message = "arrival on " + S.barrierName(Barrier) + ": " + models::toString(V);
+  O.With = T;
+  return O;
+}
+
+Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Async,
+                               const ScheduleStep &T) const {
+  Outcome O;
+  auto Race = [&](std::string Message, ScheduleStep With) {
+    O.K = Outcome::Kind::Race;
+    O.Message = std::move(Message);
+    O.Buffer = B;
+    O.With = With;
+    return O;
+  };
+  std::string Name = S.bufferName(B);
+  const ConcreteStep &Mine = S.Agents[T.Agent].Steps[T.Step];
+  // Two copies of one role (warpgroups) reach their own parts of a slot when either
+  // access is placed by the thread.
+  auto OwnPart = [&](unsigned Agent, const ConcreteStep &Other) {
+    const ConcreteAgent &X = S.Agents[Agent], &Y = S.Agents[T.Agent];
+    return Agent != T.Agent && X.Program == Y.Program && X.Cta == Y.Cta &&
+           (Mine.PerCopy || Other.PerCopy);
+  };
+  if (!Write) {
+    for (const LoadInFlight &L : St.Loads)
+      if (contains(S.Agents[L.Agent].Steps[L.Step].Writes, B))
+        return Race(Name + " is read while the copy that fills it is in flight",
+                    {ScheduleStep::Kind::Execute, L.Agent, L.Step, L.Copy});
+    if (!St.Filled[B])
+      return Race(Name + " is read before anything filled it", T);
+    return O;
+  }
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    const AgentState &AS = St.Agents[A];
+    const std::vector<ConcreteStep> &Steps = S.Agents[A].Steps;
+    for (uint32_t Op : AS.Wgmma.inFlight())
+      if (contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op]))
+        return Race(Name + " is overwritten while a wgmma of " + S.Agents[A].Name +
+                        " may still read it",
+                    {ScheduleStep::Kind::Execute, A, Op, 0});
+    for (uint32_t Op : AS.Tcgen05.inFlight())
+      if (contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op]))
+        return Race(Name + " is overwritten while a tcgen05.mma of " + S.Agents[A].Name +
+                        " may still read it",
+                    {ScheduleStep::Kind::Execute, A, Op, 0});
+    for (uint32_t Op : AS.Bulk.readsInFlight())
+      if (contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op]))
+        return Race(Name + " is overwritten while a bulk store of " + S.Agents[A].Name +
+                        " may still read it",
+                    {ScheduleStep::Kind::Execute, A, Op, 0});
+  }
+  if (!Async)
+    for (const LoadInFlight &L : St.Loads)
+      if (contains(S.Agents[L.Agent].Steps[L.Step].Writes, B))
+        return Race(Name + " is written while a copy into it is in flight",
+                    {ScheduleStep::Kind::Execute, L.Agent, L.Step, L.Copy});
+  return O;
+}
+
+Outcome Simulator::execute(State &St, unsigned Agent) const {
+  AgentState &AS = St.Agents[Agent];
+  const ConcreteAgent &A = S.Agents[Agent];
+  const ConcreteStep &C = A.Steps[AS.Pc];
+  ScheduleStep T{ScheduleStep::Kind::Execute, Agent, AS.Pc, 0};
+  Outcome O;
+  auto Violation = [&](std::string Message) {
+    O.K = Outcome::Kind::Violation;
+    O.Message = std::move(Message);
+    return O;
+  };
+  auto Check = [&](models::MbarrierViolation V, const char *What) {
+    if (V != models::MbarrierViolation::None)
+      Violation(std::string(What) + " on " + S.barrierName(C.Barrier) + ": " +
+                models::toString(V));
+  };
+  bool Advance = true;
+  switch (C.Kind) {
+  case StepKind::Init:
+    Check(St.Barriers[C.Barrier].init(C.Count), "init");
+    break;
+  case StepKind::Arrive:
+    if (C.TxBytes)
+      Check(St.Barriers[C.Barrier].arriveExpectTx(C.TxBytes, C.Count), "arrive.expect_tx");
+    else
+      Check(St.Barriers[C.Barrier].arrive(C.Count), "arrive");
+    break;
+  case StepKind::ExpectTx:
+    Check(St.Barriers[C.Barrier].expectTx(C.TxBytes), "expect_tx");
+    break;
+  case StepKind::Wait:
+    if (!St.Barriers[C.Barrier].initialized())
+      Violation("wait on " + S.barrierName(C.Barrier) + " before its init");
+    break;
+  case StepKind::AsyncLoad:
+    for (unsigned B : C.Writes)
+      if ((O = checkAccess(St, B, /*Write=*/true, /*Async=*/true, T)).K != Outcome::Kind::Ok)
+        return O;
+    for (unsigned Copy = 0; Copy < std::max(1u, C.Count); ++Copy)
+      St.Loads.push_back({Agent, AS.Pc, Copy});
+    std::sort(St.Loads.begin(), St.Loads.end());
+    break;
+  case StepKind::MmaIssue:
+    for (unsigned B : C.Reads)
+      if ((O = checkAccess(St, B, false, true, T)).K != Outcome::Kind::Ok)
+        return O;
+    if (C.Queue == AsyncQueue::Tcgen05)
+      AS.Tcgen05.issue(AS.Pc);
+    else
+      AS.Wgmma.issue(AS.Pc);
+    break;
+  case StepKind::MmaCommit:
+    // Lanes beyond the one that issued the MMAs commit empty groups: they arrive at once.
+    for (unsigned Extra = 1; Extra < C.Count && O.K == Outcome::Kind::Ok; ++Extra)
+      for (unsigned B : C.Targets)
+        if (O.K == Outcome::Kind::Ok)
+          O = arrive(St, B, 1, T);
+    if (O.K == Outcome::Kind::Ok && AS.Tcgen05.commit(AS.Pc))
+      for (unsigned B : C.Targets)
+        if (O.K == Outcome::Kind::Ok)
+          O = arrive(St, B, 1, T);
+    break;
+  case StepKind::GroupCommit:
+    (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).commit();
+    break;
+  case StepKind::GroupWait:
+    break;
+  case StepKind::AsyncStore:
+    for (unsigned B : C.Reads)
+      if ((O = checkAccess(St, B, false, true, T)).K != Outcome::Kind::Ok)
+        return O;
+    AS.Bulk.issue(AS.Pc);
+    break;
+  case StepKind::NamedSync:
+  case StepKind::NamedArrive: {
+    if (AS.Arrived) {
+      AS.Arrived = false; // the instance completed: stepEnabled said so
+      break;
+    }
+    uint64_t Ticket = 0;
+    models::NamedBarrierViolation V =
+        St.Named[A.Cta].arrive(C.NamedId, C.Count, C.Arriving, Ticket);
+    if (V != models::NamedBarrierViolation::None)
+      return Violation("named barrier " + std::to_string(C.NamedId) + " (" +
+                       std::to_string(C.Count) + " threads): " + models::toString(V));
+    if (C.Kind == StepKind::NamedSync && !St.Named[A.Cta].passed(C.NamedId, Ticket)) {
+      AS.Arrived = true;
+      AS.Ticket = Ticket;
+      Advance = false;
+    }
+    break;
+  }
+  case StepKind::ClusterArrive: {
+    uint32_t Arriving = (C.Arriving + 31) / 32 * 32;
+    models::NamedBarrierViolation V = St.Cluster.arrive(C.Count, Arriving, AS.ClusterTicket);
+    if (V != models::NamedBarrierViolation::None)
+      return Violation(std::string("barrier.cluster.arrive: ") + models::toString(V));
+    AS.ClusterArrived = true;
+    break;
+  }
+  case StepKind::ClusterWait:
+    if (!AS.ClusterArrived)
+      return Violation("barrier.cluster.wait without a barrier.cluster.arrive before it");
+    AS.ClusterArrived = false;
+    break;
+  case StepKind::Read:
+    for (unsigned B : C.Reads)
+      if ((O = checkAccess(St, B, false, false, T)).K != Outcome::Kind::Ok)
+        return O;
+    break;
+  case StepKind::Write:
+    for (unsigned B : C.Writes) {
+      if ((O = checkAccess(St, B, true, false, T)).K != Outcome::Kind::Ok)
+        return O;
+      St.Filled[B] = true;
+    }
+    break;
+  case StepKind::Alloc: {
+    uint32_t Column = 0;
+    models::TmemResult R = St.Tmem[A.Cta].alloc(C.Columns, Column);
+    if (R != models::TmemResult::Ok)
+      return Violation("tcgen05.alloc of " + std::to_string(C.Columns) +
+                       " columns: " + models::toString(R));
+    St.TmemAllocs[A.Cta].push_back({Column, C.Columns});
+    break;
+  }
+  case StepKind::Dealloc: {
+    auto &Allocs = St.TmemAllocs[A.Cta];
+    auto It = std::find_if(Allocs.begin(), Allocs.end(),
+                           [&](auto &P) { return P.second == C.Columns; });
+    if (It == Allocs.end())
+      return Violation("tcgen05.dealloc of " + std::to_string(C.Columns) +
+                       " columns that are not allocated");
+    St.Tmem[A.Cta].dealloc(It->first, It->second);
+    Allocs.erase(It);
+    break;
+  }
+  case StepKind::Exit:
+    AS.Pc = A.Steps.size();
+    return O;
+  case StepKind::Unknown:
+    return Violation("an unknown step was reached");
+  }
+  if (Advance)
+    ++AS.Pc;
+  return O;
+}
+
+Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
+  AgentState &AS = St.Agents[T.Agent];
+  const ConcreteStep &C = S.Agents[T.Agent].Steps[T.Step];
+  Outcome O;
+  switch (C.Kind) {
+  case StepKind::AsyncLoad: {
+    auto It = std::find(St.Loads.begin(), St.Loads.end(),
+                        LoadInFlight{T.Agent, T.Step, T.Copy});
+    if (It != St.Loads.end())
+      St.Loads.erase(It);
+    for (unsigned B : C.Writes)
+      St.Filled[B] = true;
+    for (unsigned B : C.Targets) {
+      models::MbarrierViolation V = St.Barriers[B].completeTx(C.TxBytes);
+      if (V != models::MbarrierViolation::None && O.K == Outcome::Kind::Ok) {
+        O.K = Outcome::Kind::Violation;
+        O.Message = "complete_tx of " + std::to_string(C.TxBytes) + " bytes on " +
+                    S.barrierName(B) + ": " + models::toString(V);
+      }
+    }
+    return O;
+  }
+  case StepKind::AsyncStore:
+    AS.Bulk.complete(T.Step);
+    return O;
+  case StepKind::MmaIssue:
+    if (C.Queue != AsyncQueue::Tcgen05) {
+      AS.Wgmma.complete(T.Step);
+      return O;
+    }
+    for (uint32_t Commit : AS.Tcgen05.complete(T.Step))
+      for (unsigned B : S.Agents[T.Agent].Steps[Commit].Targets)
+        if (O.K == Outcome::Kind::Ok)
+          O = arrive(St, B, 1, T);
+    return O;
+  default:
+    return O;
+  }
+}
+
+std::string Simulator::waitReason(const State &St, unsigned Agent) const {
+  const ConcreteAgent &A = S.Agents[Agent];
+  const AgentState &AS = St.Agents[Agent];
+  if (!started(St, Agent))
+    return A.Place == Placement::Epilogue ? "waits for every role of its CTA to finish"
+                                          : "waits for the prologue of its CTA to finish";
+  const ConcreteStep &C = A.Steps[AS.Pc];
+  switch (C.Kind) {
+  case StepKind::Wait: {
+    const models::Mbarrier &B = St.Barriers[C.Barrier];
+    return "waits for " + S.barrierName(C.Barrier) + " parity " + std::to_string(C.Parity) +
+           " (phase " + std::to_string(B.completedPhases()) + ", " +
+           std::to_string(B.pending()) + " of " + std::to_string(B.expected()) +
+           " arrivals pending, tx " + std::to_string(B.txCount()) + ")";
+  }
+  case StepKind::NamedSync: {
+    const models::NamedBarrier &B = St.Named[A.Cta].get(C.NamedId);
+    return "waits at bar.sync " + std::to_string(C.NamedId) + " (" +
+           std::to_string(B.arrived()) + " of " + std::to_string(C.Count) +
+           " threads arrived)";
+  }
+  case StepKind::ClusterWait:
+    return "waits at barrier.cluster.wait (" + std::to_string(St.Cluster.arrived()) + " of " +
+           std::to_string(C.Count) + " threads arrived)";
+  case StepKind::GroupWait:
+    return std::string("waits at wait_group") + (C.ReadOnly ? ".read " : " ") +
+           std::to_string(C.WaitN) + " of " + toString(C.Queue);
+  case StepKind::Alloc:
+    return "waits for " + std::to_string(C.Columns) + " free TMEM columns (" +
+           std::to_string(St.Tmem[A.Cta].columnsInUse()) + " in use)";
+  default:
+    return std::string("at ") + toString(C.Kind);
+  }
+}
+
+std::vector<BlockedAgent> Simulator::blocked(const State &St) const {
+  std::vector<BlockedAgent> Out;
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    if (St.Agents[A].Pc < S.Agents[A].Steps.size())
+      Out.push_back({A, St.Agents[A].Pc, waitReason(St, A)});
+  return Out;
+}

@@ -1,0 +1,114 @@
+//===- ExploreSimulator.h - one state of a protocol instance and its transitions --===//
+//
+// The explorer and the replay share this: a State (program counters, the models' barrier and
+// queue objects, operations in flight) and the transitions out of it. Private to analyzer/lib.
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include "wsv/analyzer/Explore.h"
+#include "wsv/models/AsyncGroups.h"
+#include "wsv/models/NamedBarrier.h"
+#include "wsv/models/Tmem.h"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace wsv {
+namespace analyzer {
+namespace exploration {
+
+/// A TMA load (or try_cancel response) in flight.
+struct LoadInFlight {
+  unsigned Agent = 0, Step = 0, Copy = 0;
+  friend bool operator<(const LoadInFlight &A, const LoadInFlight &B) {
+    return std::tie(A.Agent, A.Step, A.Copy) < std::tie(B.Agent, B.Step, B.Copy);
+  }
+  friend bool operator==(const LoadInFlight &A, const LoadInFlight &B) {
+    return A.Agent == B.Agent && A.Step == B.Step && A.Copy == B.Copy;
+  }
+};
+
+struct AgentState {
+  uint32_t Pc = 0;
+  /// A bar.sync / barrier.cluster.wait after its arrival: the instance it waits for.
+  bool Arrived = false;
+  uint64_t Ticket = 0;
+  /// barrier.cluster.arrive's instance, for the wait that follows.
+  bool ClusterArrived = false;
+  uint64_t ClusterTicket = 0;
+  models::AsyncGroupQueue Wgmma, Bulk;
+  models::Tcgen05CommitTracker Tcgen05;
+};
+
+struct State {
+  std::vector<AgentState> Agents;
+  std::vector<models::Mbarrier> Barriers;
+  std::vector<models::NamedBarrierFile> Named; ///< per CTA
+  models::NamedBarrier Cluster;
+  std::vector<models::TmemAllocator> Tmem; ///< per CTA
+  /// Per CTA: allocations (first column, columns) in order, for the dealloc that frees them.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> TmemAllocs;
+  std::vector<LoadInFlight> Loads;         ///< sorted
+  std::vector<bool> Filled;                ///< per buffer instance: something wrote it
+
+  /// A canonical encoding for hashing: equal keys, equal futures.
+  std::string key() const;
+};
+
+/// What a transition did beyond moving the state.
+struct Outcome {
+  enum class Kind : uint8_t { Ok, Race, Violation } K = Kind::Ok;
+  std::string Message;
+  unsigned Buffer = NoIndex;
+  ScheduleStep With; ///< race: the other side
+};
+
+class Simulator {
+public:
+  explicit Simulator(const ConcreteSystem &S);
+
+  State initial() const;
+  /// Transitions enabled in St, in a fixed order; with Reduce, a single local step when one
+  /// is enabled.
+  std::vector<ScheduleStep> enabled(const State &St, bool Reduce) const;
+  bool isEnabled(const State &St, const ScheduleStep &T) const;
+  /// Applies an enabled transition.
+  Outcome apply(State &St, const ScheduleStep &T) const;
+  bool finished(const State &St) const;
+  /// Every unfinished agent and what it waits for.
+  std::vector<BlockedAgent> blocked(const State &St) const;
+
+private:
+  bool started(const State &St, unsigned Agent) const;
+  bool stepEnabled(const State &St, unsigned Agent) const;
+  std::string waitReason(const State &St, unsigned Agent) const;
+  Outcome execute(State &St, unsigned Agent) const;
+  Outcome complete(State &St, const ScheduleStep &T) const;
+  /// Races of a read (Write false) or write of buffer slot B by step T.
+  Outcome checkAccess(const State &St, unsigned B, bool Write, bool Async,
+                      const ScheduleStep &T) const;
+  Outcome arrive(State &St, unsigned Barrier, uint32_t Count, const ScheduleStep &T) const;
+
+  /// The partial-order reduction: the objects (barrier and buffer instances, named
+  /// barriers, the cluster barrier, TMEM, each agent's queues) a step or its async operation
+  /// touches; a step whose objects nothing else will touch (no other agent's remaining
+  /// steps, no operation in flight) commutes with everything and is taken alone.
+  using Footprint = std::vector<uint64_t>;
+  Footprint footprint(unsigned Agent, const ConcreteStep &C) const;
+  void add(Footprint &F, unsigned Bit) const { F[Bit / 64] |= uint64_t(1) << (Bit % 64); }
+  bool commutes(const State &St, unsigned Agent) const;
+
+  const ConcreteSystem &S;
+  unsigned Words = 0;
+  unsigned NamedBase = 0, ClusterBit = 0, TmemBase = 0, QueueBase = 0;
+  /// Per agent, per program counter: the union of the footprints of the steps from there on.
+  std::vector<std::vector<Footprint>> Suffix;
+  /// Per agent: the barrier instances its tcgen05.commits arrive on.
+  std::vector<std::vector<unsigned>> CommitTargets;
+};
+
+} // namespace exploration
+} // namespace analyzer
+} // namespace wsv
