@@ -208,7 +208,8 @@ std::optional<size_t> txMismatch(const SlotTraffic &S, const SlotPhases &Ph);
 std::optional<size_t> starvedWaiter(const SlotTraffic &S);
 
 /// A waiter lapped by arrivals from its own role: before its wait Step, the role already
-/// completed Completed phases although the wait needs only Need (so parity sees Need + 2).
+/// filled the slot Completed times although the wait needs only Need completions, so the slot
+/// is filled again before the waiter consumed it (By is the fill that does so).
 struct Lap {
   size_t Waiter = 0, Step = 0;
   uint64_t Need = 0, Completed = 0;

@@ -2,6 +2,7 @@
 # (relative to analyzer/, which includes this file).
 target_sources(wsv_analyzer PRIVATE
   lib/checks/BarrierTraffic.cpp
+  lib/checks/BarrierTrafficFacts.cpp
   lib/checks/MbarrierArrivalCount.cpp
   lib/checks/MbarrierInitVisibility.cpp
   lib/checks/MbarrierTripCount.cpp
