@@ -9,6 +9,8 @@
 
 #include "wsv/analyzer/ProtocolPrinter.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -145,8 +147,11 @@ std::map<std::string, std::vector<unsigned>> matchRoles(const Protocol &P, const
     Claimed.insert(Roles.begin(), Roles.end());
   }
   // Trace roles without stuck warps: the protocol role of the same name, else what is left.
-  std::vector<std::string> Unmatched;
-  for (const std::string &Name : S.Roles) {
+  std::vector<std::string> Unmatched, Names = S.Roles;
+  for (const StuckWait &W : S.Stuck) // a solver's agents may be copies of a role
+    if (std::find(Names.begin(), Names.end(), W.Role) == Names.end())
+      Names.push_back(W.Role);
+  for (const std::string &Name : Names) {
     if (Out.count(Name))
       continue;
     for (unsigned R = 0; R < P.Roles.size(); ++R)
@@ -154,6 +159,12 @@ std::map<std::string, std::vector<unsigned>> matchRoles(const Protocol &P, const
         Out[Name] = {R};
         Claimed.insert(R);
       }
+    // A copy of a role named after it (`consumer#1`, `consumer.wg2`): a solver's agent.
+    for (unsigned R = 0; R < P.Roles.size() && !Out.count(Name); ++R) {
+      llvm::StringRef N(Name);
+      if (N.consume_front(P.Roles[R].Name) && !N.empty() && !llvm::isAlnum(N.front()))
+        Out[Name] = {R};
+    }
     if (!Out.count(Name))
       Unmatched.push_back(Name);
   }
@@ -315,14 +326,19 @@ WaitForAnalysis analyzeWaitFor(const Protocol &P, const Snapshot &S) {
           E.State = E.TraceRole.empty() ? PeerState::Absent : PeerState::Silent;
       }
       if (E.State == PeerState::Stuck) {
-        // Every completion after every one of its stuck waits: it cannot get there.
+        // Every completion has one of the role's stuck waits before it in its sequence, so
+        // the role cannot reach it without getting past that wait (unrolled copies of a loop
+        // each have their own wait in front).
         bool Known = false, After = true;
         for (unsigned H : E.To)
-          for (const EventSite &WaitSite : A.Matches[H].Waits) {
-            Known = true;
-            for (const EventSite &C : E.Completions)
-              After &= C.Order > WaitSite.Order;
-          }
+          Known |= !A.Matches[H].Waits.empty();
+        for (const EventSite &C : E.Completions) {
+          bool Behind = false;
+          for (unsigned H : E.To)
+            for (const EventSite &WaitSite : A.Matches[H].Waits)
+              Behind |= WaitSite.Order < C.Order;
+          After &= Behind;
+        }
         if (Known)
           E.CompletesAfterItsWait = After;
       }

@@ -73,7 +73,16 @@ void buildSnapshot(const Trace &T, Explanation &E) {
   E.Snap.Roles = T.Roles;
   E.Snap.Silent = T.SilentRoles;
   // The GEMM's sizes are the kernels' M, N, K parameters.
-  E.Snap.Params = {{"M", T.Launch.M}, {"N", T.Launch.N}, {"K", T.Launch.K}};
+  if (T.Launch.K)
+    E.Snap.Params = {{"M", T.Launch.M}, {"N", T.Launch.N}, {"K", T.Launch.K}};
+  for (const auto &[Name, Value] : T.Launch.Parameters)
+    E.Snap.Params[Name] = Value;
+  // A solver trace lists no silent roles: the roles not blocked at the end have finished.
+  if (T.fromSolver() && E.Snap.Silent.empty())
+    for (const std::string &R : T.Roles)
+      if (std::none_of(T.Stuck.begin(), T.Stuck.end(),
+                       [&](const TraceStuck &S) { return S.Role == R; }))
+        E.Snap.Silent.push_back(R);
   if (!T.Summary.empty()) {
     for (const TraceGroup &G : T.Summary) {
       analyzer::StuckWait S = fromWait(G.Role, G.Wait);
@@ -97,7 +106,7 @@ void buildSnapshot(const Trace &T, Explanation &E) {
         E.Snap.Stuck.push_back(std::move(S));
         It = E.Snap.Stuck.end() - 1;
       }
-      if (!std::count(It->Warps.begin(), It->Warps.end(), R.Warp))
+      if (R.WarpKnown && !std::count(It->Warps.begin(), It->Warps.end(), R.Warp))
         It->Warps.push_back(R.Warp);
       It->FirstIteration = std::min(It->FirstIteration, R.Iteration);
       It->LastIteration = std::max(It->LastIteration, R.Iteration);
@@ -127,6 +136,26 @@ void replay(const Trace &T, const analyzer::Protocol *P, Explanation &E) {
   if (!T.fromSolver()) {
     E.NoStates = "a hardware capture records where each warp waits, not the barriers' "
                  "counts; what the blocked waits say:";
+    return;
+  }
+  if (!T.FinalBarriers.empty()) {
+    // The solver stated its end state: show that rather than a replay of its own steps.
+    for (const TraceBarrierState &B : T.FinalBarriers) {
+      BarrierEndState St;
+      llvm::StringRef Name(B.Name);
+      auto [Array, Rest] = Name.split('[');
+      St.Barrier = Array.str();
+      Rest.consume_back("]");
+      Rest.getAsInteger(10, St.Slot);
+      St.Initialized = true;
+      St.Pending = static_cast<uint32_t>(std::max<int64_t>(B.Pending, 0));
+      St.TxCount = B.TxCount;
+      St.CompletedPhases = B.Phase;
+      St.InFlight = B.InFlight;
+      St.FromTrace = true;
+      E.States.push_back(std::move(St));
+    }
+    E.HaveStates = true;
     return;
   }
   std::map<SlotKey, models::Mbarrier> Bars;

@@ -40,6 +40,8 @@ struct BarrierEndState {
   int64_t TxCount = 0;        ///< bytes the current phase still needs
   uint64_t CompletedPhases = 0;
   std::vector<std::string> Violations; ///< operations the PTX ISA leaves undefined, by step
+  bool FromTrace = false;     ///< stated by the trace (Expected is then not known: 0)
+  uint64_t InFlight = 0;      ///< async operations that will still complete on it (trace)
 };
 
 /// What a step did to the barriers, for the timeline.

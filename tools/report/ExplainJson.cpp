@@ -92,7 +92,9 @@ json barriersJson(const Explanation &E) {
                       {"tx_count", B.TxCount},
                       {"completed_phases", B.CompletedPhases},
                       {"parity", B.CompletedPhases & 1},
-                      {"violations", B.Violations}});
+                      {"violations", B.Violations},
+                      {"from_trace", B.FromTrace},
+                      {"in_flight", B.InFlight}});
   json J = {{"replayed", E.HaveStates}, {"states", States}};
   if (!E.HaveStates) {
     J["note"] = E.NoStates;

@@ -78,8 +78,13 @@ void printHeader(const Explanation &E, llvm::raw_ostream &OS) {
     OS << ", variant " << T.Variant;
   OS << ": " << (T.fromSolver() ? "solver counterexample" : "hardware capture") << '\n';
   OS << "  launch grid " << dims(T.Launch.Grid) << ", block " << dims(T.Launch.Block)
-     << ", cluster " << dims(T.Launch.Cluster) << "; M=" << T.Launch.M << " N=" << T.Launch.N
-     << " K=" << T.Launch.K << " " << T.Launch.Dtype << '\n';
+     << ", cluster " << dims(T.Launch.Cluster) << ";";
+  if (T.Launch.K)
+    OS << " M=" << T.Launch.M << " N=" << T.Launch.N << " K=" << T.Launch.K << " "
+       << T.Launch.Dtype;
+  for (const auto &[Name, Value] : T.Launch.Parameters)
+    OS << " " << Name << "=" << Value;
+  OS << '\n';
   if (!E.PtxPath.empty())
     OS << "  ptx " << E.PtxPath << '\n';
   if (!E.P)
@@ -123,7 +128,8 @@ void printStuck(const Explanation &E, llvm::raw_ostream &OS) {
     OS << "  no warp is inside a wait\n";
   for (unsigned G = 0; G < E.Snap.Stuck.size(); ++G) {
     const analyzer::StuckWait &W = E.Snap.Stuck[G];
-    OS << "  " << W.Role << " (" << warpsText(W.Warps) << ") waits " << waitText(W)
+    OS << "  " << W.Role << (W.Warps.empty() ? "" : " (" + warpsText(W.Warps) + ")")
+       << " waits " << waitText(W)
        << " at iteration " << W.FirstIteration;
     if (W.LastIteration != W.FirstIteration)
       OS << ".." << W.LastIteration;
@@ -146,7 +152,9 @@ void printStuck(const Explanation &E, llvm::raw_ostream &OS) {
     OS << "none";
   for (size_t I = 0; I < E.Snap.Silent.size(); ++I)
     OS << (I ? ", " : "") << E.Snap.Silent[I];
-  OS << (E.Snap.Silent.empty() ? "" : " (finished, or blocked where nothing is instrumented)")
+  OS << (E.Snap.Silent.empty()   ? ""
+         : E.T->fromSolver()     ? " (finished)"
+                                 : " (finished, or blocked where nothing is instrumented)")
      << '\n';
 }
 
@@ -176,7 +184,13 @@ void printBarriers(const Explanation &E, llvm::raw_ostream &OS) {
       continue;
     }
     OS << "phase " << B.CompletedPhases << " (parity " << (B.CompletedPhases & 1)
-       << "), pending " << B.Pending << " of " << B.Expected << ", tx " << B.TxCount << '\n';
+       << "), pending " << B.Pending;
+    if (!B.FromTrace)
+      OS << " of " << B.Expected;
+    OS << ", tx " << B.TxCount;
+    if (B.InFlight)
+      OS << ", " << B.InFlight << " async operation(s) in flight";
+    OS << (B.FromTrace ? " (as the trace states)" : "") << '\n';
     for (const std::string &V : B.Violations)
       OS << "    undefined: " << V << '\n';
   }
@@ -239,7 +253,10 @@ void printEdges(const Explanation &E, llvm::raw_ostream &OS) {
           OS << ", which comes before " << (W.Named ? "it reaches this barrier" : "those");
         break;
       case analyzer::PeerState::Silent:
-        OS << "; " << Who << " is silent: finished, or blocked where nothing is instrumented";
+        if (E.T->fromSolver())
+          OS << "; " << Who << " is not blocked at the end: it has finished";
+        else
+          OS << "; " << Who << " is silent: finished, or blocked where nothing is instrumented";
         break;
       case analyzer::PeerState::Absent:
         OS << "; the trace names no role for it";

@@ -182,20 +182,51 @@ bool readWait(Reader &R, const json &Obj, const std::string &Path, TraceWait &W)
   }
   if (V->contains("id")) {
     W.K = TraceWait::Kind::Named;
-    return R.number(*V, P, "id", W.Id, 15) && R.number(*V, P, "threads", W.Threads);
+    std::optional<unsigned> Threads; // a solver may leave the count out: 0, not known
+    if (!R.number(*V, P, "id", W.Id, 15) || !R.optionalNumber(*V, P, "threads", Threads))
+      return false;
+    W.Threads = Threads.value_or(0);
+    return true;
   }
   return R.fail(P, "expected an mbarrier wait (barrier, index, parity) or a named barrier "
                    "(id, threads)");
 }
 
-bool readStuck(Reader &R, const json &V, const std::string &P, TraceStuck &S) {
+bool readStuck(Reader &R, const json &V, const std::string &P, TraceStuck &S, bool Hw) {
   if (!V.is_object())
     return R.fail(P, "expected an object");
-  return R.string(V, P, "role", S.Role) && R.dim3(V, P, "cta", S.Cta) &&
-         R.number(V, P, "cluster_rank", S.ClusterRank) && R.number(V, P, "warp", S.Warp) &&
-         R.optionalNumber(V, P, "sm", S.Sm) && readWait(R, V, P, S.Wait) &&
-         R.number(V, P, "iteration", S.Iteration) && R.number(V, P, "since_ns", S.SinceNs) &&
-         R.number(V, P, "captured_ns", S.CapturedNs) && R.boolean(V, P, "reporter", S.Reporter);
+  if (!R.string(V, P, "role", S.Role) || !readWait(R, V, P, S.Wait) ||
+      !R.optionalNumber(V, P, "sm", S.Sm))
+    return false;
+  if (Hw)
+    return R.dim3(V, P, "cta", S.Cta) && R.number(V, P, "cluster_rank", S.ClusterRank) &&
+           R.number(V, P, "warp", S.Warp) && R.number(V, P, "iteration", S.Iteration) &&
+           R.number(V, P, "since_ns", S.SinceNs) &&
+           R.number(V, P, "captured_ns", S.CapturedNs) &&
+           R.boolean(V, P, "reporter", S.Reporter);
+  // A solver knows no warp or clock; its counters may be text (`t=1 k=3`).
+  std::optional<unsigned> Warp, Rank, Line;
+  if (!R.optionalNumber(V, P, "warp", Warp) || !R.optionalNumber(V, P, "cluster_rank", Rank) ||
+      !R.optionalNumber(V, P, "ptx_line", Line))
+    return false;
+  S.Warp = Warp.value_or(0);
+  S.WarpKnown = Warp.has_value();
+  S.ClusterRank = Rank.value_or(0);
+  S.PtxLine = Line.value_or(0);
+  if (V.contains("cta") && !R.dim3(V, P, "cta", S.Cta))
+    return false;
+  if (const json *It = R.field(V, P, "iteration", /*Required=*/false)) {
+    if (It->is_string()) {
+      S.IterationText = It->get<std::string>();
+      // One counter (`k=3`) is the iteration; several stay text.
+      llvm::StringRef Text(S.IterationText);
+      if (Text.count('=') == 1)
+        Text.split('=').second.trim().getAsInteger(10, S.Iteration);
+    } else if (!It->is_null() && !R.value(*It, P + ".iteration", S.Iteration)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool readGroup(Reader &R, const json &V, const std::string &P, TraceGroup &G) {
@@ -226,8 +257,11 @@ bool readStep(Reader &R, const json &V, const std::string &P, TraceStep &S) {
   if (!V.is_object())
     return R.fail(P, "expected an object");
   std::string Barrier;
-  bool Ok = R.string(V, P, "role", S.Role) && R.string(V, P, "op", S.Op) &&
-            R.number(V, P, "ptx_line", S.PtxLine) &&
+  std::optional<unsigned> Line;
+  // `agent` is what the verifier calls a role's copy; either names the role.
+  bool HasRole = V.contains("role");
+  bool Ok = R.string(V, P, HasRole ? "role" : "agent", S.Role) && R.string(V, P, "op", S.Op) &&
+            R.optionalNumber(V, P, "ptx_line", Line) &&
             R.string(V, P, "source", S.Source, /*Required=*/false) &&
             R.optionalNumber(V, P, "warp", S.Warp) && R.optionalNumber(V, P, "index", S.Index) &&
             R.optionalNumber(V, P, "parity", S.Parity, 1) &&
@@ -236,6 +270,7 @@ bool readStep(Reader &R, const json &V, const std::string &P, TraceStep &S) {
             R.string(V, P, "barrier", Barrier, /*Required=*/false);
   if (!Ok)
     return false;
+  S.PtxLine = Line.value_or(0);
   if (V.contains("cta") && !R.dim3(V, P, "cta", S.Cta))
     return false;
   if (!Barrier.empty())
@@ -272,18 +307,24 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
   else
     return Err("source: expected 'hardware' or 'solver', got '" + Source + "'");
 
+  bool Hw = T.Source == Trace::Origin::Hardware;
   bool Ok = R.string(Doc, "", "kernel", T.Kernel) && R.string(Doc, "", "entry", T.Entry) &&
             R.string(Doc, "", "variant", T.Variant, /*Required=*/false) &&
             R.string(Doc, "", "ptx", T.Ptx) && R.strings(Doc, "", "roles", T.Roles) &&
             R.strings(Doc, "", "barriers", T.Barriers) &&
-            R.strings(Doc, "", "silent_roles", T.SilentRoles);
+            ((!Hw && !Doc.contains("silent_roles")) ||
+             R.strings(Doc, "", "silent_roles", T.SilentRoles));
   if (Ok) {
     if (const json *L = R.object(Doc, "", "launch")) {
-      Ok = R.dim3(*L, "launch", "grid", T.Launch.Grid) &&
-           R.dim3(*L, "launch", "block", T.Launch.Block) &&
-           R.dim3(*L, "launch", "cluster", T.Launch.Cluster) &&
-           R.number(*L, "launch", "smem_bytes", T.Launch.SmemBytes);
-      if (Ok) {
+      // A solver's launch may hold only what it assumed: the block and the parameters.
+      auto Dim = [&](const char *Name, Dim3 &Out) {
+        return (!Hw && !L->contains(Name)) || R.dim3(*L, "launch", Name, Out);
+      };
+      Ok = Dim("grid", T.Launch.Grid) && Dim("block", T.Launch.Block) &&
+           Dim("cluster", T.Launch.Cluster) &&
+           ((!Hw && !L->contains("smem_bytes")) ||
+            R.number(*L, "launch", "smem_bytes", T.Launch.SmemBytes));
+      if (Ok && (Hw || L->contains("problem"))) {
         if (const json *Pr = R.object(*L, "launch", "problem"))
           Ok = R.number(*Pr, "launch.problem", "m", T.Launch.M) &&
                R.number(*Pr, "launch.problem", "n", T.Launch.N) &&
@@ -292,12 +333,44 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
         else
           Ok = false;
       }
+      if (Ok && L->contains("parameters")) {
+        if (const json *Ps = R.object(*L, "launch", "parameters"))
+          for (auto It = Ps->begin(); Ok && It != Ps->end(); ++It)
+            Ok = R.value(It.value(), "launch.parameters." + It.key(),
+                         T.Launch.Parameters[It.key()]);
+        else
+          Ok = false;
+      }
     } else {
       Ok = false;
     }
   }
+  if (Ok && !Hw && Doc.contains("final_barriers")) {
+    if (const json *A = R.array(Doc, "", "final_barriers"))
+      for (size_t I = 0; Ok && I < A->size(); ++I) {
+        const json &B = (*A)[I];
+        std::string P = "final_barriers[" + std::to_string(I) + "]";
+        TraceBarrierState St;
+        if (!B.is_object())
+          Ok = R.fail(P, "expected an object");
+        else if (!B.contains("name") || !B["name"].is_string())
+          Ok = R.fail(P + ".name", "expected a string");
+        else if (!B.contains("pending") || !B["pending"].is_number_integer() ||
+                 !B.contains("tx_count") || !B["tx_count"].is_number_integer())
+          Ok = R.fail(P, "expected integers 'pending' and 'tx_count'");
+        else {
+          St.Name = B["name"].get<std::string>();
+          St.Pending = B["pending"].get<int64_t>();
+          St.TxCount = B["tx_count"].get<int64_t>();
+          Ok = R.number(B, P, "phase", St.Phase) &&
+               (!B.contains("in_flight") || R.number(B, P, "in_flight", St.InFlight));
+        }
+        T.FinalBarriers.push_back(std::move(St));
+      }
+    else
+      Ok = false;
+  }
   // Solver traces have no clock: the timing fields may be absent there.
-  bool Hw = T.Source == Trace::Origin::Hardware;
   if (Ok && (Hw || Doc.contains("timeout_ns")))
     Ok = R.number(Doc, "", "timeout_ns", T.TimeoutNs);
   if (Ok && (Hw || Doc.contains("time_origin_ns")))
@@ -308,13 +381,13 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
     if (const json *A = R.array(Doc, "", "stuck"))
       for (size_t I = 0; Ok && I < A->size(); ++I) {
         TraceStuck S;
-        Ok = readStuck(R, (*A)[I], "stuck[" + std::to_string(I) + "]", S);
+        Ok = readStuck(R, (*A)[I], "stuck[" + std::to_string(I) + "]", S, Hw);
         T.Stuck.push_back(std::move(S));
       }
     else
       Ok = false;
   }
-  if (Ok) {
+  if (Ok && (Hw || Doc.contains("summary"))) {
     if (const json *A = R.array(Doc, "", "summary"))
       for (size_t I = 0; Ok && I < A->size(); ++I) {
         TraceGroup G;
@@ -347,7 +420,8 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
   };
   for (size_t I = 0; I < T.Stuck.size(); ++I) {
     const TraceStuck &S = T.Stuck[I];
-    if (!Known(T.Roles, S.Role))
+    // A solver's stuck agent may be a copy of a role (one per warpgroup), named after it.
+    if (Hw && !Known(T.Roles, S.Role))
       return Err("stuck[" + std::to_string(I) + "].role: '" + S.Role + "' is not in roles");
     if (S.Wait.isMbarrier() && !Known(T.Barriers, S.Wait.Barrier))
       return Err("stuck[" + std::to_string(I) + "].wait.barrier: '" + S.Wait.Barrier +

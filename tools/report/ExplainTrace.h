@@ -5,6 +5,9 @@
 // solver or the explorer (the same snapshot plus the schedule that led there, `steps`).
 // tools/runner/TRACE_FORMAT.md is the format; this reader checks every field it uses and
 // names the one that is wrong, so a bad file is a clear error rather than a half explanation.
+// Solver traces may leave out what only hardware knows (warps, clocks, the grid, the summary)
+// and may add what only a solver knows (`launch.parameters`, `final_barriers`, counters as
+// text); hardware captures must have every field of the format.
 //
 //   llvm::Expected<report::Trace> T = report::readTrace(Text);
 //   if (!T) ... llvm::toString(T.takeError()) ...   // "stuck[3].wait.parity: expected 0 or 1"
@@ -16,6 +19,7 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,9 +57,12 @@ struct TraceStuck {
   Dim3 Cta = {0, 0, 0};
   unsigned ClusterRank = 0;
   unsigned Warp = 0;
+  bool WarpKnown = true; ///< false where a solver names no warp
   std::optional<unsigned> Sm; ///< %smid (hardware only)
   TraceWait Wait;
   uint64_t Iteration = 0; ///< the role's loop counter when the wait began
+  std::string IterationText; ///< a solver's counters as it wrote them (`t=1 k=3`), or ""
+  unsigned PtxLine = 0;      ///< where a solver says the wait is; 0 when not given
   uint64_t SinceNs = 0;   ///< %globaltimer when the wait began (0 for solver traces)
   uint64_t CapturedNs = 0;
   bool Reporter = false;
@@ -90,6 +97,17 @@ struct TraceLaunch {
   uint64_t SmemBytes = 0;
   uint64_t M = 0, N = 0, K = 0;
   std::string Dtype;
+  /// Kernel parameters by display name, as a solver trace states them (`K` = 128).
+  std::map<std::string, uint64_t> Parameters;
+};
+
+/// A barrier slot's state at the end, as a solver trace states it.
+struct TraceBarrierState {
+  std::string Name; ///< `full[1]`
+  int64_t Pending = 0;
+  uint64_t Phase = 0; ///< completed phases
+  int64_t TxCount = 0;
+  uint64_t InFlight = 0; ///< async operations that will still complete on it
 };
 
 struct Trace {
@@ -109,6 +127,7 @@ struct Trace {
   std::vector<std::string> SilentRoles;
   uint64_t Dropped = 0;
   std::vector<TraceStep> Steps;
+  std::vector<TraceBarrierState> FinalBarriers; ///< solver traces that state them
 
   bool fromSolver() const { return Source == Origin::Solver; }
 };
