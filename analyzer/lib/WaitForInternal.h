@@ -1,4 +1,4 @@
-//===- WaitForInternal.h - helpers shared by the wait-for analysis and its diagnosis ===//
+//===- WaitForInternal.h - pieces shared by the wait-for analysis and its diagnosis ===//
 #pragma once
 
 #include "wsv/analyzer/WaitFor.h"
