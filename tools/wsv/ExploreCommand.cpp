@@ -1,0 +1,178 @@
+// `wsv explore`: run every interleaving of a kernel's protocol for small parameters on the
+// reference models (analyzer/Explore.h); print the verdict and the shortest schedule to a
+// deadlock or race, write it as a wsv-trace/1 document, or replay such a trace.
+#include "Command.h"
+
+#include "../report/TraceJson.h"
+
+#include "wsv/analyzer/Explore.h"
+#include "wsv/analyzer/LaunchSpec.h"
+#include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/ptx_parser/Parser.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+#include <map>
+#include <string>
+
+using namespace wsv;
+using llvm::StringRef;
+
+namespace {
+
+const char Usage[] =
+    "usage: wsv explore [--kernel NAME] [--k-tiles N] [--tiles N] [--param NAME=VALUE]...\n"
+    "                   [--max-states N] [--trace OUT.json] [--replay TRACE.json] FILE\n"
+    "\n"
+    "Explores every interleaving of the protocol of a kernel entry of FILE for one small\n"
+    "instance, on the reference models of mbarriers, named and cluster barriers, async groups\n"
+    "and TMEM, and prints clean, deadlock (who waits on what), race (which buffer slot) or\n"
+    "violation, with the shortest schedule found. For debugging; `wsv verify` is the proof.\n"
+    "\n"
+    "options:\n"
+    "  --kernel NAME        the entry (default: the first)\n"
+    "  --k-tiles N          K = N times the kernel's k-tile (default 2)\n"
+    "  --tiles N            tiles per CTA for persistent kernels (default 1)\n"
+    "  --param NAME=VALUE   a parameter by name (K, M, N or the PTX name); overrides\n"
+    "  --max-states N       give up (verdict unknown) after N states (default 2000000)\n"
+    "  --trace OUT.json     write the schedule as a wsv-trace/1 document\n"
+    "  --replay TRACE.json  re-execute the trace's steps instead of exploring\n"
+    "\n"
+    "exit codes: 0 clean, 1 deadlock, race or violation, 2 bad input, 3 unknown\n";
+
+int fail(const std::string &Message, bool ShowUsage = false) {
+  llvm::errs() << "wsv explore: error: " << Message << '\n';
+  if (ShowUsage)
+    llvm::errs() << Usage;
+  return ExitBadInput;
+}
+
+int runExplore(int Argc, char **Argv) {
+  std::string Kernel, TraceOut, ReplayIn, File;
+  unsigned KTiles = 2, Tiles = 1;
+  uint64_t MaxStates = 2000000;
+  std::map<std::string, uint64_t> Params;
+  for (int I = 1; I < Argc; ++I) {
+    StringRef Arg = Argv[I];
+    auto Next = [&](std::string &Out) {
+      if (I + 1 >= Argc)
+        return false;
+      Out = Argv[++I];
+      return true;
+    };
+    std::string V;
+    if (Arg == "--kernel") {
+      if (!Next(Kernel))
+        return fail("--kernel needs a name", true);
+    } else if (Arg == "--trace" || Arg == "--replay") {
+      if (!Next(Arg == "--trace" ? TraceOut : ReplayIn))
+        return fail(Arg.str() + " needs a file", true);
+    } else if (Arg == "--k-tiles" || Arg == "--tiles" || Arg == "--max-states") {
+      unsigned long long N = 0;
+      if (!Next(V) || StringRef(V).getAsInteger(10, N) || N == 0)
+        return fail(Arg.str() + " needs a positive number", true);
+      if (Arg == "--k-tiles")
+        KTiles = static_cast<unsigned>(N);
+      else if (Arg == "--tiles")
+        Tiles = static_cast<unsigned>(N);
+      else
+        MaxStates = N;
+    } else if (Arg == "--param") {
+      auto [Name, Value] = StringRef(Next(V) ? V : "").split('=');
+      unsigned long long N = 0;
+      if (Name.empty() || Value.getAsInteger(0, N))
+        return fail("--param takes NAME=VALUE", true);
+      Params[Name.str()] = N;
+    } else if (Arg.starts_with("-")) {
+      return fail("unknown option '" + Arg.str() + "'", true);
+    } else if (File.empty()) {
+      File = Arg.str();
+    } else {
+      return fail("one input file at a time", true);
+    }
+  }
+  if (File.empty())
+    return fail("no input file", true);
+
+  llvm::Expected<ptx::ParseResult> Parsed = ptx::parseFile(File);
+  if (!Parsed)
+    return fail(llvm::toString(Parsed.takeError()));
+  if (!Parsed->ok())
+    return fail(File + ": the file does not parse");
+  const ptx::Function *Entry = nullptr;
+  for (const ptx::Function *F : Parsed->M->functions())
+    if (F->isDefinition() && F->isEntry() && !Entry && (Kernel.empty() || F->name() == Kernel))
+      Entry = F;
+  if (!Entry)
+    return fail(Kernel.empty() ? File + " has no kernel entry"
+                               : "no kernel entry '" + Kernel + "' in " + File);
+
+  std::unique_ptr<analyzer::Protocol> P = analyzer::buildProtocol(*Parsed->M, *Entry);
+  analyzer::RolePrograms RP = analyzer::lowerRolePrograms(*P);
+  std::optional<analyzer::LaunchSpec> Spec = analyzer::readKernelInfo(*Parsed->M, *Entry);
+  uint64_t TileK = Spec && Spec->TileK ? *Spec->TileK : 64;
+  std::optional<analyzer::Instance> I = analyzer::chooseInstance(RP, TileK, KTiles, Tiles);
+  if (!I)
+    return fail("no M, N and grid give " + std::to_string(Tiles) + " tile(s) per CTA");
+  for (const auto &[Name, Value] : Params)
+    I->Params[Name] = Value;
+  analyzer::ConcreteSystem S = analyzer::instantiate(RP, *I);
+
+  analyzer::ExploreResult R;
+  if (!ReplayIn.empty()) {
+    auto Buf = llvm::MemoryBuffer::getFile(ReplayIn);
+    if (!Buf)
+      return fail("cannot read " + ReplayIn);
+    nlohmann::json Trace = nlohmann::json::parse((*Buf)->getBuffer().str(), nullptr, false);
+    std::string Error;
+    auto Schedule = report::scheduleFromTrace(Trace, S, Error);
+    if (!Schedule)
+      return fail(ReplayIn + ": " + Error);
+    R = analyzer::replay(S, *Schedule);
+  } else {
+    analyzer::ExploreOptions Options;
+    Options.MaxStates = MaxStates;
+    R = analyzer::explore(S, Options);
+  }
+
+  llvm::outs() << "kernel " << Entry->name() << ": " << analyzer::toString(R.Verdict);
+  if (ReplayIn.empty())
+    llvm::outs() << " (" << R.States << " states)";
+  llvm::outs() << "\n";
+  for (const std::string &A : S.Assumptions)
+    llvm::outs() << "  assuming " << A << "\n";
+  if (!R.Message.empty())
+    llvm::outs() << "  " << R.Message << "\n";
+  for (size_t K = 0; K < R.Schedule.size(); ++K) {
+    const analyzer::ScheduleStep &T = R.Schedule[K];
+    const analyzer::ConcreteStep &C = S.Agents[T.Agent].Steps[T.Step];
+    llvm::outs() << "  " << K << ": " << analyzer::describe(S, T) << "  # ptx "
+                 << P->Events[C.Event].Where.PtxLine << "\n";
+  }
+  if (!TraceOut.empty()) {
+    report::TraceOrigin Origin;
+    Origin.Entry = Entry->name().str();
+    Origin.Ptx = File;
+    std::ofstream OS(TraceOut);
+    OS << report::traceToJson(S, R, Origin).dump(1) << '\n';
+    if (!OS)
+      return fail("cannot write " + TraceOut);
+  }
+  llvm::outs().flush();
+  switch (R.Verdict) {
+  case analyzer::ExploreVerdict::Clean: return ExitClean;
+  case analyzer::ExploreVerdict::Unknown: return ExitInconclusive;
+  default: return ExitFindings;
+  }
+}
+
+} // namespace
+
+namespace wsv {
+extern const Command ExploreCommand = {
+    "explore", "explore every interleaving of a kernel's protocol for small parameters", Usage,
+    runExplore};
+} // namespace wsv
