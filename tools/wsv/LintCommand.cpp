@@ -216,9 +216,11 @@ int runLint(int Argc, char **Argv) {
   Totals = report::countFindings(Inputs);
   Totals.Suppressed = Suppressed;
 
+  // Messages quote PTX, which may hold bytes that are not UTF-8: replaced, never thrown.
   auto Document = [&](StringRef Format) {
-    return Format == "json" ? report::lintToJson(Inputs, Totals, WSV_VERSION)
-                            : report::lintToSarif(Inputs, {SarifRoot, WSV_VERSION});
+    return (Format == "json" ? report::lintToJson(Inputs, Totals, WSV_VERSION)
+                             : report::lintToSarif(Inputs, {SarifRoot, WSV_VERSION}))
+        .dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
   for (auto [Path, Format] : {std::pair<StringRef, StringRef>(O.SarifOutput, "sarif"),
                               std::pair<StringRef, StringRef>(O.JsonOutput, "json")}) {
@@ -228,7 +230,7 @@ int runLint(int Argc, char **Argv) {
     llvm::ToolOutputFile Extra(Path, EC, llvm::sys::fs::OF_Text);
     if (EC)
       return fail("cannot write '" + Path.str() + "': " + EC.message());
-    Extra.os() << Document(Format).dump(1) << '\n';
+    Extra.os() << Document(Format) << '\n';
     Extra.keep();
   }
 
@@ -253,7 +255,7 @@ int runLint(int Argc, char **Argv) {
       if (In.Status == report::InputStatus::ParseError ||
           In.Status == report::InputStatus::Unreadable)
         report::printText(In, llvm::errs(), llvm::errs().has_colors(), Cuda);
-    OS << Document(O.Format).dump(1) << '\n';
+    OS << Document(O.Format) << '\n';
   }
   OS.flush();
   if (File)
