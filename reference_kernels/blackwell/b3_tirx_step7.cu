@@ -178,9 +178,6 @@ __device__ __forceinline__ void b3_tirx_step7(const CUtensorMap* tmap_a, const C
       // BUG(mbarrier-arrival-count): only warp 0 lane 0 arrives on ld2mma (init 128)
       if (!wsv_bug("mbarrier-arrival-count") || (warp_id == 0 && lane_id == 0))
         mbarrier_arrive(smem_u32(&ld2mma));
-      // BUG(mbarrier-reuse): tid 0 re-initializes mma2ld to "reset" it for the next tile while
-      // the MMA warp, now free to run, commits the next accumulator to it; the phase restarts at 0
-      if (wsv_bug("mbarrier-reuse") && threadIdx.x == 0) mbarrier_init(smem_u32(&mma2ld), 1);
 #pragma unroll
       for (uint32_t c = 0; c < BLK_N / 32; ++c)
         stage_row_sw128<T>(d_smem + c / 2 * kBytesEpi, row, c % 2, acc[c]);
@@ -211,6 +208,8 @@ __device__ __forceinline__ void b3_tirx_step7(const CUtensorMap* tmap_a, const C
   // --- Cleanup ---
   tcgen05_fence_before_thread_sync();
   __syncthreads();  // every role is done with TMEM before it is freed
+  // BUG(mbarrier-reuse): tid 0 reuses mma2ld's bytes for a done flag without mbarrier.inval
+  if (wsv_bug("mbarrier-reuse") && threadIdx.x == 0) *reinterpret_cast<volatile uint32_t*>(&mma2ld) = 1;
   if (wg_id == 0 && warp_id == 0) {
     tcgen05_fence_after_thread_sync();
     tmem_relinquish_alloc_permit<1>();

@@ -155,9 +155,9 @@ void MbarrierReuse(CheckContext &Ctx) {
           Severity::Error,
           E.Opcode + " writes into the memory of mbarrier " + Array.Name + " (byte " +
               std::to_string(*Off) +
-              ") while it is still a valid barrier (no mbarrier.inval "
-              "since its init), so the write corrupts the barrier or the barrier's updates "
-              "corrupt the data",
+              ") while it is still a valid barrier (no mbarrier.inval since its init); the "
+              "PTX ISA leaves reusing that memory undefined, and a late arrival or a later "
+              "mbarrier operation mixes barrier state with the data",
           E);
       note(F, "the barrier is initialized here", Init->E->Where);
       break;
