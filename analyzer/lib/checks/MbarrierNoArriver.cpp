@@ -35,6 +35,50 @@ const Event *missedBy(const Protocol &P, const Expansion &X, unsigned Array, uns
   return nullptr;
 }
 
+/// The place a missing release belongs: a role that waits, inside a loop, on an array the
+/// starved waiter's role fills consumes what that role produces and should release Array in
+/// the same loop. Returns the role and the first event after that loop (where the compiled
+/// code resumes), or the loop's header when nothing follows it.
+std::optional<std::pair<unsigned, SourceRef>> missingRelease(const Protocol &P,
+                                                             const TrafficFacts &F,
+                                                             unsigned Starved, unsigned Array) {
+  for (unsigned B = 0; B < P.Roles.size(); ++B) {
+    if (B == Starved)
+      continue;
+    const std::vector<ProtocolItem> &Body = P.Roles[B].Body;
+    for (size_t I = 0; I < Body.size(); ++I) {
+      if (!Body[I].isLoop())
+        continue;
+      bool Consumes = false, Releases = false;
+      P.forEachEvent(P.loop(Body[I]).Body,
+                     [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+                       if (!E.Barrier.resolved())
+                         return;
+                       auto It = F.ArrivingOwners.find(E.Barrier.Array);
+                       if (E.Kind == EventKind::Wait && It != F.ArrivingOwners.end() &&
+                           It->second.count(Starved))
+                         Consumes = true;
+                       if (E.Barrier.Array == Array && E.Kind != EventKind::Wait &&
+                           E.Kind != EventKind::Probe)
+                         Releases = true;
+                     });
+      if (!Consumes || Releases)
+        continue;
+      for (size_t J = I + 1; J < Body.size(); ++J) {
+        const Event *Next = nullptr;
+        P.forEachEvent({Body[J]}, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+          if (!Next)
+            Next = &E;
+        });
+        if (Next)
+          return std::make_pair(B, Next->Where);
+      }
+      return std::make_pair(B, P.loop(Body[I]).Where);
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 namespace wsv {
@@ -89,6 +133,12 @@ void wsv::analyzer::checks::MbarrierNoArriver(CheckContext &Ctx) {
                 ", which needs a completed phase, so " + Who + " hangs (for " +
                 X.Values.describe(P) + ")",
             Wait);
+        if (auto Missing = missingRelease(P, F, Ws.Steps[Step].Owner, S.Array))
+          Fd.Notes.push_back({"the " + P.Roles[Missing->first].Name + " consumes what " + Who +
+                                  " produces in the loop before this point but never arrives "
+                                  "on " + P.Barriers[S.Array].Name +
+                                  ": the release belongs at the end of that loop",
+                              Missing->second});
         for (unsigned I : P.Barriers[S.Array].InitEvents)
           Fd.Notes.push_back({"the barrier is initialized here", P.Events[I].Where});
       }
