@@ -302,6 +302,30 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
         return Found(BugClass::NamedBarrierIdCollision);
       }
   }
+  // A CTA-wide barrier that a role waits in and another role never reaches.
+  for (unsigned G = 0; G < S.Stuck.size(); ++G) {
+    const StuckWait &W = S.Stuck[G];
+    if (!W.Named)
+      continue;
+    for (const EventSite &Site : A.Matches[G].Waits) {
+      const Event &Ev = P.Events[Site.Event];
+      bool CtaWide = Ev.Named.Threads.absent() ||
+                     (Ev.Named.Threads.constant() &&
+                      *Ev.Named.Threads.constant() == P.Launch.threads());
+      if (!CtaWide)
+        continue;
+      for (unsigned R = 0; R < Sites.size(); ++R) {
+        bool Reaches = std::any_of(Sites[R].begin(), Sites[R].end(),
+                                   [&](const EventSite &X) { return X.Event == Site.Event; });
+        if (Reaches || P.Roles[R].Body.empty())
+          continue;
+        D.Evidence.push_back(W.Role + " waits in a CTA-wide bar.sync " +
+                             std::to_string(W.NamedId) + " (" + ptxLine(Ev) + ") that " +
+                             P.Roles[R].Name + " never reaches");
+        return Found(BugClass::BarrierDivergent);
+      }
+    }
+  }
   for (unsigned G = 0; G < S.Stuck.size(); ++G) {
     const StuckWait &W = S.Stuck[G];
     if (!W.Named)

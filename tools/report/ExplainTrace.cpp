@@ -345,6 +345,16 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
       Ok = false;
     }
   }
+  // The explorer states its parameters among its assumptions (`K = 384`).
+  if (Ok && !Hw && Doc.contains("assumptions") && Doc["assumptions"].is_array())
+    for (const json &A : Doc["assumptions"]) {
+      if (!A.is_string())
+        continue;
+      auto [Name, Value] = llvm::StringRef(A.get<std::string>()).split(" = ");
+      uint64_t V = 0;
+      if (!Name.empty() && !Name.contains(' ') && !Value.getAsInteger(10, V))
+        T.Launch.Parameters.emplace(Name.str(), V);
+    }
   if (Ok && !Hw && Doc.contains("final_barriers")) {
     if (const json *A = R.array(Doc, "", "final_barriers"))
       for (size_t I = 0; Ok && I < A->size(); ++I) {
