@@ -6,6 +6,7 @@ namespace wsv {
 #ifdef WSV_HAVE_ANALYZER
 extern const Command ParseCommand;
 extern const Command ProtocolCommand;
+extern const Command VerifyCommand;
 extern const Command ExploreCommand;
 extern const Command ExplainCommand;
 extern const Command LintCommand;

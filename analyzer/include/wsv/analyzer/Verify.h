@@ -1,0 +1,118 @@
+//===- Verify.h - proofs and counterexamples for a kernel's protocol --------------===//
+//
+// `verifyProtocol` turns a Protocol into a transition system (lib/TransitionSystem.cpp) and
+// asks Z3 (lib/TransitionSystemZ3.cpp, the one file of this layer besides SolverZ3.cpp that
+// sees z3++.h) about three properties:
+//
+//   deadlock-freedom  no reachable state where an agent has not finished and no agent and no
+//                     async operation in flight can move;
+//   stage-safety      no read of a buffer slot (an MMA's operand, ld.shared) while an async
+//                     copy into it is in flight or before any copy filled it;
+//   barrier-hygiene   no arrive, expect_tx or wait on an mbarrier before its init, no phase
+//                     with more arrivals than its expected count, no named barrier with more
+//                     threads than its count.
+//
+// Each answer is a value: Proved (for which parameters, under which assumptions),
+// Counterexample (a schedule: agents' steps and async completions, oldest first), or Unknown
+// (the reason and the bound the bounded search reached). Nothing here throws.
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include "wsv/analyzer/Protocol.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wsv {
+namespace analyzer {
+
+enum class Property : uint8_t { DeadlockFreedom, StageSafety, BarrierHygiene };
+const char *toString(Property P);
+
+/// One step of a counterexample: an agent executing one protocol event, or an async
+/// operation completing.
+struct ScheduleStep {
+  std::string Agent;     ///< the role (`producer`), `prologue`, `epilogue`, or `async`
+  std::string What;      ///< `wait full[1] parity 0`, `TMA load completes full[1] 32768 B`
+  unsigned Event = NoIndex; ///< into Protocol::Events; NoIndex for loop steps
+  unsigned PtxLine = 0;
+  std::string Source;    ///< `h2.cu:66`, empty without .loc
+  std::optional<std::string> Barrier;
+  std::optional<uint64_t> Slot;
+  std::optional<uint64_t> Parity;
+  std::optional<uint64_t> TxBytes;
+  /// The agent's loop counters when it took the step (`k=3`).
+  std::string Iterations;
+};
+
+/// What one agent was doing in the last state of a counterexample.
+struct AgentState {
+  std::string Agent;
+  std::string State; ///< `finished`, `blocked at Wait empty[k%4] parity 0`, ...
+  unsigned PtxLine = 0;
+  bool Blocked = false;
+  /// Blocked on an mbarrier wait: which slot, for which parity; on a named barrier: its id.
+  std::optional<std::string> Barrier;
+  std::optional<uint64_t> Slot, Parity, NamedId;
+  std::string Iterations; ///< its loop counters (`k=3`)
+};
+
+/// An mbarrier slot in the last state of a counterexample.
+struct BarrierState {
+  std::string Name; ///< `full[1]`
+  int64_t Pending = 0;
+  uint64_t Phase = 0; ///< completed phases; the current parity is Phase % 2
+  int64_t TxCount = 0;
+  uint64_t InFlight = 0; ///< async operations that will still complete on it
+};
+
+struct Verdict {
+  enum class Kind : uint8_t { Proved, Counterexample, Unknown } K = Kind::Unknown;
+  Property Prop = Property::DeadlockFreedom;
+  /// Proved: the parameters it holds for (`every K >= 0`, `K = 4096`).
+  std::string ForParameters;
+  /// What the model took for granted (box sizes, parameter ranges, cluster shape, ...).
+  std::vector<std::string> Assumptions;
+  /// Unknown: why. Counterexample: what goes wrong in the last state.
+  std::string Reason;
+  /// Unknown: the number of steps the bounded search covered without a counterexample.
+  unsigned BoundReached = 0;
+  /// Which engine answered (`spacer`, `bmc`).
+  std::string Engine;
+  /// Counterexample: the parameter values it needs (display names).
+  std::map<std::string, uint64_t> Parameters;
+  std::vector<ScheduleStep> Schedule;
+  std::vector<AgentState> FinalAgents;
+  std::vector<BarrierState> FinalBarriers;
+  double Milliseconds = 0;
+
+  bool proved() const { return K == Kind::Proved; }
+  bool refuted() const { return K == Kind::Counterexample; }
+  bool unknown() const { return K == Kind::Unknown; }
+};
+const char *toString(Verdict::Kind K);
+
+struct VerifyOptions {
+  /// Fixed parameter values by display name (`K`) or PTX name; the rest stay free.
+  std::map<std::string, uint64_t> Params;
+  /// Time Z3 may spend on one property, in milliseconds (the bounded search and the proof
+  /// share it).
+  unsigned TimeoutMs = 10000;
+  /// Steps the bounded search unrolls before the unbounded engine takes over.
+  unsigned MaxBmcSteps = 48;
+  /// Try the unbounded engine at all (off: bounded search only, never Proved for all
+  /// parameters unless the system provably terminates within the bound).
+  bool Unbounded = true;
+  std::vector<Property> Properties = {Property::DeadlockFreedom, Property::StageSafety,
+                                      Property::BarrierHygiene};
+};
+
+/// The verdict of each requested property, in the order of Options.Properties.
+std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Options = {});
+
+} // namespace analyzer
+} // namespace wsv

@@ -1,0 +1,98 @@
+//===- TransitionSystemZ3Encoding.h - the Z3 encoding's state, shared by its engines ===//
+//
+// Private to TransitionSystemZ3.cpp (the encoding: layout, expressions, moves, properties)
+// and TransitionSystemZ3Engines.cpp (bounded model checking, Spacer, reading a model back
+// into a schedule). Nothing else includes z3++.h.
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include "TransitionSystemZ3.h"
+
+#include <z3++.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wsv {
+namespace analyzer {
+namespace ts {
+namespace detail {
+
+/// An expression the encoding cannot express in linear integer arithmetic.
+struct EncodeError {
+  std::string Reason;
+};
+
+struct Move {
+  unsigned Agent = NoIndex; ///< NoIndex for a completion
+  unsigned OpIndex = NoIndex;
+  unsigned Key = NoIndex;   ///< completions: the in-flight key
+  unsigned Slot = 0;        ///< completions: the slot
+  z3::expr Guard;
+  std::vector<std::pair<unsigned, z3::expr>> Updates; ///< variable index, next value
+  /// What a schedule prints about the step, over the state before it.
+  std::optional<z3::expr> SlotE, ParityE, TxE, WhenE;
+  explicit Move(z3::context &C) : Guard(C.bool_val(true)) {}
+};
+
+class Encoding {
+public:
+  Encoding(z3::context &C, const Protocol &P, const TransitionSystem &TS,
+           const VerifyOptions &Options)
+      : C(C), P(P), TS(TS), Options(Options), X(C) {}
+
+  Verdict check(Property Prop);
+
+private:
+  z3::context &C;
+  const Protocol &P;
+  const TransitionSystem &TS;
+  const VerifyOptions &Options;
+
+  // Layout.
+  z3::expr_vector X; ///< the state variables
+  std::vector<std::string> Names;
+  std::vector<unsigned> Pc, Saved;
+  std::vector<std::vector<unsigned>> Ctr;
+  std::vector<std::vector<unsigned>> Exp, Pend, Par, Tx, Fly, Fill;
+  std::vector<unsigned> NArr, NGen;
+  std::map<std::string, z3::expr> ParamVars;
+  std::vector<Move> Moves;
+  z3::expr Deadlock{C}, Stage{C}, Hygiene{C}, InitState{C}, Finished{C};
+  std::vector<std::pair<z3::expr, std::string>> StageWhy, HygieneWhy;
+
+  unsigned var(const std::string &Name) {
+    X.push_back(C.int_const(Name.c_str()));
+    Names.push_back(Name);
+    return X.size() - 1;
+  }
+  z3::expr v(unsigned I) const { return X[I]; }
+  void layout();
+  z3::expr param(const Expr *Leaf);
+  z3::expr intOf(const Expr *E, unsigned Agent);
+  z3::expr boolOf(const Expr *E, unsigned Agent);
+  z3::expr slotSelect(const std::vector<unsigned> &Vars, const z3::expr &Slot);
+  void buildMoves();
+  void agentMoves(unsigned A);
+  void phaseStep(Move &M, unsigned Array, const z3::expr &Slot, const z3::expr &Arrivals,
+                 const z3::expr &TxDelta);
+  void buildProperties();
+  z3::expr next(const z3::expr &MoveVar, unsigned VarIndex,
+                const std::vector<std::vector<std::pair<unsigned, z3::expr>>> &ByVar);
+  Verdict bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool &Exhausted,
+              std::chrono::steady_clock::time_point Deadline);
+  Verdict spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs);
+  Verdict schedule(Property Prop, const z3::model &M, const std::vector<z3::expr_vector> &States,
+                   const std::vector<z3::expr> &MoveVars, const z3::expr &Bad);
+  std::string moveText(const Move &M) const;
+  std::string forParameters() const;
+};
+
+} // namespace detail
+} // namespace ts
+} // namespace analyzer
+} // namespace wsv

@@ -1,0 +1,358 @@
+//===- TransitionSystemZ3Engines.cpp - bounded search, Spacer, schedules -----------===//
+//
+// The engines over the encoding of TransitionSystemZ3.cpp: bounded model checking (one
+// incremental solver, one step of the transition relation per depth), Spacer on one Horn
+// clause per move, and the reading of a model back into a schedule. Z3 exceptions stop here.
+//
+//===----------------------------------------------------------------------------------===//
+
+#include "TransitionSystemZ3Encoding.h"
+
+namespace wsv {
+namespace analyzer {
+namespace ts {
+namespace detail {
+
+Verdict Encoding::schedule(Property Prop, const z3::model &M,
+                           const std::vector<z3::expr_vector> &States,
+                           const std::vector<z3::expr> &MoveVars, const z3::expr &Bad) {
+  Verdict V;
+  V.K = Verdict::Kind::Counterexample;
+  V.Prop = Prop;
+  V.Engine = "bmc";
+  auto At = [&](const z3::expr &E, unsigned Step) {
+    z3::expr_vector From = X, To = States[Step];
+    z3::expr Copy = E;
+    return M.eval(Copy.substitute(From, To), true);
+  };
+  auto Int = [&](const z3::expr &E, unsigned Step) -> int64_t {
+    int64_t R = 0;
+    At(E, Step).is_numeral_i64(R);
+    return R;
+  };
+  for (auto &[Symbol, Var] : ParamVars) {
+    std::string Display = Symbol;
+    for (const auto &[S, D] : TS.Params)
+      if (S == Symbol)
+        Display = D;
+    int64_t Value = 0;
+    M.eval(Var, true).is_numeral_i64(Value);
+    V.Parameters[Display] = static_cast<uint64_t>(Value);
+  }
+  for (unsigned I = 0; I < MoveVars.size(); ++I) {
+    int64_t MoveIndex = 0;
+    M.eval(MoveVars[I], true).is_numeral_i64(MoveIndex);
+    const Move &Mv = Moves[MoveIndex];
+    ScheduleStep Step;
+    Step.What = moveText(Mv);
+    if (Mv.Agent == NoIndex) {
+      Step.Agent = "async";
+      Step.Barrier = TS.Arrays[TS.InFlightKeys[Mv.Key].Array].Name;
+      Step.Slot = Mv.Slot;
+      if (TS.InFlightKeys[Mv.Key].IsLoad)
+        Step.TxBytes = TS.InFlightKeys[Mv.Key].Bytes;
+    } else {
+      const Agent &Ag = TS.Agents[Mv.Agent];
+      const Op &O = Ag.Ops[Mv.OpIndex];
+      // Loop bookkeeping, skipped events and reads that find their data are not part of
+      // the story.
+      if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch ||
+          O.Kind == OpKind::Guard || O.Kind == OpKind::Nop || O.Kind == OpKind::Read ||
+          O.Kind == OpKind::NamedWait || (Mv.WhenE && At(*Mv.WhenE, I).is_false()))
+        continue;
+      Step.Agent = Ag.Name;
+      Step.Event = O.Event;
+      if (O.Event != NoIndex) {
+        const Event &E = P.Events[O.Event];
+        Step.PtxLine = E.Where.PtxLine;
+        if (const CudaFrame *F = E.Where.kernelFrame())
+          Step.Source = F->File + ":" + std::to_string(F->Line);
+      }
+      if (O.Array != NoIndex)
+        Step.Barrier = TS.Arrays[O.Array].Name;
+      if (Mv.SlotE)
+        Step.Slot = static_cast<uint64_t>(Int(*Mv.SlotE, I));
+      if (Mv.ParityE)
+        Step.Parity = static_cast<uint64_t>(Int(*Mv.ParityE, I));
+      if (Mv.TxE)
+        Step.TxBytes = static_cast<uint64_t>(Int(*Mv.TxE, I));
+      for (unsigned Cn = 0; Cn < Ag.Counters.size(); ++Cn)
+        Step.Iterations += (Step.Iterations.empty() ? "" : " ") + P.loopVar(Ag.Counters[Cn]) +
+                           "=" + std::to_string(Int(v(Ctr[Mv.Agent][Cn]), I));
+    }
+    V.Schedule.push_back(std::move(Step));
+  }
+  unsigned Last = States.size() - 1;
+  for (unsigned A = 0; A < TS.Agents.size(); ++A) {
+    const Agent &Ag = TS.Agents[A];
+    int64_t Pcv = Int(v(Pc[A]), Last);
+    AgentState S;
+    S.Agent = Ag.Name;
+    if (Pcv >= static_cast<int64_t>(Ag.Ops.size())) {
+      S.State = "finished";
+    } else {
+      const Op &O = Ag.Ops[Pcv];
+      for (const Move &Mv : Moves)
+        if (Mv.Agent == A && Mv.OpIndex == static_cast<unsigned>(Pcv)) {
+          S.Blocked = At(Mv.Guard, Last).is_false();
+          if (Mv.SlotE)
+            S.Slot = static_cast<uint64_t>(Int(*Mv.SlotE, Last));
+          if (Mv.ParityE)
+            S.Parity = static_cast<uint64_t>(Int(*Mv.ParityE, Last));
+        }
+      if (O.Array != NoIndex)
+        S.Barrier = TS.Arrays[O.Array].Name;
+      if (O.Named != NoIndex)
+        S.NamedId = TS.NamedBarriers[O.Named].Id;
+      S.State = std::string(S.Blocked ? "blocked at " : "at ") + O.Text;
+      if (O.Event != NoIndex)
+        S.PtxLine = P.Events[O.Event].Where.PtxLine;
+      for (unsigned Cn = 0; Cn < Ag.Counters.size(); ++Cn)
+        S.Iterations += (S.Iterations.empty() ? "" : " ") + P.loopVar(Ag.Counters[Cn]) + "=" +
+                        std::to_string(Int(v(Ctr[A][Cn]), Last));
+    }
+    V.FinalAgents.push_back(S);
+  }
+  for (unsigned B = 0; B < TS.Arrays.size(); ++B)
+    for (unsigned S = 0; S < TS.Arrays[B].Slots; ++S) {
+      BarrierState St;
+      St.Name = TS.Arrays[B].Name + (TS.Arrays[B].Slots > 1 ? "[" + std::to_string(S) + "]" : "");
+      St.Pending = Int(v(Pend[B][S]), Last);
+      St.Phase = static_cast<uint64_t>(Int(v(Par[B][S]), Last));
+      St.TxCount = Int(v(Tx[B][S]), Last);
+      for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K)
+        if (TS.InFlightKeys[K].Array == B)
+          St.InFlight += static_cast<uint64_t>(Int(v(Fly[K][S]), Last));
+      V.FinalBarriers.push_back(St);
+    }
+  if (Prop == Property::DeadlockFreedom) {
+    V.Reason = "every unfinished agent is blocked and nothing is in flight:";
+    for (const AgentState &S : V.FinalAgents)
+      if (S.State != "finished")
+        V.Reason += " " + S.Agent + " " + S.State + ";";
+    V.Reason.pop_back();
+  } else {
+    for (const auto &[Cond, Why] : Prop == Property::StageSafety ? StageWhy : HygieneWhy)
+      if (At(Cond, Last).is_true()) {
+        V.Reason = Why;
+        break;
+      }
+  }
+  (void)Bad;
+  return V;
+}
+
+Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool &Exhausted,
+                      std::chrono::steady_clock::time_point Deadline) {
+  Exhausted = false;
+  z3::expr_vector Xn(C);
+  for (unsigned I = 0; I < X.size(); ++I)
+    Xn.push_back(C.int_const(("next." + Names[I]).c_str()));
+  z3::expr MoveVar = C.int_const("move");
+  std::vector<std::vector<std::pair<unsigned, z3::expr>>> ByVar(X.size());
+  z3::expr Some = C.bool_val(false);
+  for (unsigned M = 0; M < Moves.size(); ++M) {
+    Some = Some || (MoveVar == static_cast<int>(M) && Moves[M].Guard);
+    for (const auto &[Var, Value] : Moves[M].Updates)
+      ByVar[Var].push_back({M, Value});
+  }
+  z3::expr Trans = Some;
+  for (unsigned I = 0; I < X.size(); ++I)
+    Trans = Trans && Xn[I] == next(MoveVar, I, ByVar);
+
+  z3::solver S(C, "QF_LIA");
+  std::vector<z3::expr_vector> States;
+  std::vector<z3::expr> MoveVars;
+  auto Fresh = [&](unsigned Step) {
+    z3::expr_vector V(C);
+    for (unsigned I = 0; I < X.size(); ++I)
+      V.push_back(C.int_const(("s" + std::to_string(Step) + "." + Names[I]).c_str()));
+    return V;
+  };
+  auto Subst = [&](z3::expr E, unsigned Step) { return E.substitute(X, States[Step]); };
+  States.push_back(Fresh(0));
+  S.add(Subst(InitState, 0));
+  for (unsigned Step = 0;; ++Step) {
+    auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    Deadline - std::chrono::steady_clock::now())
+                    .count();
+    Bound = Step;
+    if (Left <= 0)
+      break;
+    z3::params Ps(C);
+    Ps.set("timeout", static_cast<unsigned>(Left));
+    S.set(Ps);
+    S.push();
+    S.add(Subst(Bad, Step));
+    z3::check_result R = S.check();
+    if (R == z3::sat) {
+      z3::model M = S.get_model();
+      return schedule(Prop, M, States, MoveVars, Bad);
+    }
+    S.pop();
+    if (R == z3::unknown)
+      break;
+    if (Step == Options.MaxBmcSteps)
+      break;
+    States.push_back(Fresh(Step + 1));
+    MoveVars.push_back(C.int_const(("move" + std::to_string(Step)).c_str()));
+    z3::expr_vector From(C), To(C);
+    for (unsigned I = 0; I < X.size(); ++I) {
+      From.push_back(X[I]);
+      To.push_back(States[Step][I]);
+      From.push_back(Xn[I]);
+      To.push_back(States[Step + 1][I]);
+    }
+    From.push_back(MoveVar);
+    To.push_back(MoveVars.back());
+    z3::expr T = Trans;
+    S.add(T.substitute(From, To));
+    // Once no path (for any parameter value) is as long as this one, every reachable state
+    // has been checked.
+    if (S.check() == z3::unsat) {
+      Exhausted = true;
+      Bound = Step;
+      break;
+    }
+  }
+  Verdict V;
+  V.Prop = Prop;
+  V.Engine = "bmc";
+  return V;
+}
+
+Verdict Encoding::spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs) {
+  z3::fixedpoint Fp(C);
+  z3::params Ps(C);
+  Ps.set("engine", "spacer");
+  Ps.set("timeout", TimeoutMs);
+  Fp.set(Ps);
+  // One Horn clause per move, Inv(X) & guard(X) -> Inv(update(X)): the form Spacer
+  // generalizes best from (no next-state variables, no move number).
+  z3::sort_vector Sorts(C);
+  z3::expr_vector Args(C);
+  for (unsigned I = 0; I < X.size(); ++I) {
+    Sorts.push_back(C.int_sort());
+    Args.push_back(X[I]);
+  }
+  for (auto &[Name, Var] : ParamVars) {
+    Sorts.push_back(C.int_sort());
+    Args.push_back(Var);
+  }
+  z3::func_decl Inv = C.function("inv", Sorts, C.bool_sort());
+  z3::func_decl Err = C.function("err", 0, nullptr, C.bool_sort());
+  Fp.register_relation(Inv);
+  Fp.register_relation(Err);
+  auto Rule = [&](const z3::expr &Body, const z3::expr &Head, const std::string &Name) {
+    z3::expr R = z3::forall(Args, z3::implies(Body, Head));
+    z3::symbol S = C.str_symbol(Name.c_str());
+    Fp.add_rule(R, S);
+  };
+  Rule(InitState, Inv(Args), "init");
+  for (unsigned M = 0; M < Moves.size(); ++M) {
+    std::vector<z3::expr> Values;
+    for (unsigned I = 0; I < X.size(); ++I)
+      Values.push_back(X[I]);
+    for (const auto &[Var, Value] : Moves[M].Updates)
+      Values[Var] = Value;
+    z3::expr_vector Next(C);
+    for (const z3::expr &E : Values)
+      Next.push_back(E);
+    for (auto &[Name, Var] : ParamVars)
+      Next.push_back(Var);
+    Rule(Inv(Args) && Moves[M].Guard, Inv(Next), "move" + std::to_string(M));
+  }
+  Rule(Inv(Args) && Bad, Err(), "bad");
+  z3::func_decl_vector Query(C);
+  Query.push_back(Err);
+  z3::check_result R = Fp.query(Query);
+  Verdict V;
+  V.Prop = Prop;
+  V.Engine = "spacer";
+  if (R == z3::unsat) {
+    V.K = Verdict::Kind::Proved;
+  } else if (R == z3::sat) {
+    V.K = Verdict::Kind::Counterexample;
+    V.Reason = "the fixed-point engine reaches a bad state beyond the bounded search";
+  } else {
+    V.Reason = "the fixed-point engine gave up: " + Fp.reason_unknown();
+  }
+  return V;
+}
+
+Verdict Encoding::check(Property Prop) {
+  auto Start = std::chrono::steady_clock::now();
+  auto Deadline = Start + std::chrono::milliseconds(Options.TimeoutMs);
+  Verdict V;
+  V.Prop = Prop;
+  try {
+    layout();
+    buildMoves();
+    buildProperties();
+  } catch (const EncodeError &E) {
+    V.Reason = "the protocol needs what the encoding cannot express: " + E.Reason;
+    return V;
+  }
+  z3::expr Bad = Prop == Property::DeadlockFreedom ? Deadlock
+                 : Prop == Property::StageSafety   ? Stage
+                                                   : Hygiene;
+  unsigned Bound = 0;
+  bool Exhausted = false;
+  V = bmc(Prop, Bad, Bound, Exhausted, Deadline);
+  V.Prop = Prop;
+  if (V.refuted())
+    return V;
+  if (Exhausted) {
+    V.K = Verdict::Kind::Proved;
+    V.Engine = "bmc";
+    V.ForParameters = forParameters();
+    V.Assumptions.push_back("every execution ends within " + std::to_string(Bound) +
+                            " steps, all of them checked");
+    return V;
+  }
+  long Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  Deadline - std::chrono::steady_clock::now())
+                  .count();
+  if (!Options.Unbounded || Left <= 0) {
+    V.K = Verdict::Kind::Unknown;
+    V.BoundReached = Bound;
+    V.Reason = Left <= 0 ? "the time limit ran out in the bounded search"
+                         : "no counterexample within the bound; the unbounded engine is off";
+    return V;
+  }
+  Verdict U;
+  try {
+    U = spacer(Prop, Bad, static_cast<unsigned>(Left));
+  } catch (const z3::exception &Ex) {
+    U.Prop = Prop;
+    U.Engine = "spacer";
+    std::string Msg = Ex.msg();
+    U.Reason = Msg == "canceled" ? "the fixed-point engine ran out of time (" +
+                                       std::to_string(Left) + " ms) without a proof"
+                                 : "the fixed-point engine stopped: " + Msg;
+  }
+  U.BoundReached = Bound;
+  if (U.proved())
+    U.ForParameters = forParameters();
+  return U;
+}
+
+} // namespace detail
+
+Verdict checkProperty(const Protocol &P, const TransitionSystem &TS, Property Prop,
+                      const VerifyOptions &Options) {
+  try {
+    z3::context C;
+    detail::Encoding E(C, P, TS, Options);
+    return E.check(Prop);
+  } catch (const z3::exception &Ex) {
+    Verdict V;
+    V.Prop = Prop;
+    V.Reason = std::string("z3: ") + Ex.msg();
+    return V;
+  }
+}
+
+} // namespace ts
+} // namespace analyzer
+} // namespace wsv

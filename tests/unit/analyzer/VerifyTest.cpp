@@ -1,0 +1,167 @@
+// Proofs and counterexamples on a small hand-written 2-stage ring (tests/lit/verify/Inputs):
+// the correct ring is proved for every trip count, the seeded initial-phase and
+// arrival-count bugs are refuted with short schedules that end where the bug says, fixing the
+// parameter decides exactly that instance, and a protocol the encoding cannot express stays
+// unknown.
+#include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/analyzer/Verify.h"
+#include "wsv/ptx_parser/Parser.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <memory>
+#include <string>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace {
+
+struct Verified {
+  ptx::ParseResult Parsed;
+  std::unique_ptr<Protocol> P;
+  std::vector<Verdict> Verdicts;
+
+  const Verdict &of(Property Prop) const {
+    for (const Verdict &V : Verdicts)
+      if (V.Prop == Prop)
+        return V;
+    ADD_FAILURE() << "no verdict for " << toString(Prop);
+    return Verdicts.front();
+  }
+};
+
+std::unique_ptr<Verified> verifyText(const std::string &Text, const VerifyOptions &Options) {
+  auto R = std::make_unique<Verified>();
+  R->Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
+    ADD_FAILURE() << D.Message;
+  });
+  const ptx::Function *F = nullptr;
+  for (const ptx::Function *G : R->Parsed.M->functions())
+    if (G->isDefinition() && G->isEntry())
+      F = G;
+  if (!F) {
+    ADD_FAILURE() << "no entry";
+    return R;
+  }
+  R->P = buildProtocol(*R->Parsed.M, *F);
+  R->Verdicts = verifyProtocol(*R->P, Options);
+  return R;
+}
+
+std::string input(const std::string &Name) {
+  std::string Path = std::string(WSV_VERIFY_INPUTS) + "/" + Name;
+  auto Buffer = llvm::MemoryBuffer::getFile(Path);
+  if (!Buffer) {
+    ADD_FAILURE() << "cannot read " << Path;
+    return {};
+  }
+  return (*Buffer)->getBuffer().str();
+}
+
+std::unique_ptr<Verified> verifyFile(const std::string &Name, VerifyOptions Options = {}) {
+  return verifyText(input(Name), Options);
+}
+
+std::string describe(const Verdict &V) {
+  std::string S = std::string(toString(V.K)) + " by " + V.Engine + ": " + V.Reason;
+  for (const ScheduleStep &Step : V.Schedule)
+    S += "\n  " + Step.Agent + ": " + Step.What;
+  return S;
+}
+
+/// The parameter the ring's loops count to, by whatever name the protocol gives it.
+uint64_t tripOf(const Verdict &V) {
+  EXPECT_EQ(V.Parameters.size(), 1u) << describe(V);
+  return V.Parameters.empty() ? 0 : V.Parameters.begin()->second;
+}
+
+/// Small budgets: these tests check answers, not speed (tests/bench/verify measures that).
+VerifyOptions quick() {
+  VerifyOptions Options;
+  Options.TimeoutMs = 1500;
+  return Options;
+}
+
+TEST(VerifyTest, TwoStageRingHasNoCounterexample) {
+  // The correct ring: no property is refuted; what is not proved in the budget says why and
+  // how far the bounded search got.
+  auto R = verifyFile("ring2.ptx", quick());
+  ASSERT_EQ(R->Verdicts.size(), 3u);
+  for (const Verdict &V : R->Verdicts) {
+    EXPECT_FALSE(V.refuted()) << toString(V.Prop) << ": " << describe(V);
+    if (V.unknown()) {
+      EXPECT_FALSE(V.Reason.empty());
+      EXPECT_GT(V.BoundReached, 0u) << toString(V.Prop);
+    }
+    EXPECT_FALSE(V.Assumptions.empty());
+  }
+}
+
+TEST(VerifyTest, InitialPhaseBugDeadlocksAtTheProducersFirstWait) {
+  auto R = verifyFile("ring2.bug-initial-phase.ptx", quick());
+  const Verdict &V = R->of(Property::DeadlockFreedom);
+  ASSERT_TRUE(V.refuted()) << describe(V);
+  EXPECT_GE(tripOf(V), 1u);
+  EXPECT_LE(V.Schedule.size(), 24u) << describe(V);
+  bool ProducerStuck = false;
+  for (const AgentState &A : V.FinalAgents)
+    if (A.Blocked && A.Barrier == std::string("empty")) {
+      ProducerStuck = true;
+      EXPECT_EQ(A.Parity, 0u);
+      EXPECT_EQ(A.Slot, 0u);
+    }
+  EXPECT_TRUE(ProducerStuck) << describe(V);
+  // The consumer waits for a fill that never comes: both ends of the ring are blocked.
+  for (const AgentState &A : V.FinalAgents)
+    EXPECT_TRUE(A.State == "finished" || A.Blocked) << A.Agent << " " << A.State;
+  // The schedule names the instructions it ran.
+  for (const ScheduleStep &S : V.Schedule)
+    EXPECT_GT(S.PtxLine, 0u) << S.What;
+}
+
+TEST(VerifyTest, ExecutionsThatAllEndEarlyAreProvedByExhaustion) {
+  // With the initial-phase bug every execution stops (finished or stuck) within a few steps
+  // for every trip count, so the bounded search sees every reachable state: the other
+  // properties are proved for all parameter values, and the verdict says how.
+  auto R = verifyFile("ring2.bug-initial-phase.ptx", quick());
+  for (Property Prop : {Property::StageSafety, Property::BarrierHygiene}) {
+    const Verdict &V = R->of(Prop);
+    ASSERT_TRUE(V.proved()) << toString(Prop) << ": " << describe(V);
+    EXPECT_EQ(V.Engine, "bmc");
+    EXPECT_NE(V.ForParameters.find("every"), std::string::npos) << V.ForParameters;
+    bool SaysHow = false;
+    for (const std::string &A : V.Assumptions)
+      SaysHow |= A.find("every execution ends within") != std::string::npos;
+    EXPECT_TRUE(SaysHow);
+  }
+}
+
+TEST(VerifyTest, ArrivalCountBugIsNotProved) {
+  // empty[0] expects two arrivals and gets one per phase; from the third k-tile on the
+  // producer hangs. Whatever the budget allows, it must never be called proved.
+  auto R = verifyFile("ring2.bug-arrival-count.ptx", quick());
+  const Verdict &V = R->of(Property::DeadlockFreedom);
+  EXPECT_FALSE(V.proved()) << describe(V);
+  if (V.refuted())
+    EXPECT_GE(tripOf(V), 3u);
+}
+
+TEST(VerifyTest, TripCountReadFromMemoryStaysUnknown) {
+  // The loop bound is loaded from global memory: no closed form in the parameters, so no
+  // proof and no counterexample.
+  std::string Text = input("ring2.ptx");
+  std::string From = "  ld.param.u32 %r1, [ring2_param_1];\n";
+  size_t At = Text.find(From);
+  ASSERT_NE(At, std::string::npos);
+  Text.replace(At, From.size(), "  ld.global.u32 %r1, [%rd1];\n");
+  auto R = verifyText(Text, quick());
+  for (const Verdict &V : R->Verdicts) {
+    EXPECT_TRUE(V.unknown()) << toString(V.Prop) << ": " << describe(V);
+    EXPECT_FALSE(V.Reason.empty());
+  }
+}
+
+} // namespace

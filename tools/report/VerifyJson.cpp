@@ -1,0 +1,195 @@
+//===- VerifyJson.cpp - verdicts as JSON, SARIF and wsv-trace/1 --------------------===//
+
+#include "VerifyJson.h"
+
+#include "wsv/analyzer/Checks.h"
+
+namespace wsv {
+namespace report {
+
+using analyzer::Verdict;
+using nlohmann::json;
+
+namespace {
+
+json stepToJson(const analyzer::ScheduleStep &S) {
+  json J = {{"agent", S.Agent}, {"op", S.What}};
+  if (S.PtxLine)
+    J["ptx_line"] = S.PtxLine;
+  if (!S.Source.empty())
+    J["source"] = S.Source;
+  if (S.Barrier)
+    J["barrier"] = *S.Barrier;
+  if (S.Slot)
+    J["index"] = *S.Slot;
+  if (S.Parity)
+    J["parity"] = *S.Parity;
+  if (S.TxBytes)
+    J["tx_bytes"] = *S.TxBytes;
+  if (!S.Iterations.empty())
+    J["iterations"] = S.Iterations;
+  return J;
+}
+
+const char *sarifLevel(analyzer::Severity S) {
+  switch (S) {
+  case analyzer::Severity::Error:
+    return "error";
+  case analyzer::Severity::Warning:
+    return "warning";
+  case analyzer::Severity::Remark:
+    return "note";
+  }
+  return "note";
+}
+
+json sarifLocation(const std::string &File, unsigned Line, unsigned Column) {
+  json Region = {{"startLine", Line ? Line : 1}};
+  if (Column)
+    Region["startColumn"] = Column;
+  return {{"physicalLocation",
+           {{"artifactLocation", {{"uri", File}}}, {"region", std::move(Region)}}}};
+}
+
+} // namespace
+
+json verdictToJson(const Verdict &V) {
+  json J = {{"property", analyzer::toString(V.Prop)},
+            {"result", analyzer::toString(V.K)},
+            {"engine", V.Engine},
+            {"assumptions", V.Assumptions},
+            {"ms", V.Milliseconds}};
+  if (V.proved())
+    J["for"] = V.ForParameters;
+  if (!V.Reason.empty())
+    J["reason"] = V.Reason;
+  if (V.unknown())
+    J["bound"] = V.BoundReached;
+  if (V.refuted()) {
+    J["parameters"] = V.Parameters;
+    json Steps = json::array();
+    for (const analyzer::ScheduleStep &S : V.Schedule)
+      Steps.push_back(stepToJson(S));
+    J["schedule"] = std::move(Steps);
+    json Agents = json::array();
+    for (const analyzer::AgentState &A : V.FinalAgents)
+      Agents.push_back({{"agent", A.Agent}, {"state", A.State}, {"ptx_line", A.PtxLine}});
+    J["agents"] = std::move(Agents);
+    json Barriers = json::array();
+    for (const analyzer::BarrierState &B : V.FinalBarriers)
+      Barriers.push_back({{"barrier", B.Name},
+                          {"pending", B.Pending},
+                          {"parity", B.Phase},
+                          {"tx_count", B.TxCount},
+                          {"in_flight", B.InFlight}});
+    J["barriers"] = std::move(Barriers);
+  }
+  return J;
+}
+
+json findingToJson(const analyzer::Finding &F) {
+  json Notes = json::array();
+  for (const analyzer::FindingNote &N : F.Notes)
+    Notes.push_back({{"message", N.Message}, {"ptx_line", N.Where.PtxLine}});
+  return {{"check", F.Check},
+          {"severity", analyzer::toString(F.Level)},
+          {"message", F.Message},
+          {"ptx_line", F.Where.PtxLine},
+          {"column", F.Where.PtxColumn},
+          {"notes", std::move(Notes)}};
+}
+
+json verifySarif(const std::string &File, const std::vector<KernelResults> &Kernels) {
+  json Rules = json::array();
+  for (const analyzer::CheckInfo &C : analyzer::allChecks())
+    Rules.push_back({{"id", C.Name}, {"shortDescription", {{"text", C.Summary}}}});
+  for (analyzer::Property Prop :
+       {analyzer::Property::DeadlockFreedom, analyzer::Property::StageSafety,
+        analyzer::Property::BarrierHygiene})
+    Rules.push_back({{"id", analyzer::toString(Prop)},
+                     {"shortDescription", {{"text", "a property wsv verify proves or refutes"}}}});
+  json Results = json::array();
+  for (const KernelResults &K : Kernels) {
+    for (const analyzer::Finding &F : K.Findings)
+      Results.push_back({{"ruleId", F.Check},
+                         {"level", sarifLevel(F.Level)},
+                         {"message", {{"text", F.Message}}},
+                         {"locations", {sarifLocation(File, F.Where.PtxLine, F.Where.PtxColumn)}}});
+    for (const Verdict &V : K.Verdicts) {
+      if (V.proved())
+        continue;
+      unsigned Line = 0;
+      for (const analyzer::AgentState &A : V.FinalAgents)
+        if (A.State != "finished" && A.PtxLine) {
+          Line = A.PtxLine;
+          break;
+        }
+      std::string Text = std::string(analyzer::toString(V.Prop)) + " of " + K.P->Kernel + ": " +
+                         analyzer::toString(V.K) + (V.Reason.empty() ? "" : ", " + V.Reason);
+      Results.push_back({{"ruleId", analyzer::toString(V.Prop)},
+                         {"level", V.refuted() ? "error" : "note"},
+                         {"message", {{"text", Text}}},
+                         {"locations", {sarifLocation(File, Line, 0)}}});
+    }
+  }
+  json Run = {{"tool", {{"driver", {{"name", "wsv"}, {"rules", std::move(Rules)}}}}},
+              {"results", std::move(Results)}};
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", {std::move(Run)}}};
+}
+
+json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
+  json Roles = json::array(), Barriers = json::array();
+  for (const analyzer::Role &R : P.Roles)
+    Roles.push_back(R.Name);
+  for (const analyzer::BarrierArray &B : P.Barriers)
+    Barriers.push_back(B.Name);
+  json Stuck = json::array();
+  for (const analyzer::AgentState &A : V.FinalAgents) {
+    if (!A.Blocked)
+      continue;
+    json Wait;
+    if (A.Barrier)
+      Wait = {{"op", "mbarrier.try_wait.parity"},
+              {"barrier", *A.Barrier},
+              {"index", A.Slot.value_or(0)},
+              {"parity", A.Parity.value_or(0)}};
+    else if (A.NamedId)
+      Wait = {{"op", "bar.sync"}, {"id", *A.NamedId}};
+    Stuck.push_back({{"role", A.Agent},
+                     {"cta", {0, 0, 0}},
+                     {"cluster_rank", 0},
+                     {"wait", std::move(Wait)},
+                     {"iteration", A.Iterations},
+                     {"ptx_line", A.PtxLine}});
+  }
+  json Steps = json::array();
+  for (const analyzer::ScheduleStep &S : V.Schedule) {
+    json J = stepToJson(S);
+    J["role"] = S.Agent;
+    Steps.push_back(std::move(J));
+  }
+  json Launch = {{"block", {P.Launch.BlockX, P.Launch.BlockY, P.Launch.BlockZ}},
+                 {"cluster", {P.Launch.ClusterSize, 1, 1}},
+                 {"parameters", V.Parameters}};
+  json Doc = {{"schema", "wsv-trace/1"},
+              {"source", "solver"},
+              {"kernel", P.Kernel},
+              {"entry", P.Kernel},
+              {"variant", nullptr},
+              {"ptx", P.File},
+              {"launch", std::move(Launch)},
+              {"roles", std::move(Roles)},
+              {"barriers", std::move(Barriers)},
+              {"verdict", V.Prop == analyzer::Property::DeadlockFreedom ? "deadlock" : "race"},
+              {"property", analyzer::toString(V.Prop)},
+              {"reason", V.Reason},
+              {"stuck", std::move(Stuck)},
+              {"steps", std::move(Steps)},
+              {"final_barriers", verdictToJson(V)["barriers"]}};
+  return Doc;
+}
+
+} // namespace report
+} // namespace wsv

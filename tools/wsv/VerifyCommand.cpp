@@ -1,0 +1,316 @@
+// `wsv verify`: per kernel entry, each property of its protocol proved (for which parameters),
+// refuted by a counterexample schedule, or unknown with the reason; and the lint findings.
+#include "Command.h"
+
+#include "../report/VerifyJson.h"
+
+#include "wsv/analyzer/Checks.h"
+#include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/analyzer/Verify.h"
+#include "wsv/ptx_parser/Parser.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace wsv;
+using llvm::StringRef;
+
+namespace {
+
+const char Usage[] =
+    "usage: wsv verify [--kernel NAME] [--launch FILE | --param NAME=VALUE ...]\n"
+    "                  [--require-proof] [--format text|json|sarif] [--timeout-ms N]\n"
+    "                  [--trace-out DIR] FILE\n"
+    "\n"
+    "Proves, per kernel entry of the PTX FILE, that its synchronization protocol cannot\n"
+    "deadlock (deadlock-freedom), read a stage buffer before its copy completed\n"
+    "(stage-safety), or misuse an mbarrier or named barrier (barrier-hygiene), for every value\n"
+    "of the kernel's parameters; or prints a counterexample schedule; or says unknown, with\n"
+    "the reason and the bound the bounded search reached. Lint findings are printed too.\n"
+    "\n"
+    "options:\n"
+    "  --kernel NAME         only this entry\n"
+    "  --param NAME=VALUE    fix a kernel parameter (display name such as K, or PTX name)\n"
+    "  --launch FILE         fix parameters from a JSON launch description:\n"
+    "                        {\"params\": {\"K\": 4096}} or {\"problem\": {\"m\":..,\"n\":..,\"k\":..}}\n"
+    "  --require-proof       exit 3 when a property stays unknown\n"
+    "  --format text|json|sarif\n"
+    "  --timeout-ms N        time for each property (default 10000)\n"
+    "  --bound N             steps of the bounded search before the unbounded engine (48)\n"
+    "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
+    "\n"
+    "exit codes: 0 no counterexample and no error finding, 1 a counterexample or an error\n"
+    "finding, 2 bad input or usage, 3 a property stayed unknown under --require-proof\n";
+
+int fail(const std::string &Message, bool ShowUsage = false) {
+  llvm::errs() << "wsv verify: error: " << Message << '\n';
+  if (ShowUsage)
+    llvm::errs() << Usage;
+  return ExitBadInput;
+}
+
+/// Reads --launch: explicit "params", or the problem shape of a trace's launch object.
+bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, std::string &Error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer = llvm::MemoryBuffer::getFile(Path);
+  if (!Buffer) {
+    Error = "cannot read '" + Path.str() + "': " + Buffer.getError().message();
+    return false;
+  }
+  nlohmann::json J = nlohmann::json::parse((*Buffer)->getBuffer().str(), nullptr, false);
+  if (J.is_discarded() || !J.is_object()) {
+    Error = "'" + Path.str() + "' is not a JSON object";
+    return false;
+  }
+  const nlohmann::json &Launch = J.contains("launch") ? J["launch"] : J;
+  if (Launch.contains("params") && Launch["params"].is_object())
+    for (auto &[Name, Value] : Launch["params"].items())
+      if (Value.is_number_unsigned())
+        Params[Name] = Value.get<uint64_t>();
+  if (Launch.contains("problem") && Launch["problem"].is_object())
+    for (auto &[Name, Value] : Launch["problem"].items())
+      if (Value.is_number_unsigned() && Name.size() == 1)
+        Params[std::string(1, static_cast<char>(std::toupper(Name[0])))] = Value.get<uint64_t>();
+  if (Params.empty()) {
+    Error = "'" + Path.str() + "' names no parameter values (\"params\" or \"problem\")";
+    return false;
+  }
+  return true;
+}
+
+void printVerdict(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
+  OS << "  " << analyzer::toString(V.Prop) << ": " << analyzer::toString(V.K);
+  if (V.proved())
+    OS << " for " << V.ForParameters;
+  OS << " (" << (V.Engine.empty() ? "no engine" : V.Engine);
+  if (V.refuted())
+    OS << ", " << V.Schedule.size() << " steps";
+  if (V.unknown())
+    OS << ", bound " << V.BoundReached;
+  OS << ", " << static_cast<unsigned>(V.Milliseconds) << " ms)";
+  if (!V.Reason.empty())
+    OS << ": " << V.Reason;
+  OS << '\n';
+  if (V.refuted()) {
+    if (!V.Parameters.empty()) {
+      OS << "    with";
+      for (const auto &[Name, Value] : V.Parameters)
+        OS << ' ' << Name << " = " << Value;
+      OS << '\n';
+    }
+    unsigned N = 0;
+    for (const analyzer::ScheduleStep &S : V.Schedule) {
+      OS << "    " << ++N << ". " << S.Agent << ": " << S.What;
+      if (S.Slot && S.Barrier)
+        OS << " -> " << *S.Barrier << '[' << *S.Slot << ']';
+      if (S.Parity)
+        OS << " parity " << *S.Parity;
+      if (!S.Iterations.empty())
+        OS << " (" << S.Iterations << ')';
+      if (S.PtxLine)
+        OS << "  # ptx " << S.PtxLine;
+      if (!S.Source.empty())
+        OS << ", " << S.Source;
+      OS << '\n';
+    }
+    for (const analyzer::AgentState &A : V.FinalAgents)
+      if (A.State != "finished")
+        OS << "    end: " << A.Agent << ' ' << A.State << (A.PtxLine ? "  # ptx " : "")
+           << (A.PtxLine ? std::to_string(A.PtxLine) : "") << '\n';
+    for (const analyzer::BarrierState &B : V.FinalBarriers)
+      OS << "    end: " << B.Name << " pending " << B.Pending << ", parity " << B.Phase
+         << ", tx " << B.TxCount << ", in flight " << B.InFlight << '\n';
+  }
+  for (const std::string &A : V.Assumptions)
+    OS << "    assumes " << A << '\n';
+}
+
+void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
+  OS << F.File << ':' << F.Where.PtxLine << ':' << F.Where.PtxColumn << ": "
+     << analyzer::toString(F.Level) << ": " << F.Message << " [" << F.Check << "]\n";
+  for (const analyzer::FindingNote &N : F.Notes)
+    OS << F.File << ':' << N.Where.PtxLine << ':' << N.Where.PtxColumn << ": note: "
+       << N.Message << '\n';
+}
+
+int runVerify(int Argc, char **Argv) {
+  std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Bound;
+  std::vector<std::string> ParamArgs;
+  bool RequireProof = false;
+  llvm::SmallVector<StringRef, 2> Files;
+  for (int I = 1; I < Argc; ++I) {
+    StringRef Arg = Argv[I];
+    auto Value = [&](StringRef Name, std::string &Out) {
+      if (!Arg.consume_front(Name))
+        return false;
+      if (Arg.consume_front("="))
+        Out = Arg.str();
+      else if (Arg.empty() && I + 1 < Argc)
+        Out = Argv[++I];
+      else
+        return false;
+      return true;
+    };
+    std::string P;
+    if (Value("--kernel", Kernel) || Value("--launch", Launch) ||
+        Value("--trace-out", TraceOut) || Value("--timeout-ms", Timeout) ||
+        Value("--bound", Bound)) {
+      continue;
+    } else if (Value("--format", Format)) {
+      if (Format != "text" && Format != "json" && Format != "sarif")
+        return fail("--format takes 'text', 'json' or 'sarif'", true);
+    } else if (Value("--param", P)) {
+      ParamArgs.push_back(P);
+    } else if (Arg == "--require-proof") {
+      RequireProof = true;
+    } else if (Arg.starts_with("-") && Arg != "-") {
+      return fail("unknown option or missing value '" + Arg.str() + "'", true);
+    } else {
+      Files.push_back(Arg);
+    }
+  }
+  if (Files.size() != 1)
+    return fail(Files.empty() ? "no input file" : "one input file at a time", true);
+
+  analyzer::VerifyOptions Options;
+  auto Number = [](const std::string &S, uint64_t &Out) {
+    return !S.empty() && !StringRef(S).getAsInteger(0, Out);
+  };
+  uint64_t N = 0;
+  if (!Timeout.empty()) {
+    if (!Number(Timeout, N) || N == 0 || N > 3600000)
+      return fail("--timeout-ms takes a number of milliseconds from 1 to 3600000", true);
+    Options.TimeoutMs = static_cast<unsigned>(N);
+  }
+  if (!Bound.empty()) {
+    if (!Number(Bound, N) || N > 10000)
+      return fail("--bound takes a number of steps up to 10000", true);
+    Options.MaxBmcSteps = static_cast<unsigned>(N);
+  }
+  if (!Launch.empty() && !ParamArgs.empty())
+    return fail("--launch and --param are exclusive", true);
+  if (!Launch.empty()) {
+    std::string Error;
+    if (!readLaunch(Launch, Options.Params, Error))
+      return fail(Error);
+  }
+  for (const std::string &P : ParamArgs) {
+    auto [Name, Text] = StringRef(P).split('=');
+    if (Name.empty() || !Number(Text.str(), N))
+      return fail("--param takes NAME=VALUE, not '" + P + "'", true);
+    Options.Params[Name.str()] = N;
+  }
+
+  llvm::Expected<ptx::ParseResult> Parsed = ptx::parseFile(Files.front());
+  if (!Parsed)
+    return fail(llvm::toString(Parsed.takeError()));
+  if (!Parsed->ok())
+    return fail(Files.front().str() + ": " + std::to_string(Parsed->Errors) +
+                " syntax error(s); nothing to verify in a file that does not parse");
+  const ptx::Module &M = *Parsed->M;
+  std::vector<const ptx::Function *> Entries;
+  for (const ptx::Function *F : M.functions())
+    if (F->isDefinition() && F->isEntry() && (Kernel.empty() || F->name() == Kernel))
+      Entries.push_back(F);
+  if (Entries.empty())
+    return fail(Kernel.empty() ? Files.front().str() + " has no kernel entry (.entry)"
+                               : "no kernel entry '" + Kernel + "' in " + Files.front().str());
+
+  analyzer::ProtocolOptions PO;
+  std::unique_ptr<analyzer::Solver> Solver = analyzer::Solver::createZ3();
+  PO.SharedSolver = Solver.get();
+  std::vector<std::unique_ptr<analyzer::Protocol>> Protocols;
+  std::vector<report::KernelResults> Results;
+  for (const ptx::Function *F : Entries) {
+    Protocols.push_back(analyzer::buildProtocol(M, *F, PO));
+    const analyzer::Protocol &P = *Protocols.back();
+    for (const auto &[Name, Value] : Options.Params) {
+      bool Known = false;
+      for (unsigned I = 0; I < P.ParamSymbols.size(); ++I)
+        Known |= P.ParamSymbols[I] == Name || (I < P.ParamNames.size() && P.ParamNames[I] == Name);
+      if (!Known)
+        return fail("kernel " + P.Kernel + " has no parameter '" + Name + "'");
+    }
+    report::KernelResults R;
+    R.P = &P;
+    R.Verdicts = analyzer::verifyProtocol(P, Options);
+    R.Findings = analyzer::runChecks(P, analyzer::CheckSelection::all(), Solver.get());
+    Results.push_back(std::move(R));
+  }
+
+  bool Refuted = false, Unknown = false;
+  for (const report::KernelResults &R : Results) {
+    for (const analyzer::Verdict &V : R.Verdicts) {
+      Refuted |= V.refuted();
+      Unknown |= V.unknown();
+    }
+    for (const analyzer::Finding &F : R.Findings)
+      Refuted |= F.Level == analyzer::Severity::Error;
+  }
+
+  if (!TraceOut.empty()) {
+    if (std::error_code EC = llvm::sys::fs::create_directories(TraceOut))
+      return fail("cannot create '" + TraceOut + "': " + EC.message());
+    for (const report::KernelResults &R : Results)
+      for (const analyzer::Verdict &V : R.Verdicts) {
+        if (!V.refuted() || V.Schedule.empty())
+          continue;
+        llvm::SmallString<128> Path(TraceOut);
+        llvm::sys::path::append(Path, R.P->Kernel + "." + analyzer::toString(V.Prop) +
+                                          ".trace.json");
+        std::error_code EC;
+        llvm::raw_fd_ostream OS(Path, EC);
+        if (EC)
+          return fail("cannot write '" + Path.str().str() + "': " + EC.message());
+        OS << report::verdictTrace(*R.P, V).dump(1) << '\n';
+      }
+  }
+
+  if (Format == "json") {
+    nlohmann::json Kernels = nlohmann::json::array();
+    for (const report::KernelResults &R : Results) {
+      nlohmann::json Vs = nlohmann::json::array(), Fs = nlohmann::json::array();
+      for (const analyzer::Verdict &V : R.Verdicts)
+        Vs.push_back(report::verdictToJson(V));
+      for (const analyzer::Finding &F : R.Findings)
+        Fs.push_back(report::findingToJson(F));
+      Kernels.push_back({{"kernel", R.P->Kernel}, {"verdicts", Vs}, {"findings", Fs}});
+    }
+    nlohmann::json Doc = {{"schema", report::VerifyJsonSchema},
+                          {"file", Files.front().str()},
+                          {"kernels", std::move(Kernels)}};
+    llvm::outs() << Doc.dump(1) << '\n';
+  } else if (Format == "sarif") {
+    llvm::outs() << report::verifySarif(Files.front().str(), Results).dump(1) << '\n';
+  } else {
+    for (const report::KernelResults &R : Results) {
+      for (const analyzer::Finding &F : R.Findings)
+        printFinding(F, llvm::outs());
+      llvm::outs() << "kernel " << R.P->Kernel << '\n';
+      for (const analyzer::Verdict &V : R.Verdicts)
+        printVerdict(V, llvm::outs());
+    }
+  }
+  llvm::outs().flush();
+  if (Refuted)
+    return ExitFindings;
+  if (RequireProof && Unknown)
+    return ExitInconclusive;
+  return ExitClean;
+}
+
+} // namespace
+
+namespace wsv {
+extern const Command VerifyCommand = {
+    "verify", "prove deadlock freedom and stage safety, or print a counterexample", Usage,
+    runVerify};
+} // namespace wsv
