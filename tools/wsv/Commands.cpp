@@ -6,9 +6,9 @@ namespace wsv {
 #ifdef WSV_HAVE_ANALYZER
 extern const Command ParseCommand;
 extern const Command ProtocolCommand;
-extern const Command VerifyCommand;
 extern const Command ExploreCommand;
 extern const Command ExplainCommand;
+extern const Command VerifyCommand;
 extern const Command LintCommand;
 #endif
 #ifdef WSV_HAVE_RUNNER
@@ -23,6 +23,7 @@ const Command *commands() {
       ProtocolCommand,
       ExploreCommand,
       ExplainCommand,
+      VerifyCommand,
       LintCommand,
 #endif
 #ifdef WSV_HAVE_RUNNER
