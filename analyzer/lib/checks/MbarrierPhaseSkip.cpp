@@ -28,6 +28,20 @@ void MbarrierPhaseSkip(CheckContext &Ctx);
 } // namespace analyzer
 } // namespace wsv
 
+namespace {
+/// The fill of the lapping stream that completes the phase the lapped wait needs: the
+/// occurrence before L.By in By's stream; none when the wait needs no completion.
+const Occurrence *wantedFill(const SlotTraffic &S, const Lap &L) {
+  if (L.Need == 0)
+    return nullptr;
+  for (const ArriverStream &A : S.Arrivers)
+    for (size_t I = 1; I < A.Occurrences.size(); ++I)
+      if (&A.Occurrences[I] == L.By)
+        return &A.Occurrences[I - 1];
+  return nullptr;
+}
+} // namespace
+
 void wsv::analyzer::checks::MbarrierPhaseSkip(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
   const TrafficFacts &F = analyzeTraffic(P);
@@ -76,6 +90,12 @@ void wsv::analyzer::checks::MbarrierPhaseSkip(CheckContext &Ctx) {
                 "consumed, and the parity wait cannot tell the two phases apart",
             P.Events[L->By->FirstEvent]);
         Fd.Notes.push_back({"the wait that is lapped", P.Events[St.Event].Where});
+        // The fill that completes the phase the wait is for is where the ring ran one fill
+        // too deep (a prefill that fills every stage): point at it too.
+        if (const Occurrence *Wanted = wantedFill(S, *L))
+          Fd.Notes.push_back({"this fill completes phase " + std::to_string(L->Need + 1) +
+                                  " of " + Name + ", the one the lapped wait is for",
+                              P.Events[Wanted->FirstEvent].Where});
         Done.insert(S.Array);
       }
     }
