@@ -50,7 +50,9 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
   std::set<unsigned> Done;
 
   // The prologue in program order: uses before the init, and what orders the init.
+  std::vector<const Event *> PrologueOrder;
   P.forEachEvent(P.Prologue, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+    PrologueOrder.push_back(&E);
     if (E.Kind == EventKind::Fence && E.Sync == models::SyncKind::FenceMbarrierInit) {
       for (InitState &S : State)
         if (S.LastInit)
@@ -177,6 +179,14 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
             ": the init is not made visible to the async proxy and the cluster, so they may "
             "see an uninitialized barrier",
         *Init);
+    // Where the correct program has the fence: right after the last init, before whatever
+    // the prologue does next.
+    auto It = llvm::find(PrologueOrder, Init);
+    if (It != PrologueOrder.end() && std::next(It) != PrologueOrder.end())
+      Fd.Notes.push_back({"the fence would belong before this: nothing orders the init of " +
+                              Names(NoFence) + " before " +
+                              (Async ? "the async proxy's" : "the peer CTAs'") + " use",
+                          (*std::next(It))->Where});
     if (const Event *Sync = State[NoFence.front()].CtaSyncAt)
       Fd.Notes.push_back({"the barrier after the init orders only the CTA's threads",
                           Sync->Where});
