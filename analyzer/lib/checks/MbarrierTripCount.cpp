@@ -8,9 +8,13 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "BarrierTraffic.h"
+#include "SyncSupport.h"
 
 #include "wsv/analyzer/Checks.h"
 #include "wsv/analyzer/FunctionAnalysis.h"
+#include "wsv/analyzer/Induction.h"
+#include "wsv/analyzer/Loops.h"
+#include "wsv/analyzer/Values.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -42,6 +46,36 @@ bool hasBarrierEvent(const Protocol &P, const std::vector<ProtocolItem> &Body) {
   return Any;
 }
 
+/// The instruction of loop L itself (not of a nested loop) that carries a thread-dependent
+/// value of one of its counters back to the header: where the threads' iteration counts part
+/// (a scheduler step that only some threads take). std::nullopt when none is found.
+std::optional<SourceRef> threadDependentStep(const Protocol &P, LoopId L) {
+  if (!P.Analysis || L == NoIndex)
+    return std::nullopt;
+  const Cfg &G = P.Analysis->cfg();
+  const ValueAnalysis &V = P.Analysis->values();
+  const LoopInfo &Loops = P.Analysis->loops();
+  for (const InductionVar &IV : V.loopSummary(L).Inductions) {
+    const PhiInfo *Phi = IV.Phi ? V.phiInfo(IV.Phi) : nullptr;
+    if (!Phi || !threadDependent(IV.Update))
+      continue;
+    for (BlockId B : Loops.loop(L).Blocks) {
+      if (Loops.loopFor(B) != L)
+        continue;
+      for (InstId I = G.block(B).Begin; I < G.block(B).End; ++I) {
+        const ptx::Instruction &Inst = *G.inst(I).I;
+        if (Inst.operands().empty() || !V.isDestination(I, 0))
+          continue;
+        ptx::Operand Dst = Inst.operands()[0];
+        if (Dst.isName() && V.registerAt(I, Dst.text()) == Phi->Register &&
+            threadDependent(V.operand(I, 0)))
+          return checks::sourceOf(P, I);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 /// Loops of role bodies whose trip count depends on the thread, in roles of several threads.
 void threadDependentTrips(CheckContext &Ctx, const Protocol &P) {
   for (const Role &R : P.Roles) {
@@ -55,12 +89,16 @@ void threadDependentTrips(CheckContext &Ctx, const Protocol &P) {
           continue;
         Seen.insert(L);
         SourceRef Where = L->Where.PtxLine ? L->Where : E.Where;
-        Ctx.report(Severity::Error,
+        Finding &Fd = Ctx.report(Severity::Error,
                    "the trip count of this loop of the " + R.Name + " depends on the thread (" +
                        P.exprString(L->Trip.E) +
                        "), so threads of one role run different numbers of iterations and "
                        "their barrier arrivals and waits fall into different phases",
                    Where);
+        if (std::optional<SourceRef> Step = threadDependentStep(P, L->Loop))
+          Fd.Notes.push_back({"the loop's counter advances here by a step that depends on "
+                              "the thread",
+                              *Step});
       }
     });
   }
