@@ -8,6 +8,8 @@
 
 #include "TransitionSystemZ3Encoding.h"
 
+#include <algorithm>
+
 namespace wsv {
 namespace analyzer {
 namespace ts {
@@ -170,6 +172,14 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
     return V;
   };
   auto Subst = [&](z3::expr E, unsigned Step) { return E.substitute(X, States[Step]); };
+  // One timeout for the whole search, set once: re-arming Z3 4.8's timer at every depth
+  // corrupted the heap in our runs. The deadline is also checked between depths.
+  z3::params Ps(C);
+  Ps.set("timeout", static_cast<unsigned>(std::max<long>(
+                        1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                               Deadline - std::chrono::steady_clock::now())
+                               .count())));
+  S.set(Ps);
   States.push_back(Fresh(0));
   S.add(Subst(InitState, 0));
   for (unsigned Step = 0;; ++Step) {
@@ -179,9 +189,6 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
     Bound = Step;
     if (Left <= 0)
       break;
-    z3::params Ps(C);
-    Ps.set("timeout", static_cast<unsigned>(Left));
-    S.set(Ps);
     S.push();
     S.add(Subst(Bad, Step));
     z3::check_result R = S.check();

@@ -45,7 +45,8 @@ const char Usage[] =
     "  --require-proof       exit 3 when a property stays unknown\n"
     "  --format text|json|sarif\n"
     "  --timeout-ms N        time for each property (default 10000)\n"
-    "  --bound N             steps of the bounded search before the unbounded engine (48)\n"
+    "  --bound N             steps of the bounded search (48)\n"
+    "  --unbounded           then try Z3's fixed-point engine (Spacer) for all parameters\n"
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
     "\n"
     "exit codes: 0 no counterexample and no error finding, 1 a counterexample or an error\n"
@@ -144,7 +145,7 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 int runVerify(int Argc, char **Argv) {
   std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Bound;
   std::vector<std::string> ParamArgs;
-  bool RequireProof = false;
+  bool RequireProof = false, Unbounded = false;
   llvm::SmallVector<StringRef, 2> Files;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
@@ -171,6 +172,8 @@ int runVerify(int Argc, char **Argv) {
       ParamArgs.push_back(P);
     } else if (Arg == "--require-proof") {
       RequireProof = true;
+    } else if (Arg == "--unbounded") {
+      Unbounded = true;
     } else if (Arg.starts_with("-") && Arg != "-") {
       return fail("unknown option or missing value '" + Arg.str() + "'", true);
     } else {
@@ -181,6 +184,7 @@ int runVerify(int Argc, char **Argv) {
     return fail(Files.empty() ? "no input file" : "one input file at a time", true);
 
   analyzer::VerifyOptions Options;
+  Options.Unbounded = Unbounded;
   auto Number = [](const std::string &S, uint64_t &Out) {
     return !S.empty() && !StringRef(S).getAsInteger(0, Out);
   };
