@@ -82,6 +82,38 @@ WaitSearch waitBefore(const StageOrder &Order, const Sequence &Seq, unsigned I,
   return Out;
 }
 
+/// Where the missing wait belongs, seen from a tcgen05.ld at step I that waits on none: the
+/// nearest tcgen05.fence::after_thread_sync of its threads before it (the wait precedes that
+/// fence: it orders the load after a synchronization that never came) and the nearest CTA or
+/// named barrier that joins its threads with others (the roles that reach it did not wait
+/// either, or waitBefore would have found their wait).
+void noteWaitPlace(Finding &F, const StageOrder &Order, const Sequence &Seq, unsigned I,
+                   const std::string &Done) {
+  const Event &At = Order.event(Seq, I);
+  bool FenceSaid = false;
+  for (const Earlier &E : Order.before(Seq, I)) {
+    if (E.Previous != NoIndex)
+      break; // only the same iteration: an earlier one is not where this load's wait goes
+    const Event &W = Order.event(Seq, E.Index);
+    if (!FenceSaid && W.Kind == EventKind::Fence &&
+        isSync(W, models::SyncKind::Tcgen05FenceAfterThreadSync) &&
+        overlaps(W.Threads, At.Threads)) {
+      addNote(F,
+              "the wait would belong before this tcgen05.fence::after_thread_sync: nothing "
+              "orders it after a wait on " + Done,
+              W);
+      FenceSaid = true;
+    }
+    if (synchronizes(W, At.Threads)) {
+      addNote(F,
+              "the wait would belong before this barrier: no thread that reaches it waited "
+              "on " + Done + " first",
+              W);
+      return;
+    }
+  }
+}
+
 /// Why the order around step I cannot be decided: threads or loops wsv could not count.
 std::string undecided(const StageOrder &Order, const Sequence &Seq, unsigned I) {
   const Protocol &P = Order.protocol();
@@ -136,6 +168,10 @@ void checkTmemLoads(CheckContext &Ctx, const StageOrder &Order) {
       Msg += Done.empty() ? " (no commit completes such a barrier)" : "";
       Msg += ", so it can read the accumulator while the MMAs still write it";
       Finding &F = Ctx.report(Severity::Error, Msg, Ld);
+      std::string DoneName = "a barrier a tcgen05.commit completes";
+      if (Done.size() == 1)
+        DoneName = P.Barriers[*Done.begin()].Name;
+      noteWaitPlace(F, Order, Seq, I, DoneName);
       for (const Event &M : P.Events)
         if (M.Kind == EventKind::MmaCommit && M.Barrier.resolved() &&
             Done.count(M.Barrier.Array)) {
