@@ -46,6 +46,21 @@ bool retired(const StageOrder &Order, const Sequence &Seq, const std::vector<uns
   return false;
 }
 
+/// The step where a missing wait belongs: the first one after the store and the commits
+/// and waits that follow it (where the correct program retires the group), or nullptr when
+/// the write itself comes first.
+const Event *waitPlace(const StageOrder &Order, const Sequence &Seq,
+                       const std::vector<unsigned> &Between) {
+  for (unsigned J : Between) {
+    const Event &E = Order.event(Seq, J);
+    if (E.Kind == EventKind::AsyncStore || isSync(E, models::SyncKind::BulkCommitGroup) ||
+        isSync(E, models::SyncKind::BulkWaitGroup))
+      continue;
+    return &E;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
@@ -122,6 +137,14 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
             addNote(F, "the TMA store that reads " + Buf.Name, Store);
             if (Commit)
               addNote(F, "its bulk group is committed here", *Commit);
+            if (const Event *Place = waitPlace(Order, Seq, Between))
+              addNote(F,
+                      std::string("the wait would belong before this point: nothing ") +
+                          (Commit ? "retires the store's bulk group"
+                                  : "commits and retires the store's bulk group") +
+                          " between the store and here, the first step of " +
+                          Order.who(Seq, W) + " after it",
+                      *Place);
             Reported.insert(Seq.Steps[W].Event);
           }
           break;
