@@ -18,8 +18,12 @@
 #include "StageOrder.h"
 
 #include "wsv/analyzer/Checks.h"
+#include "wsv/analyzer/FunctionAnalysis.h"
 
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <functional>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -245,6 +249,65 @@ void checkTmemOverwrite(CheckContext &Ctx, const StageOrder &Order) {
     }
 }
 
+/// The first source position at the exit of Loop (a Protocol::Loops index): the first `.loc`
+/// after the label of its only exit block. The code the compiler puts there may be no
+/// instruction at all (an empty asm that fences the accumulators), so the position is the
+/// directive's; std::nullopt when the loop ends in several places or there is no such `.loc`.
+std::optional<SourceRef> loopExitPosition(const Protocol &P, unsigned Loop) {
+  if (!P.Analysis || Loop >= P.Loops.size() || P.Loops[Loop].Loop == NoIndex)
+    return std::nullopt;
+  const Cfg &G = P.Analysis->cfg();
+  const analyzer::Loop &L = P.Analysis->loops().loop(P.Loops[Loop].Loop);
+  // The exit a loop's last iteration takes: from a latch (the instrumented build adds exits
+  // into its checks' failure paths, which are not where the loop ends).
+  std::set<BlockId> Exits;
+  for (const auto &[Inside, Outside] : L.ExitEdges)
+    if (llvm::is_contained(L.Latches, Inside))
+      Exits.insert(Outside);
+  if (Exits.empty())
+    for (BlockId Out : L.exitBlocks())
+      Exits.insert(Out);
+  if (Exits.size() != 1)
+    return std::nullopt;
+  const BasicBlock &B = G.block(*Exits.begin());
+  if (!B.Label || B.Begin >= B.End)
+    return std::nullopt;
+  const char *From = B.Label->ptr(), *To = G.inst(B.Begin).I->ptr();
+  const ptx::LocDirective *First = nullptr;
+  // Directives between the label and the block's first instruction, in the function body
+  // or a scope nested in it.
+  std::function<void(const ptx::Scope &)> Walk = [&](const ptx::Scope &S) {
+    for (const ptx::Statement *St : S.body()) {
+      if (First)
+        return;
+      if (const auto *Inner = llvm::dyn_cast<ptx::Scope>(St))
+        Walk(*Inner);
+      else if (const auto *Loc = llvm::dyn_cast<ptx::LocDirective>(St))
+        if (Loc->ptr() > From && Loc->ptr() < To)
+          First = Loc;
+    }
+  };
+  if (const ptx::Scope *Body = G.function().body())
+    Walk(*Body);
+  if (!First)
+    return std::nullopt;
+  SourceRef R;
+  ptx::SourceLocation At = G.module().location(*First);
+  R.PtxLine = At.Line;
+  R.PtxColumn = At.Column;
+  for (const ptx::LocDirective *D = First; D; D = D->inlinedAt()) {
+    ptx::CudaLocation C = G.module().cudaLocation(*D);
+    CudaFrame Frame;
+    Frame.File = C.File.str();
+    Frame.Line = C.Line;
+    Frame.Column = C.Column;
+    if (!C.InlinedFunction.empty())
+      Frame.Function = llvm::demangle(C.InlinedFunction);
+    R.Cuda.push_back(std::move(Frame));
+  }
+  return R;
+}
+
 void checkWgmma(CheckContext &Ctx, const StageOrder &Order) {
   std::set<unsigned> Reported;
   for (const Sequence &Seq : Order.sequences()) {
@@ -293,6 +356,12 @@ void checkWgmma(CheckContext &Ctx, const StageOrder &Order) {
            "warning C7518, but the PTX does not wait)";
     Finding &F = Ctx.report(Severity::Error, Msg, At);
     addNote(F, "the last wgmma group is committed here", Order.event(Seq, LastCommit));
+    if (!Commit.Loops.empty())
+      if (std::optional<SourceRef> Exit = loopExitPosition(Ctx.protocol(), Commit.Loops.back()))
+        F.Notes.push_back({"the wait would belong here, where the loop that commits the last "
+                           "group exits: nothing between here and the accumulators' reads "
+                           "retires that group",
+                           std::move(*Exit)});
     if (LastWait && LastWait != &At)
       addNote(F, "the last wgmma.wait_group", *LastWait);
   }
