@@ -118,6 +118,36 @@ void noteWaitPlace(Finding &F, const StageOrder &Order, const Sequence &Seq, uns
   }
 }
 
+/// Where the missing wait on Freed belongs, seen from an MMA at step I that overwrites the
+/// accumulator of a later tile: the tile loop is the outermost loop around the MMA (each of its
+/// iterations rewrites TMEM), and the wait precedes the first tcgen05.fence::after_thread_sync
+/// of its threads in that loop's body, which orders the MMAs after a synchronization that
+/// never came; without such a fence, the body's first step.
+void noteOverwriteWaitPlace(Finding &F, const StageOrder &Order, const Sequence &Seq,
+                            unsigned I, const std::string &Freed) {
+  const Event &Mma = Order.event(Seq, I);
+  auto [Begin, End] = Order.body(Seq, Seq.Steps[I].Loops.front(), I);
+  (void)End;
+  for (unsigned J = Begin; J < I; ++J) {
+    const Event &W = Order.event(Seq, J);
+    if (W.Kind == EventKind::Fence &&
+        isSync(W, models::SyncKind::Tcgen05FenceAfterThreadSync) &&
+        overlaps(W.Threads, Mma.Threads)) {
+      addNote(F,
+              "the wait on " + Freed + " would belong before this tcgen05.fence::"
+              "after_thread_sync of the tile's body: nothing orders the MMA after a wait on " +
+                  Freed + " here",
+              W);
+      return;
+    }
+  }
+  if (Begin < I)
+    addNote(F,
+            "the wait on " + Freed + " would belong before this first step of the tile's "
+            "body: nothing in it orders the MMA after a wait on " + Freed,
+            Order.event(Seq, Begin));
+}
+
 /// Why the order around step I cannot be decided: threads or loops wsv could not count.
 std::string undecided(const StageOrder &Order, const Sequence &Seq, unsigned I) {
   const Protocol &P = Order.protocol();
@@ -246,6 +276,7 @@ void checkTmemOverwrite(CheckContext &Ctx, const StageOrder &Order) {
           addNote(F, "the readers free TMEM here", E);
           break;
         }
+      noteOverwriteWaitPlace(F, Order, Seq, I, B.Name);
     }
 }
 
