@@ -45,7 +45,7 @@ Verdict Encoding::schedule(Property Prop, const z3::model &M,
     int64_t MoveIndex = 0;
     M.eval(MoveVars[I], true).is_numeral_i64(MoveIndex);
     const Move &Mv = Moves[MoveIndex];
-    ScheduleStep Step;
+    VerifyStep Step;
     Step.What = moveText(Mv);
     if (Mv.Agent == NoIndex) {
       Step.Agent = "async";

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-json stepToJson(const analyzer::ScheduleStep &S) {
+json stepToJson(const analyzer::VerifyStep &S) {
   json J = {{"agent", S.Agent}, {"op", S.What}};
   if (S.PtxLine)
     J["ptx_line"] = S.PtxLine;
@@ -68,7 +68,7 @@ json verdictToJson(const Verdict &V) {
   if (V.refuted()) {
     J["parameters"] = V.Parameters;
     json Steps = json::array();
-    for (const analyzer::ScheduleStep &S : V.Schedule)
+    for (const analyzer::VerifyStep &S : V.Schedule)
       Steps.push_back(stepToJson(S));
     J["schedule"] = std::move(Steps);
     json Agents = json::array();
@@ -165,7 +165,7 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
                      {"ptx_line", A.PtxLine}});
   }
   json Steps = json::array();
-  for (const analyzer::ScheduleStep &S : V.Schedule) {
+  for (const analyzer::VerifyStep &S : V.Schedule) {
     json J = stepToJson(S);
     J["role"] = S.Agent;
     Steps.push_back(std::move(J));

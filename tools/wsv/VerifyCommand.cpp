@@ -108,7 +108,7 @@ void printVerdict(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
       OS << '\n';
     }
     unsigned N = 0;
-    for (const analyzer::ScheduleStep &S : V.Schedule) {
+    for (const analyzer::VerifyStep &S : V.Schedule) {
       OS << "    " << ++N << ". " << S.Agent << ": " << S.What;
       if (S.Slot && S.Barrier)
         OS << " -> " << *S.Barrier << '[' << *S.Slot << ']';

@@ -67,7 +67,7 @@ std::unique_ptr<Verified> verifyFile(const std::string &Name, VerifyOptions Opti
 
 std::string describe(const Verdict &V) {
   std::string S = std::string(toString(V.K)) + " by " + V.Engine + ": " + V.Reason;
-  for (const ScheduleStep &Step : V.Schedule)
+  for (const VerifyStep &Step : V.Schedule)
     S += "\n  " + Step.Agent + ": " + Step.What;
   return S;
 }
@@ -118,7 +118,7 @@ TEST(VerifyTest, InitialPhaseBugDeadlocksAtTheProducersFirstWait) {
   for (const AgentState &A : V.FinalAgents)
     EXPECT_TRUE(A.State == "finished" || A.Blocked) << A.Agent << " " << A.State;
   // The schedule names the instructions it ran.
-  for (const ScheduleStep &S : V.Schedule)
+  for (const VerifyStep &S : V.Schedule)
     EXPECT_GT(S.PtxLine, 0u) << S.What;
 }
 

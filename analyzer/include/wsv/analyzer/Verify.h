@@ -33,9 +33,10 @@ namespace analyzer {
 enum class Property : uint8_t { DeadlockFreedom, StageSafety, BarrierHygiene };
 const char *toString(Property P);
 
-/// One step of a counterexample: an agent executing one protocol event, or an async
-/// operation completing.
-struct ScheduleStep {
+/// One step of a counterexample (named apart from Explore.h's ScheduleStep: both live in
+/// wsv::analyzer, and two layouts under one name break the vectors of both): an agent
+/// executing one protocol event, or an async operation completing.
+struct VerifyStep {
   std::string Agent;     ///< the role (`producer`), `prologue`, `epilogue`, or `async`
   std::string What;      ///< `wait full[1] parity 0`, `TMA load completes full[1] 32768 B`
   unsigned Event = NoIndex; ///< into Protocol::Events; NoIndex for loop steps
@@ -85,7 +86,7 @@ struct Verdict {
   std::string Engine;
   /// Counterexample: the parameter values it needs (display names).
   std::map<std::string, uint64_t> Parameters;
-  std::vector<ScheduleStep> Schedule;
+  std::vector<VerifyStep> Schedule;
   std::vector<AgentState> FinalAgents;
   std::vector<BarrierState> FinalBarriers;
   double Milliseconds = 0;
