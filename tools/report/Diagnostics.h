@@ -33,10 +33,13 @@ private:
   llvm::StringMap<std::unique_ptr<llvm::SourceMgr>> Files;
 };
 
-/// The statement of the kernel body an instruction comes from: the outermost frame of its
-/// .loc chain (inlined helpers are inner frames); null without a line.
+/// The statement of the kernel body an instruction comes from: the deepest frame of its .loc
+/// chain in the file of the outermost frame (SourceRef::kernelFrame). The outermost frame
+/// itself is often only the `__global__` wrapper or the macro that instantiates the kernel
+/// template; inlined helpers from headers are inner frames. Null without a line.
 inline const analyzer::CudaFrame *outerFrame(const analyzer::SourceRef &Where) {
-  return !Where.Cuda.empty() && Where.Cuda.back().Line ? &Where.Cuda.back() : nullptr;
+  const analyzer::CudaFrame *K = Where.kernelFrame();
+  return K && K->Line ? K : nullptr;
 }
 
 /// Prints what one input produced: its parse errors, or why it was not read, or its findings

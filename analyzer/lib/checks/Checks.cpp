@@ -1,6 +1,8 @@
 //===- Checks.cpp - the check catalog, and running it on a protocol --------------===//
 #include "wsv/analyzer/Checks.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -91,6 +93,18 @@ std::vector<Finding> wsv::analyzer::runChecks(const Protocol &P,
       continue;
     CheckContext Ctx(P, C, S, Out);
     C.Run(Ctx);
+  }
+  // A check that walks every CTA of a cluster meets the same instruction once per CTA; a
+  // note says something about an instruction, so one per instruction and message is enough.
+  for (Finding &F : Out) {
+    std::vector<FindingNote> Unique;
+    for (FindingNote &N : F.Notes)
+      if (llvm::none_of(Unique, [&](const FindingNote &U) {
+            return U.Message == N.Message && U.Where.PtxLine == N.Where.PtxLine &&
+                   U.Where.PtxColumn == N.Where.PtxColumn;
+          }))
+        Unique.push_back(std::move(N));
+    F.Notes = std::move(Unique);
   }
   std::stable_sort(Out.begin(), Out.end());
   return Out;
