@@ -27,6 +27,8 @@ MARK = re.compile(r"//\s*BUG\(([a-z0-9-]+)\)")
 # first word, group 2 the name.
 DECLARATION = re.compile(
     r"\s*(?:(?:static|constexpr|const|auto)\s+)*([A-Za-z_][\w:]*)(?:<[^;=]*>)?\s+(\w+)\s*[={]")
+# `name = value` (not ==, <=, >=, !=): a variable the seeded statement assigns.
+ASSIGNMENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=(?!=)")
 KEYWORDS = {"if", "else", "for", "while", "do", "return", "switch", "case", "goto", "throw"}
 
 
@@ -45,6 +47,13 @@ def statement_end(lines, start):
             elif ch in ")}]":
                 depth -= 1
         if depth <= 0 and (code.endswith(";") or code.endswith("}")):
+            # `if (...) a(); else b();` is one statement: it goes on through the else branch.
+            n = i + 1
+            while n < len(lines) and (not lines[n].strip() or
+                                      lines[n].strip().startswith(("//", "#"))):
+                n += 1
+            if n < len(lines) and re.match(r"else\b", lines[n].strip()):
+                return statement_end(lines, n)
             return i
     return len(lines) - 1
 
@@ -99,20 +108,41 @@ def mark_ranges(source_path, check):
                 k += 1
             if k < len(lines):
                 ranges.append((k + 1, statement_end(lines, k) + 1))
-        # A seeded constant or variable has no instruction of its own: the PTX generated
-        # from it is where the kernel uses it (a file-scope constant anywhere after it, a
-        # local until its block closes).
+        # A seeded constant or variable (declared, or assigned under the mark: a counter
+        # reset) has no instruction of its own: the PTX generated from it is where the kernel
+        # uses it (a file-scope constant anywhere after it, a local until its block closes),
+        # and where it uses what is computed from it (`buf = staging + slot * BYTES`).
+        seeded = []
         decl = DECLARATION.match(lines[j])
         if decl and decl.group(1) not in KEYWORDS and decl.group(2) not in KEYWORDS:
-            use = re.compile(r"\b%s\b" % re.escape(decl.group(2)))
-            depth = 0
-            for u in range(end + 1, len(lines)):
-                code = lines[u].split("//", 1)[0]
-                if use.search(code):
-                    ranges.append(statement_around(lines, u))
-                depth += code.count("{") - code.count("}")
-                if depth < 0:
-                    break
+            seeded.append((decl.group(2), end + 1))
+        for k in range(j, end + 1):
+            for name in ASSIGNMENT.findall(lines[k].split("//", 1)[0]):
+                if name not in KEYWORDS and all(name != n for n, _ in seeded):
+                    seeded.append((name, end + 1))
+        ranges += use_ranges(lines, seeded)
+    return ranges
+
+
+def use_ranges(lines, seeded):
+    """Ranges of the statements that use the seeded names, each from the line after it was
+    set until its block closes; a declaration among them seeds its own name in turn."""
+    ranges, seen = [], {n for n, _ in seeded}
+    while seeded:
+        name, start = seeded.pop()
+        use = re.compile(r"\b%s\b" % re.escape(name))
+        depth = 0
+        for u in range(start, len(lines)):
+            code = lines[u].split("//", 1)[0]
+            if use.search(code):
+                ranges.append(statement_around(lines, u))
+                decl = DECLARATION.match(lines[u])
+                if decl and decl.group(2) not in seen and decl.group(2) not in KEYWORDS:
+                    seen.add(decl.group(2))
+                    seeded.append((decl.group(2), u + 1))
+            depth += code.count("{") - code.count("}")
+            if depth < 0:
+                break
     return ranges
 
 
