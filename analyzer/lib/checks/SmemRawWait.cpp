@@ -14,8 +14,10 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "StageOrder.h"
+#include "SyncSupport.h"
 
 #include "wsv/analyzer/Checks.h"
+#include "wsv/analyzer/FunctionAnalysis.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -108,6 +110,23 @@ const Event *fillOf(const Protocol &P, unsigned Buffer) {
   return nullptr;
 }
 
+/// Where a wait that the read at step I lacks belongs: the first instruction of the innermost
+/// loop around the read, where each of its iterations begins (the wait looks for the phase of
+/// the stage that iteration reads). std::nullopt outside a loop or without its CFG.
+std::optional<SourceRef> iterationStart(const StageOrder &Order, const Sequence &Seq,
+                                        unsigned I) {
+  const Protocol &P = Order.protocol();
+  const Step &St = Seq.Steps[I];
+  if (St.Loops.empty() || !P.Analysis || St.Loops.back() >= P.Loops.size() ||
+      P.Loops[St.Loops.back()].Loop == NoIndex)
+    return std::nullopt;
+  const Loop &L = P.Analysis->loops().loop(P.Loops[St.Loops.back()].Loop);
+  const BasicBlock &Header = P.Analysis->cfg().block(L.Header);
+  if (Header.empty())
+    return std::nullopt;
+  return sourceOf(P, Header.Begin);
+}
+
 } // namespace
 
 void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
@@ -167,6 +186,13 @@ void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
           Finding &F = Ctx.report(Severity::Error, Msg, Found.Skipped ? *Found.Skipped : Read);
           if (Found.Skipped)
             addNote(F, "the read that goes ahead without the wait", Read);
+          else if (std::optional<SourceRef> Start = iterationStart(Order, Seq, I))
+            F.Notes.push_back({"the wait would belong here, where the loop iteration that "
+                               "reads the stage begins: no wait on " + Full.Name + "[" +
+                                   std::to_string(Fills.begin()->Slot) +
+                                   "], the barrier of the stage's fill, precedes the read in "
+                                   "this iteration",
+                               std::move(*Start)});
           if (Found.Elsewhere)
             addNote(F, "the wait before the read is on " + Full.Name + "[" +
                            std::to_string(Found.ElsewhereSlot.Slot) + "], another stage",
