@@ -170,8 +170,9 @@ TEST_F(ExploreKernelsTest, CorrectKernelsCleanVariantsFoundAndReplayed) {
     // A single-CTA kernel finishes within the bound: clean, unless the protocol itself has
     // an unknown the instance needs (printed in the table), which no exploration can settle.
     bool Bounded = O.Message.find("state bound") != std::string::npos;
-    if (O.ClusterSize == 1 && (O.Verdict == ExploreVerdict::Clean || Bounded))
+    if (O.ClusterSize == 1 && (O.Verdict == ExploreVerdict::Clean || Bounded)) {
       EXPECT_EQ(O.Verdict, ExploreVerdict::Clean) << Name << ": " << O.Message;
+    }
     for (const llvm::json::Value &V : *KO.getArray("variants")) {
       const llvm::json::Object &VO = *V.getAsObject();
       std::string Bug = VO.getString("bug")->str();
@@ -193,8 +194,9 @@ TEST_F(ExploreKernelsTest, CorrectKernelsCleanVariantsFoundAndReplayed) {
         ++Missed;
       }
       Checked += Found;
-      if (B.Verdict != ExploreVerdict::Unknown && B.Verdict != ExploreVerdict::Clean)
+      if (B.Verdict != ExploreVerdict::Unknown && B.Verdict != ExploreVerdict::Clean) {
         EXPECT_TRUE(B.Replayed) << Name << " " << Bug << ": the replay disagrees";
+      }
     }
   }
   std::printf("%u covered variants found and replayed, %u missed\n", Checked, Missed);

@@ -239,9 +239,10 @@ TEST_F(MbarrierReferenceTest, EachVariantIsFlaggedByItsCheckAtItsMark) {
         EXPECT_TRUE(Flagged) << File << " is not flagged by " << V.Bug << ":\n" << describe(Fs);
         EXPECT_TRUE(Others.empty()) << File << " is also flagged by other checks:\n"
                                     << describe(Others);
-        if (Flagged && !llvm::is_contained(AwayFromMark, K.Name + "/" + V.Bug))
+        if (Flagged && !llvm::is_contained(AwayFromMark, K.Name + "/" + V.Bug)) {
           EXPECT_TRUE(AtMark) << File << ": not at the BUG mark (line " << Mark << "):\n"
                               << describe(Fs);
+        }
       }
     }
   EXPECT_GT(Seen, 0u);

@@ -145,8 +145,9 @@ TEST(VerifyTest, ArrivalCountBugIsNotProved) {
   auto R = verifyFile("ring2.bug-arrival-count.ptx", quick());
   const Verdict &V = R->of(Property::DeadlockFreedom);
   EXPECT_FALSE(V.proved()) << describe(V);
-  if (V.refuted())
+  if (V.refuted()) {
     EXPECT_GE(tripOf(V), 3u);
+  }
 }
 
 TEST(VerifyTest, TripCountReadFromMemoryStaysUnknown) {
