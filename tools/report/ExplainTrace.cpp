@@ -350,7 +350,9 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
     for (const json &A : Doc["assumptions"]) {
       if (!A.is_string())
         continue;
-      auto [Name, Value] = llvm::StringRef(A.get<std::string>()).split(" = ");
+      // The split views into the string: keep it alive past this line.
+      const std::string &Text = A.get_ref<const std::string &>();
+      auto [Name, Value] = llvm::StringRef(Text).split(" = ");
       uint64_t V = 0;
       if (!Name.empty() && !Name.contains(' ') && !Value.getAsInteger(10, V))
         T.Launch.Parameters.emplace(Name.str(), V);

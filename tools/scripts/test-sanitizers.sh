@@ -32,7 +32,7 @@ echo "== sanitizer build and tests ($asan)"
 # Debug keeps the asserts on; -O1 -g1 compiles faster than -O2 -g and still gives sanitizer
 # reports file and line.
 configure "$asan" -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
-  -DWSV_SANITIZE=ON -DWSV_KERNELS=OFF -DWSV_BENCHMARKS=OFF
+  -DWSV_SANITIZE=ON -DWSV_KERNELS=OFF -DWSV_BENCHMARKS=OFF "-DWSV_PTX_DIR=$build/ptx"
 cmake --build "$asan" -j "$jobs"
 ctest --test-dir "$asan" --output-on-failure -j "$jobs" -E '^corpus\.' -LE gpu
 
