@@ -1,5 +1,5 @@
 //===- Checks.cpp - the check catalog, and running it on a protocol --------------===//
-#include "wsv/analyzer/Checks.h"
+#include "Catalog.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -8,18 +8,6 @@
 
 using namespace wsv;
 using namespace wsv::analyzer;
-
-namespace wsv {
-namespace analyzer {
-namespace checks {
-#define WSV_CHECK(Function, Name, Category, Summary) void Function(CheckContext &Ctx);
-#include "DeadlockChecks.def"
-#include "RaceChecks.def"
-#include "CrashChecks.def"
-#undef WSV_CHECK
-} // namespace checks
-} // namespace analyzer
-} // namespace wsv
 
 namespace {
 // A null entry at the end keeps the array non-empty while a category has no check yet.

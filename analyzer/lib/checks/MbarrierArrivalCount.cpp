@@ -9,6 +9,7 @@
 // multicast commits land in the CTA they name).
 //
 //===----------------------------------------------------------------------------------===//
+#include "Catalog.h"
 #include "BarrierTraffic.h"
 
 #include "wsv/analyzer/Checks.h"
@@ -81,14 +82,6 @@ bool multiThreadCommit(const Protocol &P, const SlotTraffic &S, size_t Phase) {
 }
 
 } // namespace
-
-namespace wsv {
-namespace analyzer {
-namespace checks {
-void MbarrierArrivalCount(CheckContext &Ctx);
-} // namespace checks
-} // namespace analyzer
-} // namespace wsv
 
 void wsv::analyzer::checks::MbarrierArrivalCount(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();

@@ -9,6 +9,7 @@
 // arrivals made so far; one inside a role branch is not ordered before the other roles' use.
 //
 //===----------------------------------------------------------------------------------===//
+#include "Catalog.h"
 #include "BarrierTraffic.h"
 
 #include "wsv/analyzer/Checks.h"
@@ -34,14 +35,6 @@ struct InitState {
 };
 
 } // namespace
-
-namespace wsv {
-namespace analyzer {
-namespace checks {
-void MbarrierInitVisibility(CheckContext &Ctx);
-} // namespace checks
-} // namespace analyzer
-} // namespace wsv
 
 void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();

@@ -9,6 +9,7 @@
 // stage that was never filled).
 //
 //===----------------------------------------------------------------------------------===//
+#include "Catalog.h"
 #include "BarrierTraffic.h"
 
 #include "wsv/analyzer/Checks.h"
@@ -26,14 +27,6 @@ namespace {
 unsigned dataRank(const ArrayUse &U) { return U.TxTraffic ? 2 : U.Commits ? 1 : 0; }
 
 } // namespace
-
-namespace wsv {
-namespace analyzer {
-namespace checks {
-void MbarrierInitialPhase(CheckContext &Ctx);
-} // namespace checks
-} // namespace analyzer
-} // namespace wsv
 
 void wsv::analyzer::checks::MbarrierInitialPhase(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();

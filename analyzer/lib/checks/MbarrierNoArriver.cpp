@@ -6,6 +6,7 @@
 // the CTA out, a role that never runs there), the waiter hangs.
 //
 //===----------------------------------------------------------------------------------===//
+#include "Catalog.h"
 #include "BarrierTraffic.h"
 
 #include "wsv/analyzer/Checks.h"
@@ -80,14 +81,6 @@ std::optional<std::pair<unsigned, SourceRef>> missingRelease(const Protocol &P,
 }
 
 } // namespace
-
-namespace wsv {
-namespace analyzer {
-namespace checks {
-void MbarrierNoArriver(CheckContext &Ctx);
-} // namespace checks
-} // namespace analyzer
-} // namespace wsv
 
 void wsv::analyzer::checks::MbarrierNoArriver(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();

@@ -10,6 +10,7 @@
 // went by.
 //
 //===----------------------------------------------------------------------------------===//
+#include "Catalog.h"
 #include "BarrierTraffic.h"
 
 #include "wsv/analyzer/Checks.h"
@@ -19,14 +20,6 @@
 using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::traffic;
-
-namespace wsv {
-namespace analyzer {
-namespace checks {
-void MbarrierPhaseSkip(CheckContext &Ctx);
-} // namespace checks
-} // namespace analyzer
-} // namespace wsv
 
 namespace {
 /// The fill of the lapping stream that completes the phase the lapped wait needs: the

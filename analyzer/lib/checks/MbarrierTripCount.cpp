@@ -7,6 +7,7 @@
 // arrivals and waits across phases the same way.
 //
 //===----------------------------------------------------------------------------------===//
+#include "Catalog.h"
 #include "BarrierTraffic.h"
 #include "SyncSupport.h"
 
@@ -127,14 +128,6 @@ bool shortForAllSizes(CheckContext &Ctx, const ProtocolLoop *Short, const Protoc
 }
 
 } // namespace
-
-namespace wsv {
-namespace analyzer {
-namespace checks {
-void MbarrierTripCount(CheckContext &Ctx);
-} // namespace checks
-} // namespace analyzer
-} // namespace wsv
 
 void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();

@@ -9,6 +9,7 @@
 // copies take their box size from the kernel's launch description, which PTX does not show.
 //
 //===----------------------------------------------------------------------------------===//
+#include "Catalog.h"
 #include "BarrierTraffic.h"
 
 #include "wsv/analyzer/Checks.h"
@@ -49,14 +50,6 @@ PhaseEvents eventsOf(const Protocol &P, const SlotTraffic &S, size_t Phase) {
 }
 
 } // namespace
-
-namespace wsv {
-namespace analyzer {
-namespace checks {
-void MbarrierTxBytes(CheckContext &Ctx);
-} // namespace checks
-} // namespace analyzer
-} // namespace wsv
 
 void wsv::analyzer::checks::MbarrierTxBytes(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
