@@ -112,7 +112,9 @@ std::optional<RegId> ValueBuilder::resolveRegister(InstId I, StringRef Name) {
   const CfgInst &CI = G.inst(I);
   const ptx::NameResolver &Names = *G.frames()[CI.Frame].Names;
   if (ptx::RegisterRef R = Names.findRegister(*CI.Scope, Name)) {
-    uint64_t Sub = R.NameIndex;
+    // A declaration may mix ranges and plain names (`.reg .pred %p<8>, %leader;`): a plain
+    // name's key must not equal a range element's, so it takes the index no range reaches.
+    uint64_t Sub = (uint64_t(R.NameIndex) << 32) | 0xffffffffu;
     if (R.name().isRange()) {
       StringRef Prefix;
       uint64_t Index = 0;

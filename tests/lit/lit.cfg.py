@@ -14,3 +14,5 @@ path = os.pathsep.join([config.wsv_tools_dir, config.llvm_tools_dir, config.envi
 config.environment["PATH"] = path
 config.substitutions.append(("%ptxdir", config.wsv_ptx_dir))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# The checked-in compiler output (Triton, hand-written edge cases) under tests/corpus.
+config.substitutions.append(("%corpus", os.path.join(config.wsv_src_root, "tests", "corpus")))

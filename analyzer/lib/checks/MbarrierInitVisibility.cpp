@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------------------===//
 #include "Catalog.h"
 #include "BarrierTraffic.h"
+#include "SyncSupport.h"
 
 #include "wsv/analyzer/Checks.h"
 
@@ -33,6 +34,99 @@ struct InitState {
   bool Fence = false, CtaSync = false, ClusterArrive = false, ClusterSync = false;
   const Event *CtaSyncAt = nullptr;
 };
+
+/// Whether Bar runs, under no condition, in every thread that may run E (Bar's threads are
+/// exact and contain all of E's possible threads).
+bool covers(const Event &Bar, const Event &E) {
+  if (Bar.When.known() || !Bar.Threads.isExact())
+    return false;
+  llvm::BitVector Need = checks::possibleThreads(E.Threads);
+  llvm::BitVector Have = Bar.Threads.members();
+  Have.resize(std::max(Have.size(), Need.size()));
+  Need.resize(Have.size());
+  return !Need.test(Have);
+}
+
+/// Whether Outer's loops are a prefix of Inner's: then Outer, earlier in the walk, runs
+/// before Inner in every iteration that reaches Inner.
+bool enclosing(const checks::EventSite &Outer, const checks::EventSite &Inner) {
+  if (Outer.Loops.size() > Inner.Loops.size())
+    return false;
+  for (size_t I = 0; I < Outer.Loops.size(); ++I)
+    if (Outer.Loops[I] != Inner.Loops[I])
+      return false;
+  return true;
+}
+
+/// An init inside a role is still ordered before the other roles' use when a CTA-wide barrier
+/// separates them: the initializing thread reaches its first instance of barrier X (a
+/// `barrier.sync 1` without .aligned, which every thread of the CTA must reach from
+/// whichever branch), and every other role passes an instance of X before its use. Because
+/// the role ran no X before the init, the init precedes the completion of every instance the
+/// other roles can pass. This is how Triton's warp-specialized kernels order inits that the
+/// default partition makes after the roles split.
+const checks::EventSite *orderedByCtaBarrier(const std::vector<checks::EventSite> &Sites,
+                                            const std::vector<std::optional<uint64_t>> &Keys,
+                                            size_t InitSite) {
+  const checks::EventSite &I = Sites[InitSite];
+  if (!I.Loops.empty() || I.In != checks::Part::Role)
+    return nullptr;
+  std::optional<uint64_t> Key;
+  const checks::EventSite *Chosen = nullptr;
+  for (size_t S = 0; S < Sites.size() && !Key; ++S) {
+    const checks::EventSite &B = Sites[S];
+    if (B.R == I.R && B.In == checks::Part::Role && Keys[S] && B.Order > I.Order &&
+        B.Loops.empty() && covers(*B.E, *I.E)) {
+      Key = Keys[S];
+      Chosen = &B;
+    }
+  }
+  if (!Key)
+    return nullptr;
+  const Event *First = Chosen->E;
+  // The barrier after the init must be the role's first instance of it: the same hardware
+  // barrier passed before the init would let the others' instance complete without it.
+  auto SameBarrier = [&](const Event &E, std::optional<uint64_t> K) {
+    if (K == Key)
+      return true;
+    if (E.Kind != First->Kind)
+      return false;
+    if (E.Kind != EventKind::NamedBarrier)
+      return true;
+    std::optional<uint64_t> Id = E.Named.Id.constant();
+    return !Id || Id == First->Named.Id.constant();
+  };
+  for (size_t S = 0; S < Sites.size(); ++S)
+    if (Sites[S].R == I.R && Sites[S].In == checks::Part::Role && Sites[S].Order < I.Order &&
+        (Sites[S].E->Kind == EventKind::NamedBarrier ||
+         Sites[S].E->Kind == EventKind::ClusterWait) &&
+        SameBarrier(*Sites[S].E, Keys[S]))
+      return nullptr;
+  unsigned A = I.E->Barrier.Array;
+  for (const checks::EventSite &U : Sites) {
+    if (U.In != checks::Part::Role || U.R == I.R || !U.E->Barrier.resolved() ||
+        U.E->Barrier.Array != A || U.E->Kind == EventKind::Init)
+      continue;
+    bool Passed = false;
+    for (size_t S = 0; S < Sites.size() && !Passed; ++S) {
+      const checks::EventSite &B = Sites[S];
+      Passed = B.R == U.R && B.In == checks::Part::Role && Keys[S] == Key &&
+               B.Order < U.Order && enclosing(B, U) && covers(*B.E, *U.E);
+    }
+    if (!Passed)
+      return nullptr;
+  }
+  return Chosen;
+}
+
+/// Whether the role of the init site runs fence.mbarrier_init between the init and Until.
+bool fencedBefore(const std::vector<checks::EventSite> &Sites, const checks::EventSite &Init,
+                  const checks::EventSite &Until) {
+  return llvm::any_of(Sites, [&](const checks::EventSite &F) {
+    return F.R == Init.R && F.In == Init.In && F.Order > Init.Order && F.Order < Until.Order &&
+           F.E->Kind == EventKind::Fence && F.E->Sync == models::SyncKind::FenceMbarrierInit;
+  });
+}
 
 } // namespace
 
@@ -97,11 +191,30 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
     }
   });
 
-  // Inits inside a role branch: not ordered before the other roles' use.
-  for (unsigned R = 0; R < P.Roles.size(); ++R)
-    P.forEachEvent(P.Roles[R].Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
-      if (E.Kind != EventKind::Init || !E.Barrier.resolved() || Done.count(E.Barrier.Array))
-        return;
+  // Inits inside a role branch: not ordered before the other roles' use, unless a CTA-wide
+  // barrier that every role reaches does it.
+  std::vector<EventSite> Sites = eventSites(P);
+  std::vector<unsigned> InRoleNoFence;
+  std::vector<std::optional<uint64_t>> Keys = ctaBarrierKeys(P, Sites);
+  for (size_t SI = 0; SI < Sites.size(); ++SI) {
+    const EventSite &Site = Sites[SI];
+    const Event &E = *Site.E;
+    if (Site.In != Part::Role || E.Kind != EventKind::Init || !E.Barrier.resolved() ||
+        Done.count(E.Barrier.Array))
+      continue;
+    if (const EventSite *Bar = orderedByCtaBarrier(Sites, Keys, SI)) {
+      // Ordered for the CTA's threads; the async proxy still needs the fence.
+      const ArrayUse &U = F.Uses[E.Barrier.Array];
+      if ((U.AsyncProxy || U.FromPeers) && !fencedBefore(Sites, Site, *Bar)) {
+        InRoleNoFence.push_back(E.Barrier.Array);
+        State[E.Barrier.Array].LastInit = &E;
+        State[E.Barrier.Array].CtaSyncAt = Bar->E;
+      }
+      Done.insert(E.Barrier.Array);
+      continue;
+    }
+    unsigned R = Site.R - P.Roles.data();
+    {
       unsigned A = E.Barrier.Array;
       const Event *Use = nullptr;
       for (unsigned O = 0; O < P.Roles.size() && !Use; ++O)
@@ -113,7 +226,7 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
                              Use = &U;
                          });
       if (!Use)
-        return;
+        continue;
       Finding &Fd = Ctx.report(
           Severity::Error,
           P.Barriers[A].Name + " is initialized inside the " + P.Roles[R].Name +
@@ -123,11 +236,12 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
           E);
       Fd.Notes.push_back({"used by another role here", Use->Where});
       Done.insert(A);
-    });
+    }
+  }
 
   // Inits in the prologue: fence and barrier before the roles use them. Arrays that miss the
   // same thing are reported together, at the instruction they share.
-  std::vector<unsigned> NoFence, NoClusterSync, NoSync;
+  std::vector<unsigned> NoFence = InRoleNoFence, NoClusterSync, NoSync;
   for (unsigned A = 0; A < P.Barriers.size(); ++A) {
     const InitState &S = State[A];
     if (!S.LastInit || Done.count(A))
@@ -164,13 +278,20 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
   };
   if (!NoFence.empty()) {
     bool Async = llvm::any_of(NoFence, [&](unsigned A) { return F.Uses[A].AsyncProxy; });
+    bool Peers = llvm::any_of(NoFence, [&](unsigned A) { return F.Uses[A].FromPeers; });
     const Event *Init = LastInit(NoFence);
+    // Peer CTAs need the fence's release at cluster scope: without it they may arrive on an
+    // uninitialized barrier. Within one CTA the PTX ISA asks for the fence before the async
+    // proxy uses the barrier (CUTLASS fences, Triton does not, and kernels without it run
+    // in practice), so that is what may go wrong, not what must.
     Finding &Fd = Ctx.report(
-        Severity::Error,
+        Peers ? Severity::Error : Severity::Warning,
         "no fence.mbarrier_init follows the init of " + Names(NoFence) + ", which " +
-            (Async ? "async copies or tcgen05 commits complete" : "peer CTAs arrive on") +
-            ": the init is not made visible to the async proxy and the cluster, so they may "
-            "see an uninitialized barrier",
+            (Peers ? "peer CTAs arrive on" : "async copies or tcgen05 commits complete") +
+            (Peers ? ": the init is not released to the cluster, so a peer may arrive on an "
+                     "uninitialized barrier"
+                   : ": the init is not made visible to the async proxy, which may then "
+                     "complete bytes or arrivals on an uninitialized barrier"),
         *Init);
     // Where the correct program has the fence: right after the last init, before whatever
     // the prologue does next.

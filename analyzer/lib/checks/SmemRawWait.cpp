@@ -171,8 +171,13 @@ void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
           }
           const Buffer &Buf = P.Buffers[At->Array];
           const BarrierArray &Full = P.Barriers[Fills.begin()->Array];
+          // An iteration of a loop whose trip count is unknown may not exist (clang's
+          // unrolled remainder loops step through a stage in one iteration): undecided.
+          bool Guess = !Order.runs(Seq, I, S) && Order.guessesIterations(Seq, I, S);
           std::string Msg;
           llvm::raw_string_ostream OS(Msg);
+          if (Guess)
+            OS << "if its loop runs that often (the trip count is not known), ";
           if (Found.Skipped)
             OS << "this wait on " << Order.name(Found.Skipped->Barrier)
                << " is skipped, and ";
@@ -183,7 +188,8 @@ void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
              << "stage before the copy has written it";
           // When a wait on the fill barrier exists but is skipped for these values, the bug
           // is its condition: point there, and at the read.
-          Finding &F = Ctx.report(Severity::Error, Msg, Found.Skipped ? *Found.Skipped : Read);
+          Finding &F = Ctx.report(Guess ? Severity::Remark : Severity::Error, Msg,
+                                  Found.Skipped ? *Found.Skipped : Read);
           if (Found.Skipped)
             addNote(F, "the read that goes ahead without the wait", Read);
           else if (std::optional<SourceRef> Start = iterationStart(Order, Seq, I))

@@ -224,6 +224,18 @@ std::optional<bool> StageOrder::runs(const Sequence &Seq, unsigned I, const Samp
   return holds(P.Events[St.Event].When, S);
 }
 
+bool StageOrder::guessesIterations(const Sequence &Seq, unsigned I, const Sample &S) const {
+  for (unsigned L : Seq.Steps[I].Loops) {
+    const ProtocolLoop &PL = P.Loops[L];
+    auto It = S.Iteration.find(PL.Loop);
+    if (It == S.Iteration.end() || It->second == 0)
+      continue;
+    if (!PL.Trip.known() || !eval(PL.Trip.E, S))
+      return true;
+  }
+  return false;
+}
+
 std::vector<Sample> StageOrder::samplesAt(const Sequence &Seq, unsigned I) const {
   const Step &St = Seq.Steps[I];
   const Event &E = P.Events[St.Event];

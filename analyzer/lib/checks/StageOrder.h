@@ -99,6 +99,9 @@ public:
   /// Whether step I runs in S: its loops' iteration numbers are below their trip counts and
   /// its loops' and its own conditions hold. std::nullopt when that cannot be evaluated.
   std::optional<bool> runs(const Sequence &Seq, unsigned I, const Sample &S) const;
+  /// Whether S puts a loop around step I whose trip count cannot be evaluated past its first
+  /// iteration: such a sample stands for iterations that may not exist.
+  bool guessesIterations(const Sequence &Seq, unsigned I, const Sample &S) const;
   /// The steps that run before step I, nearest first: the same iteration back to the
   /// start of the sequence, then for each loop around I (innermost first) the steps after I in
   /// its body, which ran in its previous iteration.

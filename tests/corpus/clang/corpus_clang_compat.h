@@ -36,6 +36,10 @@ __device__ __forceinline__ unsigned __shfl_xor_sync(unsigned mask, unsigned valu
   return __nvvm_shfl_sync_bfly_i32(mask, value, lane_mask, 0x1f);
 }
 
+__device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffffu) {
+  __nvvm_bar_warp_sync(mask);
+}
+
 // A cast to the shared address space is how clang spells cvta.to.shared.
 __device__ __forceinline__ size_t __cvta_generic_to_shared(const void *p) {
   return (size_t)(const __attribute__((address_space(3))) void *)p;

@@ -5,7 +5,8 @@
 //   roles    warps 0-3 = consumer warpgroup (128 threads); warp 4 = producer, one elected lane
 //   ring     STAGES = 4 buffers of STAGE_BYTES in shared memory; full[s] and empty[s] mbarriers
 //   full[s]  count 1: the producer's arrive.expect_tx(STAGE_BYTES), completed by the bulk copy
-//   empty[s] count 4: lane 0 of each consumer warp arrives once it has read the stage
+//   empty[s] count 4: lane 0 of each consumer warp arrives after a __syncwarp, once the
+//            warp has read the stage
 //   phases   producer waits empty[s] starting at parity 1 (a fresh barrier's phase -1 counts as
 //            completed), consumer waits full[s] starting at parity 0; both flip when s wraps
 //   loop     persistent: tile = blockIdx.x, += gridDim.x; stage and phase carry across tiles
@@ -154,6 +155,10 @@ __global__ void __launch_bounds__(160, 1)
       unsigned hi = __shfl_xor_sync(0xffffffffu, static_cast<unsigned>(sum >> 32), offset);
       sum += (static_cast<unsigned long long>(hi) << 32) | lo;
     }
+    // Lane 0 releases the stage for its warp: __syncwarp orders the other lanes' reads
+    // before the arrive (the shuffles above synchronize the lanes but, per the PTX memory
+    // model, do not order memory).
+    __syncwarp();
     if (lane == 0) {
       mbarrier_arrive(smem_addr(&empty[stage]));
       atomicAdd(&tile_sums[tile], sum);
