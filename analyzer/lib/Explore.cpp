@@ -112,7 +112,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   std::unordered_map<std::string, uint32_t> Seen;
   std::deque<std::pair<State, uint32_t>> Frontier;
   State Init = Sim.initial();
-  Seen.emplace(Init.key(), 0);
+  Seen.emplace(Sim.key(Init), 0);
   Nodes.push_back({UINT32_MAX, {}});
   Frontier.emplace_back(std::move(Init), 0);
 
@@ -147,9 +147,16 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
       ++R.Transitions;
       if (O.K != Outcome::Kind::Ok)
         return Finish(Path(Id, &T));
-      auto [It, New] = Seen.emplace(Next.key(), static_cast<uint32_t>(Nodes.size()));
+      auto [It, New] = Seen.emplace(Sim.key(Next), static_cast<uint32_t>(Nodes.size()));
       if (!New)
         continue;
+      if (Sim.lag(Next) > Options.MaxLag) {
+        R.Verdict = ExploreVerdict::Unknown;
+        R.Message = "agents drift apart by more than " + std::to_string(Options.MaxLag) +
+                    " passes of the loop: the periodic search would not end";
+        R.States = Nodes.size();
+        return R;
+      }
       Nodes.push_back({Id, T});
       if (Nodes.size() > Options.MaxStates) {
         R.Verdict = ExploreVerdict::Unknown;

@@ -23,11 +23,19 @@ bool contains(llvm::ArrayRef<unsigned> L, unsigned V) {
 
 } // namespace
 
-std::string State::key() const {
+std::string State::key(bool Periodic) const {
   std::string K;
   K.reserve(256);
+  uint32_t FewestLaps = UINT32_MAX;
+  for (const AgentState &A : Agents)
+    if (A.Laps != UINT32_MAX) // agents without a cycle (Simulator::key marks them)
+      FewestLaps = std::min(FewestLaps, A.Laps);
+  if (Periodic)
+    put(K, ExitLaps < 0 ? ~0ull : uint64_t(ExitLaps - FewestLaps));
   for (const AgentState &A : Agents) {
     put(K, A.Pc);
+    if (Periodic)
+      put(K, A.Laps == UINT32_MAX ? ~0ull : A.Laps - FewestLaps);
     put(K, A.Arrived | A.ClusterArrived << 1);
     put(K, A.Ticket);
     put(K, A.ClusterTicket);
@@ -42,15 +50,16 @@ std::string State::key() const {
   for (const models::Mbarrier &B : Barriers) {
     put(K, B.initialized() | uint64_t(B.expected()) << 1 | uint64_t(B.pending()) << 22);
     put(K, static_cast<uint64_t>(B.txCount()));
-    put(K, B.completedPhases());
+    put(K, Periodic ? B.completedPhases() & 1 : B.completedPhases());
   }
   for (const models::NamedBarrierFile &F : Named)
     for (uint32_t Id = 0; Id < models::NamedBarrier::NumIds; ++Id) {
       const models::NamedBarrier &B = F.get(Id);
-      if (B.completedInstances() || B.arrived())
-        put(K, Id | uint64_t(B.arrived()) << 8 | B.completedInstances() << 24);
+      uint64_t Done = Periodic ? 0 : B.completedInstances();
+      if (Done || B.arrived())
+        put(K, Id | uint64_t(B.arrived()) << 8 | Done << 24);
     }
-  put(K, Cluster.arrived() | Cluster.completedInstances() << 24);
+  put(K, Cluster.arrived() | (Periodic ? 0 : Cluster.completedInstances()) << 24);
   for (const auto &Allocs : TmemAllocs) {
     put(K, Allocs.size());
     for (auto [Column, Columns] : Allocs)
@@ -87,14 +96,73 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
         CommitTargets[A].insert(CommitTargets[A].end(), C.Targets.begin(), C.Targets.end());
   Suffix.resize(S.Agents.size());
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
-    const std::vector<ConcreteStep> &Steps = S.Agents[A].Steps;
+    const ConcreteAgent &Ag = S.Agents[A];
+    const std::vector<ConcreteStep> &Steps = Ag.Steps;
     Suffix[A].assign(Steps.size() + 1, Footprint(Words, 0));
     for (size_t I = Steps.size(); I-- > 0;) {
       Footprint F = footprint(A, Steps[I]);
       for (unsigned W = 0; W < Words; ++W)
         Suffix[A][I][W] = Suffix[A][I + 1][W] | F[W];
     }
+    // Inside a cycle the whole cycle may still come.
+    if (Ag.hasCycle()) {
+      Periodic = true;
+      for (uint32_t I = Ag.CycleBegin + 1; I < Ag.CycleEnd; ++I)
+        for (unsigned W = 0; W < Words; ++W)
+          Suffix[A][I][W] |= Suffix[A][Ag.CycleBegin][W];
+    }
   }
+}
+
+std::string Simulator::key(const State &St) const {
+  if (!Periodic)
+    return St.key();
+  // Tickets become distances to the instance they wait for, so that the instance counts can
+  // be left out.
+  State N = St;
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    AgentState &AS = N.Agents[A];
+    const ConcreteAgent &Ag = S.Agents[A];
+    if (AS.Arrived && AS.Pc < Ag.Steps.size())
+      AS.Ticket -= N.Named[Ag.Cta].get(Ag.Steps[AS.Pc].NamedId).completedInstances();
+    if (AS.ClusterArrived)
+      AS.ClusterTicket -= N.Cluster.completedInstances();
+    if (!Ag.hasCycle())
+      AS.Laps = UINT32_MAX; // out of the minimum
+  }
+  return N.key(/*Periodic=*/true);
+}
+
+uint32_t Simulator::lag(const State &St) const {
+  uint32_t Lo = UINT32_MAX, Hi = 0;
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    if (S.Agents[A].hasCycle()) {
+      Lo = std::min(Lo, St.Agents[A].Laps);
+      Hi = std::max(Hi, St.Agents[A].Laps);
+    }
+  return Hi >= Lo ? Hi - Lo : 0;
+}
+
+bool Simulator::atFreeLapEnd(const State &St, unsigned Agent) const {
+  const ConcreteAgent &A = S.Agents[Agent];
+  return St.ExitLaps < 0 && A.hasCycle() && St.Agents[Agent].Pc + 1 == A.CycleEnd;
+}
+
+bool Simulator::mayLeave(const State &St, unsigned Agent) const {
+  // Every agent runs the same number of passes: one leaves only when none ran more.
+  for (unsigned B = 0; B < S.Agents.size(); ++B)
+    if (B != Agent && S.Agents[B].hasCycle() && St.Agents[B].Laps > St.Agents[Agent].Laps)
+      return false;
+  return true;
+}
+
+void Simulator::endOfPass(State &St, unsigned Agent, bool Leave) const {
+  AgentState &AS = St.Agents[Agent];
+  ++AS.Laps;
+  if (St.ExitLaps < 0 && Leave)
+    St.ExitLaps = AS.Laps;
+  if (St.ExitLaps < 0 || AS.Laps < St.ExitLaps)
+    AS.Pc = S.Agents[Agent].CycleBegin;
 }
 
 Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C) const {
@@ -147,7 +215,7 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
   const AgentState &AS = St.Agents[Agent];
   // Finishing an agent starts others (the roles after the prologue, the epilogue after the
   // roles): the last step is never taken alone.
-  if (AS.Pc + 1 >= S.Agents[Agent].Steps.size())
+  if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() || atFreeLapEnd(St, Agent))
     return false;
   Footprint Others(Words, 0);
   auto Or = [&](const Footprint &F) {
@@ -249,6 +317,8 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
     if (Reduce && commutes(St, A))
       return {T};
     Out.push_back(T);
+    if (atFreeLapEnd(St, A) && mayLeave(St, A))
+      Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, 1});
   }
   for (const LoadInFlight &L : St.Loads)
     Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
@@ -273,7 +343,7 @@ bool Simulator::isEnabled(const State &St, const ScheduleStep &T) const {
 
 Outcome Simulator::apply(State &St, const ScheduleStep &T) const {
   if (T.K == ScheduleStep::Kind::Execute)
-    return execute(St, T.Agent);
+    return execute(St, T.Agent, T.Copy == 1);
   return complete(St, T);
 }
 
@@ -344,7 +414,7 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
   return O;
 }
 
-Outcome Simulator::execute(State &St, unsigned Agent) const {
+Outcome Simulator::execute(State &St, unsigned Agent, bool Leave) const {
   AgentState &AS = St.Agents[Agent];
   const ConcreteAgent &A = S.Agents[Agent];
   const ConcreteStep &C = A.Steps[AS.Pc];
@@ -487,8 +557,8 @@ Outcome Simulator::execute(State &St, unsigned Agent) const {
   case StepKind::Unknown:
     return Violation("an unknown step was reached");
   }
-  if (Advance)
-    ++AS.Pc;
+  if (Advance && ++AS.Pc == A.CycleEnd && A.hasCycle())
+    endOfPass(St, Agent, Leave);
   return O;
 }
 

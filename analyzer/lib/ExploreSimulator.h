@@ -40,6 +40,8 @@ struct AgentState {
   uint64_t ClusterTicket = 0;
   models::AsyncGroupQueue Wgmma, Bulk;
   models::Tcgen05CommitTracker Tcgen05;
+  /// Periodic systems: passes of the agent's cycle completed.
+  uint32_t Laps = 0;
 };
 
 struct State {
@@ -52,9 +54,14 @@ struct State {
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> TmemAllocs;
   std::vector<LoadInFlight> Loads;         ///< sorted
   std::vector<bool> Filled;                ///< per buffer instance: something wrote it
+  /// Periodic systems: the passes after which every agent with a cycle leaves it, once the
+  /// first agent left (-1 before). All agents run the same trip count.
+  int64_t ExitLaps = -1;
 
-  /// A canonical encoding for hashing: equal keys, equal futures.
-  std::string key() const;
+  /// A canonical encoding for hashing: equal keys, equal futures. Periodic (Simulator::key
+  /// prepares the state): completed mbarrier phases only by parity, named and cluster
+  /// barriers only by the threads arrived, passes relative to the fewest any agent ran.
+  std::string key(bool Periodic = false) const;
 };
 
 /// What a transition did beyond moving the state.
@@ -74,7 +81,16 @@ public:
   /// is enabled.
   std::vector<ScheduleStep> enabled(const State &St, bool Reduce) const;
   bool isEnabled(const State &St, const ScheduleStep &T) const;
-  /// Applies an enabled transition.
+  /// A canonical encoding for hashing. For a periodic system it leaves out what grows
+  /// without bound but cannot change what happens next: completed phases beyond their parity,
+  /// named-barrier instances beyond the ones agents wait for, passes beyond the differences
+  /// between agents.
+  std::string key(const State &St) const;
+  /// The largest difference between the passes two agents with cycles have completed.
+  uint32_t lag(const State &St) const;
+  /// Applies an enabled transition. Executing the last step of a cycle: Copy 0 runs the
+  /// cycle again, Copy 1 leaves it (only while no agent left yet; afterwards the agent leaves
+  /// after the passes the first one ran, whatever the Copy).
   Outcome apply(State &St, const ScheduleStep &T) const;
   bool finished(const State &St) const;
   /// Every unfinished agent and what it waits for.
@@ -83,8 +99,13 @@ public:
 private:
   bool started(const State &St, unsigned Agent) const;
   bool stepEnabled(const State &St, unsigned Agent) const;
+  /// The last step of a cycle, with no agent gone yet: it may run the cycle again or leave.
+  bool atFreeLapEnd(const State &St, unsigned Agent) const;
+  bool mayLeave(const State &St, unsigned Agent) const;
+  void endOfPass(State &St, unsigned Agent, bool Leave) const;
+  bool Periodic = false;
   std::string waitReason(const State &St, unsigned Agent) const;
-  Outcome execute(State &St, unsigned Agent) const;
+  Outcome execute(State &St, unsigned Agent, bool Leave = false) const;
   Outcome complete(State &St, const ScheduleStep &T) const;
   /// Races of a read (Write false) or write of buffer slot B by step T.
   Outcome checkAccess(const State &St, unsigned B, bool Write, bool Async,

@@ -5,6 +5,10 @@
 #include "TransitionSystem.h"
 #include "TransitionSystemZ3.h"
 
+#include "wsv/analyzer/Explore.h"
+
+#include "llvm/ADT/StringRef.h"
+
 #include <chrono>
 
 namespace wsv {
@@ -34,10 +38,173 @@ const char *toString(Verdict::Kind K) {
   return "?";
 }
 
+namespace {
+
+/// Which property a bad state of the explorer breaks.
+Property brokenBy(ExploreVerdict V) {
+  return V == ExploreVerdict::Deadlock ? Property::DeadlockFreedom
+         : V == ExploreVerdict::Race   ? Property::StageSafety
+                                       : Property::BarrierHygiene;
+}
+
+/// The explorer's schedule as a counterexample: steps, the agents at the end, the barriers.
+void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const ExploreResult &E,
+                        Verdict &V) {
+  auto Iterations = [&](const ConcreteStep &C) {
+    std::string Out;
+    for (const auto &[L, I] : C.Iterations)
+      Out += (Out.empty() ? "" : " ") + P.loopVar(L) + "=" + std::to_string(I);
+    return Out;
+  };
+  // One CTA: agents are named by their role alone, as the solver's traces name them.
+  auto AgentName = [&](unsigned A) {
+    std::string N = S.Agents[A].Name;
+    if (S.ClusterSize == 1 && llvm::StringRef(N).ends_with("@cta0"))
+      N.resize(N.size() - 5);
+    return N;
+  };
+  for (const ScheduleStep &T : E.Schedule) {
+    const ConcreteStep &C = S.Agents[T.Agent].Steps[T.Step];
+    VerifyStep St;
+    St.Agent = T.K == ScheduleStep::Kind::Complete ? "async" : AgentName(T.Agent);
+    St.What = describe(S, T);
+    if (llvm::StringRef(St.What).starts_with(S.Agents[T.Agent].Name + " "))
+      St.What.erase(0, S.Agents[T.Agent].Name.size() + 1);
+    St.Event = C.Event;
+    if (C.Event < P.Events.size()) {
+      const SourceRef &W = P.Events[C.Event].Where;
+      St.PtxLine = W.PtxLine;
+      if (const CudaFrame *F = W.kernelFrame())
+        St.Source = F->File.substr(F->File.find_last_of('/') + 1) + ":" + std::to_string(F->Line);
+    }
+    if (C.Barrier != NoIndex && C.Barrier < S.Barriers.size()) {
+      St.Barrier = P.Barriers[S.Barriers[C.Barrier].Array].Name;
+      St.Slot = S.Barriers[C.Barrier].Slot;
+    }
+    if (C.Kind == StepKind::Wait)
+      St.Parity = C.Parity;
+    if (C.TxBytes)
+      St.TxBytes = C.TxBytes;
+    St.Iterations = Iterations(C);
+    V.Schedule.push_back(std::move(St));
+  }
+  for (const BlockedAgent &B : E.Blocked) {
+    AgentState A;
+    A.Agent = AgentName(B.Agent);
+    A.State = "blocked: " + B.Reason;
+    A.Blocked = true;
+    const ConcreteStep &C = S.Agents[B.Agent].Steps[B.Step];
+    if (C.Event < P.Events.size())
+      A.PtxLine = P.Events[C.Event].Where.PtxLine;
+    if (C.Kind == StepKind::Wait && C.Barrier < S.Barriers.size()) {
+      A.Barrier = P.Barriers[S.Barriers[C.Barrier].Array].Name;
+      A.Slot = S.Barriers[C.Barrier].Slot;
+      A.Parity = C.Parity;
+    }
+    if (C.Kind == StepKind::NamedSync)
+      A.NamedId = C.NamedId;
+    A.Iterations = Iterations(C);
+    V.FinalAgents.push_back(std::move(A));
+  }
+  for (size_t I = 0; I < E.Barriers.size() && I < S.Barriers.size(); ++I) {
+    const models::Mbarrier &B = E.Barriers[I];
+    if (!B.initialized())
+      continue;
+    BarrierState BS;
+    BS.Name = S.barrierName(static_cast<unsigned>(I));
+    BS.Pending = B.pending();
+    BS.Phase = B.completedPhases();
+    BS.TxCount = B.txCount();
+    V.FinalBarriers.push_back(std::move(BS));
+  }
+}
+
+/// The explorer's verdicts for every value of the k-loop's parameter, or nothing where it
+/// has none to give (then Z3 answers).
+std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
+                                                    const VerifyOptions &Options) {
+  std::vector<std::optional<Verdict>> Out(Options.Properties.size());
+  RolePrograms RP = lowerRolePrograms(P);
+  ParametricOptions PO;
+  PO.TileK = Options.TileK;
+  PO.MinTiles = Options.MinTiles;
+  for (const auto &[Name, Value] : Options.Params)
+    PO.Params[Name] = Value;
+  ParametricResult E = exploreAllTrips(RP, PO);
+  if (E.Verdict == ExploreVerdict::Unknown)
+    return Out;
+  // A value fixed for the trip count's parameter must be one the statement covers.
+  if (!E.Parameter.empty() && Options.Params.count(E.Parameter)) {
+    uint64_t K = Options.Params.at(E.Parameter);
+    if (K % Options.TileK || K < Options.TileK * Options.MinTiles || K >= (uint64_t(1) << 24))
+      return Out;
+  }
+  std::vector<std::string> Lemmas;
+  if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean)
+    Lemmas.push_back("Z3 proved (" + std::to_string(E.SolverQueries) +
+                     " queries) that the steps repeat every " + std::to_string(E.Period) +
+                     " k-tiles from k-tile " + std::to_string(E.Threshold) +
+                     (E.Tail ? " up to the last " + std::to_string(E.Tail) : std::string()) +
+                     ", so that " + std::to_string(E.Runs.size()) +
+                     " explorations stand for every " + E.Parameter);
+  for (size_t I = 0; I < Options.Properties.size(); ++I) {
+    Property Prop = Options.Properties[I];
+    Verdict V;
+    V.Prop = Prop;
+    V.Engine = "explore";
+    V.Assumptions = Lemmas;
+    if (E.Verdict == ExploreVerdict::Clean) {
+      V.K = Verdict::Kind::Proved;
+      V.ForParameters = E.ForParameters;
+      if (Prop == Property::StageSafety)
+        V.Assumptions.push_back("shared-memory stages and bulk-store staging only: reads of "
+                                "wgmma and tcgen05 accumulators are not modeled (the lint "
+                                "check accumulator-early-read looks for them)");
+      if (Prop == Property::BarrierHygiene)
+        V.Assumptions.push_back("fence.mbarrier_init and proxy fences are judged by the lint "
+                                "checks, not by this model");
+      Out[I] = std::move(V);
+      continue;
+    }
+    if (brokenBy(E.Verdict) != Prop)
+      continue; // a bug elsewhere stopped the search: Z3 may still answer this one
+    V.K = Verdict::Kind::Counterexample;
+    V.Reason = E.Found.Message;
+    if (!E.Parameter.empty())
+      V.Parameters[E.Parameter] = E.At;
+    Instance Inst;
+    Inst.Params = PO.Params;
+    if (!E.Parameter.empty())
+      Inst.Params[E.Parameter] = E.At;
+    Inst.GridCtas = RP.ClusterSize;
+    ConcreteSystem S = instantiate(RP, Inst);
+    fillCounterexample(P, S, E.Found, V);
+    Out[I] = std::move(V);
+  }
+  return Out;
+}
+
+} // namespace
+
 std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Options) {
   ts::TransitionSystem TS = ts::lower(P);
   std::vector<Verdict> Out;
-  for (Property Prop : Options.Properties) {
+  auto ExploreStart = std::chrono::steady_clock::now();
+  std::vector<std::optional<Verdict>> Explored(Options.Properties.size());
+  if (Options.ExploreAllTrips)
+    Explored = exploreVerdicts(P, Options);
+  double ExploreMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - ExploreStart)
+                         .count();
+  for (size_t PI = 0; PI < Options.Properties.size(); ++PI) {
+    Property Prop = Options.Properties[PI];
+    if (Explored[PI]) {
+      Verdict V = std::move(*Explored[PI]);
+      V.Milliseconds = ExploreMs;
+      V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
+      Out.push_back(std::move(V));
+      continue;
+    }
     auto Start = std::chrono::steady_clock::now();
     Verdict V;
     V.Prop = Prop;

@@ -11,6 +11,19 @@ void AsyncGroupQueue::issue(uint32_t OpId) { OpenOps.push_back(Op{OpId}); }
 void AsyncGroupQueue::commit() {
   Groups.push_back(std::move(OpenOps));
   OpenOps.clear();
+  dropFinished();
+}
+
+void AsyncGroupQueue::dropFinished() {
+  // A wait_group N checks the groups before the N most recent; the oldest groups, once every
+  // operation in them is done, pass every such check whether they are kept or not. Dropping
+  // them keeps the queue as long as what is in flight (a loop commits without end).
+  size_t Done = 0;
+  while (Done < Groups.size() &&
+         std::all_of(Groups[Done].begin(), Groups[Done].end(),
+                     [](const Op &O) { return O.Done && O.ReadDone; }))
+    ++Done;
+  Groups.erase(Groups.begin(), Groups.begin() + Done);
 }
 
 AsyncGroupQueue::Op *AsyncGroupQueue::find(uint32_t OpId) {
@@ -37,6 +50,7 @@ bool AsyncGroupQueue::complete(uint32_t OpId) {
   if (!O)
     return false;
   O->ReadDone = O->Done = true;
+  dropFinished();
   return true;
 }
 

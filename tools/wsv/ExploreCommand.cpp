@@ -24,8 +24,9 @@ using llvm::StringRef;
 namespace {
 
 const char Usage[] =
-    "usage: wsv explore [--kernel NAME] [--k-tiles N] [--tiles N] [--param NAME=VALUE]...\n"
-    "                   [--max-states N] [--trace OUT.json] [--replay TRACE.json] FILE\n"
+    "usage: wsv explore [--kernel NAME] [--k-tiles N | --all-k] [--tiles N]\n"
+    "                   [--param NAME=VALUE]... [--max-states N] [--trace OUT.json]\n"
+    "                   [--replay TRACE.json] FILE\n"
     "\n"
     "Explores every interleaving of the protocol of a kernel entry of FILE for one small\n"
     "instance, on the reference models of mbarriers, named and cluster barriers, async groups\n"
@@ -35,6 +36,8 @@ const char Usage[] =
     "options:\n"
     "  --kernel NAME        the entry (default: the first)\n"
     "  --k-tiles N          K = N times the kernel's k-tile (default 2)\n"
+    "  --all-k              every K: Z3 proves the steps periodic in the k-loop, a few\n"
+    "                       launches and one periodic system per residue are explored\n"
     "  --tiles N            tiles per CTA for persistent kernels (default 1)\n"
     "  --param NAME=VALUE   a parameter by name (K, M, N or the PTX name); overrides\n"
     "  --max-states N       give up (verdict unknown) after N states (default 2000000)\n"
@@ -54,6 +57,7 @@ int runExplore(int Argc, char **Argv) {
   std::string Kernel, TraceOut, ReplayIn, File;
   unsigned KTiles = 2, Tiles = 1;
   uint64_t MaxStates = 2000000;
+  bool AllK = false;
   std::map<std::string, uint64_t> Params;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
@@ -64,7 +68,9 @@ int runExplore(int Argc, char **Argv) {
       return true;
     };
     std::string V;
-    if (Arg == "--kernel") {
+    if (Arg == "--all-k") {
+      AllK = true;
+    } else if (Arg == "--kernel") {
       if (!Next(Kernel))
         return fail("--kernel needs a name", true);
     } else if (Arg == "--trace" || Arg == "--replay") {
@@ -114,6 +120,33 @@ int runExplore(int Argc, char **Argv) {
   analyzer::RolePrograms RP = analyzer::lowerRolePrograms(*P);
   std::optional<analyzer::LaunchSpec> Spec = analyzer::readKernelInfo(*Parsed->M, *Entry);
   uint64_t TileK = Spec && Spec->TileK ? *Spec->TileK : 64;
+  std::optional<analyzer::ParametricResult> All;
+  if (AllK) {
+    if (!ReplayIn.empty())
+      return fail("--all-k explores; it does not replay", true);
+    analyzer::ParametricOptions Options;
+    Options.TileK = TileK;
+    Options.MaxStates = MaxStates;
+    for (const auto &[Name, Value] : Params)
+      Options.Params[Name] = Value;
+    All = analyzer::exploreAllTrips(RP, Options);
+    llvm::outs() << "kernel " << Entry->name() << ": " << analyzer::toString(All->Verdict);
+    if (All->Verdict == analyzer::ExploreVerdict::Clean)
+      llvm::outs() << " for " << All->ForParameters;
+    llvm::outs() << " (period " << All->Period << " from iteration " << All->Threshold << "; "
+                 << All->SolverQueries << " Z3 lemmas; " << All->States << " states; "
+                 << static_cast<uint64_t>(All->Milliseconds) << " ms)\n";
+    for (const std::string &Run : All->Runs)
+      llvm::outs() << "  " << Run << "\n";
+    if (All->Verdict == analyzer::ExploreVerdict::Clean)
+      return ExitClean;
+    if (All->Verdict == analyzer::ExploreVerdict::Unknown) {
+      llvm::outs() << "  unknown: " << All->Reason << "\n";
+      return ExitInconclusive;
+    }
+    // A counterexample: print it below, as for one launch.
+    Params[All->Parameter] = All->At;
+  }
   std::optional<analyzer::Instance> I = analyzer::chooseInstance(RP, TileK, KTiles, Tiles);
   if (!I)
     return fail("no M, N and grid give " + std::to_string(Tiles) + " tile(s) per CTA");
@@ -132,6 +165,8 @@ int runExplore(int Argc, char **Argv) {
     if (!Schedule)
       return fail(ReplayIn + ": " + Error);
     R = analyzer::replay(S, *Schedule);
+  } else if (All) {
+    R = std::move(All->Found);
   } else {
     analyzer::ExploreOptions Options;
     Options.MaxStates = MaxStates;

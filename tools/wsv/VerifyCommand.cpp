@@ -6,6 +6,7 @@
 
 #include "wsv/analyzer/Checks.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/analyzer/LaunchSpec.h"
 #include "wsv/analyzer/Verify.h"
 #include "wsv/ptx_parser/Parser.h"
 
@@ -245,7 +246,14 @@ int runVerify(int Argc, char **Argv) {
     }
     report::KernelResults R;
     R.P = &P;
-    R.Verdicts = analyzer::verifyProtocol(P, Options);
+    analyzer::VerifyOptions KernelOptions = Options;
+    if (std::optional<analyzer::LaunchSpec> Spec = analyzer::readKernelInfo(M, *F)) {
+      if (Spec->TileK)
+        KernelOptions.TileK = *Spec->TileK;
+      if (Spec->MinKTiles)
+        KernelOptions.MinTiles = *Spec->MinKTiles;
+    }
+    R.Verdicts = analyzer::verifyProtocol(P, KernelOptions);
     R.Findings = analyzer::runChecks(P, analyzer::CheckSelection::all(), Solver.get());
     Results.push_back(std::move(R));
   }

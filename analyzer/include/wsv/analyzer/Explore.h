@@ -34,6 +34,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,9 @@ struct ExploreOptions {
   /// States to visit at most; reaching it is an unknown verdict, never clean.
   uint64_t MaxStates = 2000000;
   bool PartialOrder = true;
+  /// Periodic systems: the most passes of the loop one agent may run ahead of another
+  /// before the search gives up (unknown).
+  uint32_t MaxLag = 16;
 };
 
 struct ExploreResult {
@@ -102,6 +106,45 @@ ExploreResult replay(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Sched
 /// a loop. std::nullopt when no candidate shape gives Tiles tiles.
 std::optional<Instance> chooseInstance(const RolePrograms &Programs, uint64_t TileK,
                                        unsigned KTiles, unsigned Tiles);
+
+//===- Every trip count (ExploreParametric.cpp) ------------------------------------===//
+
+struct ParametricOptions {
+  uint64_t TileK = 64;   ///< the parameter's step (K = TileK * j)
+  uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts (LaunchSpec::MinKTiles)
+  /// Other parameters' values (M, N): they must not change the protocol (the lemmas check
+  /// that only the trip count's parameter matters).
+  std::map<std::string, uint64_t> Params = {{"M", 256}, {"N", 256}};
+  uint64_t ScanTiles = 256; ///< multiples of TileK evaluated for the small trip counts
+  uint64_t MaxStates = 2000000;
+  uint32_t MaxLag = 16;
+  unsigned TimeoutMs = 2000; ///< per Z3 query
+};
+
+struct ParametricResult {
+  /// Clean: no deadlock, race or violation for any value in ForParameters; Deadlock, Race,
+  /// Violation: Found is the shortest schedule on the launch with Parameter = At.
+  ExploreVerdict Verdict = ExploreVerdict::Unknown;
+  std::string Parameter;     ///< `K`; empty when no trip count depends on a parameter
+  std::string ForParameters; ///< `every K = 64*j with j >= 1 and K < 2^24`
+  std::string Reason;        ///< unknown: why; found: where
+  /// The steps repeat every Period iterations from iteration Threshold up to the last Tail.
+  unsigned Period = 0, Threshold = 0, Tail = 0;
+  std::vector<uint64_t> SmallTrips; ///< trip counts explored as single launches
+  std::vector<std::string> Runs;    ///< each exploration and its verdict, in order
+  unsigned SolverQueries = 0;
+  uint64_t States = 0;
+  uint64_t At = 0;
+  ExploreResult Found;
+  double Milliseconds = 0;
+};
+
+/// Explores the protocol for every value of the one parameter its trip counts depend on:
+/// Z3 proves that the steps repeat with the slots' period, a few launches are explored as
+/// they are, and one periodic system per residue of the trip count stands for all longer
+/// ones. Unknown, with the reason, where the argument does not apply.
+ParametricResult exploreAllTrips(const RolePrograms &Programs,
+                                 const ParametricOptions &Options = {});
 
 /// `producer@cta0 wait full[0] parity 1 (k=0)`, `complete TMA load of producer@cta0 ...`
 std::string describe(const ConcreteSystem &S, const ScheduleStep &Step);

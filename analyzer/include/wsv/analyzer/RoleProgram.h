@@ -240,6 +240,11 @@ struct ConcreteAgent {
   Placement Place = Placement::Role;
   unsigned FirstThread = 0, Threads = 0;
   std::vector<ConcreteStep> Steps;
+  /// A periodic system (exploreAllTrips, Explore.h): Steps[CycleBegin, CycleEnd) are the last
+  /// pass of the loop whose trip count varies with the parameter, which the agent may run
+  /// again any number of times before it leaves for CycleEnd; CycleBegin == CycleEnd: none.
+  uint32_t CycleBegin = 0, CycleEnd = 0;
+  bool hasCycle() const { return CycleEnd > CycleBegin; }
 };
 
 struct BarrierInstance {

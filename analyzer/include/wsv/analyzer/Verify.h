@@ -112,6 +112,12 @@ struct VerifyOptions {
   bool Unbounded = false;
   std::vector<Property> Properties = {Property::DeadlockFreedom, Property::StageSafety,
                                       Property::BarrierHygiene};
+  /// First explore every value of the k-loop's parameter (Explore.h, exploreAllTrips): a
+  /// proof for all of them, or a counterexample on a small launch; Z3's bounded search
+  /// answers only what that leaves unknown.
+  bool ExploreAllTrips = true;
+  uint64_t TileK = 64;   ///< the k-tile, from the kernel's wsv_kernel_info when it has one
+  uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts
 };
 
 /// The verdict of each requested property, in the order of Options.Properties.

@@ -45,6 +45,8 @@ public:
   std::vector<uint32_t> readsInFlight() const;
   /// Operations issued since the last commit: nothing can wait for them.
   size_t uncommitted() const { return OpenOps.size(); }
+  /// Committed groups that still hold an operation in flight (the finished oldest ones are
+  /// dropped: no wait_group can tell them from absent ones).
   size_t committedGroups() const { return Groups.size(); }
 
 private:
@@ -54,6 +56,7 @@ private:
     bool Done = false;
   };
   Op *find(uint32_t OpId);
+  void dropFinished();
 
   std::vector<Op> OpenOps;             ///< the open group
   std::vector<std::vector<Op>> Groups; ///< committed groups, oldest first

@@ -1,0 +1,567 @@
+//===- ExploreParametric.cpp - every trip count of the k-loop, by periodicity ------===//
+//
+// A pipeline's k-loop runs T(K) times (K / 64, K / 64 - 3, ...), and every agent's steps in
+// iteration k name slots and parities that repeat with a period M (k % S, (k / S) & 1: M = 2S).
+// The explorer checks one instance; this file turns finitely many explorations into a
+// statement for every K:
+//
+//  1. Lemmas, proved by Z3 over bit vectors for all values (Solver.h), with j, p >= 0 and
+//     K, K' in the domain D (K a multiple of the k-tile, K >= the k-tile, K < 2^24, and the
+//     trip-count conditions the code does not check itself):
+//       - every agent's varying loop runs T(K) + c iterations (one T for all; c constant);
+//       - when T(K') = T(K) + j*M and T(K) >= Tmin, every expression outside a varying loop
+//         (counts, bytes, parities, conditions, trip counts of fixed loops) has the same value
+//         under K and K', and every expression in iteration k of a varying loop has, under
+//         K', the value it had under K in iteration k (for k < its trip under K) and in
+//         iteration k + p*M (for C0 <= k, p <= j);
+//       - two K with the same T give every expression the same value;
+//       - every K of the domain with T(K) < Tmin is at most the largest K scanned.
+//  2. Every T below Tmin that some K of the scan reaches is explored as it is (Explore.h).
+//  3. For each residue r < M, the instance with T = Tmin + r becomes a periodic system: each
+//     agent's last M iterations of its varying loop form a cycle that it may run any number
+//     of times more, all agents the same number (ExploreSimulator: the first to leave fixes
+//     the count). By the lemmas, unrolling the cycle j more times gives exactly the steps of
+//     the instance with T = Tmin + r + j*M, for every j, so the periodic system's schedules
+//     are those of all of them together. Its states are finite once completed phases count
+//     only by parity and passes only by their differences; the search gives up (unknown)
+//     when agents drift apart by more than ExploreOptions::MaxLag passes.
+// A bad state of a periodic system is reproduced on concrete instances (T = Tmin + r + j*M for
+// small j) before it is reported, so that every counterexample is a schedule of a real
+// launch. What the lemmas cannot establish (a second parameter in trip counts, persistent
+// tile loops, a nested varying loop, a value that depends on K other than through T) leaves
+// the verdict unknown, with the reason.
+//
+//===----------------------------------------------------------------------------------===//
+#include "wsv/analyzer/Explore.h"
+#include "wsv/analyzer/FunctionAnalysis.h"
+#include "wsv/analyzer/Solver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <set>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace {
+
+/// An expression of a program, with the varying loop around it (NoIndex: none).
+struct Use {
+  const Expr *E = nullptr;
+  unsigned VaryingLoop = NoIndex; ///< into RoleProgram::Loops of Program
+  unsigned Program = 0;
+};
+
+class Prover {
+public:
+  Prover(const RolePrograms &RP, const ParametricOptions &O, ParametricResult &R)
+      : RP(RP), P(*RP.P), O(O), R(R), Ctx(P.Analysis->context()),
+        Z3(Solver::createZ3(O.TimeoutMs)) {}
+
+  void run();
+
+private:
+  bool unknown(std::string Why) {
+    R.Verdict = ExploreVerdict::Unknown;
+    R.Reason = std::move(Why);
+    return false;
+  }
+  const Expr *c(uint64_t V, unsigned W) { return Ctx.constant(V & ExprContext::mask(W), W); }
+  std::optional<uint64_t> eval(const Expr *E, uint64_t KValue) const;
+  bool findParameter();
+  bool classifyLoops();
+  void collectUses();
+  const Expr *domain(const Expr *KLeaf);
+  bool valid(const Expr *Hyp, const Expr *Goal, const std::string &What);
+  bool proveLemmas(unsigned Period, unsigned Threshold, unsigned Tail);
+  std::string paramName(const Expr *Leaf) const;
+  ConcreteSystem instance(uint64_t KValue) const;
+  bool makePeriodic(ConcreteSystem &S, uint64_t T) const;
+  bool explore(const ConcreteSystem &S, const std::string &What, uint64_t KValue);
+
+  const RolePrograms &RP;
+  const Protocol &P;
+  const ParametricOptions &O;
+  ParametricResult &R;
+  ExprContext &Ctx;
+  std::unique_ptr<Solver> Z3;
+
+  const Expr *K = nullptr, *KPrime = nullptr;
+  unsigned KWidth = 32;
+  const Expr *T = nullptr; ///< the reference trip count
+  /// Per program: its varying loop (NoIndex: none) and that loop's offset from T.
+  std::vector<unsigned> Varying;
+  std::vector<int64_t> Offset;
+  std::vector<unsigned> Rates; ///< k-tiles per iteration of the varying loop
+  std::vector<Use> Uses;
+  unsigned Period = 1, Threshold = 0, TailLength = 0;
+  uint64_t Tmin = 0;
+};
+
+std::string Prover::paramName(const Expr *Leaf) const {
+  for (size_t I = 0; I < P.ParamSymbols.size() && I < P.ParamNames.size(); ++I)
+    if (P.ParamSymbols[I] == Leaf->name())
+      return P.ParamNames[I];
+  return Leaf->name().str();
+}
+
+std::optional<uint64_t> Prover::eval(const Expr *E, uint64_t KValue) const {
+  return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+    if (L == K)
+      return KValue;
+    if (L->is(ExprKind::Param)) {
+      auto It = O.Params.find(paramName(L));
+      if (It != O.Params.end())
+        return It->second;
+    }
+    return std::nullopt;
+  });
+}
+
+bool Prover::findParameter() {
+  std::set<const Expr *> Leaves;
+  for (const RoleProgram &Prog : RP.Programs)
+    for (const RoleLoop &L : Prog.Loops) {
+      if (!L.Trip)
+        return unknown("the trip count of the loop at ptx line " +
+                       std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) +
+                       " has no closed form" + (L.Unknown.empty() ? "" : ": " + L.Unknown));
+      bool Grid = L.Trip->mentions([](const Expr *E) {
+        return E->is(ExprKind::SpecialReg) &&
+               (E->specialRegister() == SpecialRegister::CtaidX ||
+                E->specialRegister() == SpecialRegister::NctaidX);
+      });
+      if (Grid)
+        return unknown("the loop at ptx line " +
+                       std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) +
+                       " runs over the grid's tiles: the proof for every tile count is not "
+                       "implemented (explore a launch instead)");
+      L.Trip->mentions([&](const Expr *E) {
+        if (E->is(ExprKind::Param))
+          Leaves.insert(E);
+        return false;
+      });
+    }
+  if (Leaves.size() > 1) {
+    std::string Names;
+    for (const Expr *L : Leaves)
+      Names += (Names.empty() ? "" : ", ") + paramName(L);
+    return unknown("trip counts depend on several parameters (" + Names + ")");
+  }
+  if (Leaves.empty())
+    return true; // every trip count is a constant: one instance is every launch
+  K = *Leaves.begin();
+  KWidth = K->width();
+  KPrime = Ctx.param(Ctx.save(K->name().str() + "'"), K->payload(), KWidth);
+  R.Parameter = paramName(K);
+  return true;
+}
+
+bool Prover::classifyLoops() {
+  Varying.assign(RP.Programs.size(), NoIndex);
+  Offset.assign(RP.Programs.size(), 0);
+  Rates.assign(RP.Programs.size(), 1);
+  if (!K)
+    return true;
+  // The reference trip: the top-level loop that runs longest for a large K; loops that keep
+  // a constant distance from it vary with it, the others (a prefill of min(K / 64, S)) are
+  // fixed for large K, which the lemmas check.
+  uint64_t Big1 = O.TileK * 1000, Big2 = O.TileK * 1016;
+  // T counts k-tiles: the domain makes K a multiple of the tile, so T determines K.
+  T = Ctx.udiv(K, c(O.TileK, KWidth));
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+    const RoleProgram &Prog = RP.Programs[PI];
+    for (const RoleItem &It : Prog.Body) {
+      if (!It.IsLoop)
+        continue;
+      const Expr *Trip = Prog.Loops[It.Index].Trip;
+      std::optional<uint64_t> A1 = eval(Trip, Big1), A2 = eval(Trip, Big2);
+      std::optional<uint64_t> T1 = eval(T, Big1), T2 = eval(T, Big2);
+      if (!A1 || !A2 || !T1 || !T2)
+        continue;
+      if (*A2 <= *A1 || (*T2 - *T1) % (*A2 - *A1))
+        continue;
+      // A loop unrolled by the compiler runs Rate k-tiles per iteration: (T + c) / Rate
+      // iterations, c found on one sample per residue and proved with the other lemmas.
+      uint64_t Rate = (*T2 - *T1) / (*A2 - *A1);
+      if (Rate > 16)
+        continue;
+      std::optional<int64_t> Found;
+      for (int64_t C = -2 * int64_t(Rate); C <= 2 * int64_t(Rate) && !Found; ++C) {
+        bool All = true;
+        for (uint64_t S = 0; S <= Rate && All; ++S) {
+          std::optional<uint64_t> A = eval(Trip, Big1 + S * O.TileK), TT = eval(T, Big1 + S * O.TileK);
+          All = A && TT && int64_t(*A) * int64_t(Rate) <= int64_t(*TT) + C &&
+                int64_t(*TT) + C < (int64_t(*A) + 1) * int64_t(Rate);
+        }
+        if (All)
+          Found = C;
+      }
+      if (!Found)
+        continue;
+      if (Varying[PI] != NoIndex)
+        return unknown(Prog.Name + " has two loops whose trip counts grow with " + R.Parameter);
+      Varying[PI] = It.Index;
+      Offset[PI] = *Found;
+      Rates[PI] = static_cast<unsigned>(Rate);
+    }
+  }
+  return true;
+}
+
+void Prover::collectUses() {
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+    const RoleProgram &Prog = RP.Programs[PI];
+    auto Add = [&](const Expr *E, unsigned Loop) {
+      if (E && !E->isConstant())
+        Uses.push_back({E, Loop, PI});
+    };
+    Add(Prog.When, NoIndex);
+    std::function<void(const std::vector<RoleItem> &, unsigned)> Walk =
+        [&](const std::vector<RoleItem> &Items, unsigned In) {
+          for (const RoleItem &It : Items) {
+            if (It.IsLoop) {
+              const RoleLoop &L = Prog.Loops[It.Index];
+              Add(L.When, In);
+              if (It.Index != Varying[PI])
+                Add(L.Trip, In);
+              Walk(L.Body, It.Index == Varying[PI] ? It.Index : In);
+              continue;
+            }
+            const RoleStep &S = Prog.Steps[It.Index];
+            for (const Expr *E : {S.When, S.Count, S.TxBytes, S.Parity, S.Bytes, S.CtaMask,
+                                  S.WaitN, S.NamedId, S.NamedThreads, S.Columns,
+                                  S.Barrier.Slot, S.Barrier.PeerRank})
+              Add(E, In);
+            for (const auto &[Cond, N] : S.Threads.Conditional)
+              Add(Cond, In);
+            for (const std::vector<SlotExpr> *Slots : {&S.Reads, &S.Writes})
+              for (const SlotExpr &X : *Slots) {
+                Add(X.Slot, In);
+                Add(X.Address, In);
+              }
+          }
+        };
+    Walk(Prog.Body, NoIndex);
+  }
+}
+
+const Expr *Prover::domain(const Expr *Leaf) {
+  unsigned W = KWidth;
+  const Expr *D = Ctx.logicalAnd(Ctx.eq(Ctx.urem(Leaf, c(O.TileK, W)), c(0, W)),
+                                 Ctx.uge(Leaf, c(O.TileK * O.MinTiles, W)));
+  D = Ctx.logicalAnd(D, Ctx.ult(Leaf, c(uint64_t(1) << 24, W)));
+  for (const ProtocolLoop &L : P.Loops)
+    for (const auto &[Cond, Established] : L.TripConditions)
+      if (!Established)
+        D = Ctx.logicalAnd(D, Leaf == K ? Cond : Ctx.substitute(Cond, K, Leaf));
+  return D;
+}
+
+bool Prover::valid(const Expr *Hyp, const Expr *Goal, const std::string &What) {
+  SolverResult V = Z3->isValid(Ctx.implies(Hyp, Goal));
+  ++R.SolverQueries;
+  if (V.Answer == SolverAnswer::Yes)
+    return true;
+  if (V.Answer == SolverAnswer::Unknown)
+    return unknown("Z3 could not decide whether " + What + ": " + V.Reason);
+  return unknown(What + " does not hold");
+}
+
+bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
+  unsigned TW = T->width();
+  auto Resize = [&](const Expr *E) { return Ctx.resize(E, TW); };
+  const Expr *D = domain(K), *DP = domain(KPrime);
+  const Expr *TP = Ctx.substitute(T, K, KPrime);
+  // j and p: how many periods K' is ahead, and which pass of the cycle.
+  const Expr *J = Ctx.param(Ctx.save("wsv.periods"), 0, TW);
+  const Expr *Pass = Ctx.param(Ctx.save("wsv.pass"), 0, TW);
+  const Expr *Small = c(uint64_t(1) << 20, TW);
+  const Expr *Ahead = Ctx.logicalAnd(
+      Ctx.logicalAnd(Ctx.ult(J, Small), Ctx.ult(T, c(uint64_t(1) << 24, TW))),
+      Ctx.eq(TP, Ctx.add(T, Ctx.mul(J, c(M, TW)))));
+  const Expr *Large = Ctx.logicalAnd(Ahead, Ctx.uge(T, c(Tmin, TW)));
+  const Expr *Both = Ctx.logicalAnd(D, DP);
+
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+    if (Varying[PI] != NoIndex) {
+      const RoleLoop &L = RP.Programs[PI].Loops[Varying[PI]];
+      const Expr *Want = Ctx.udiv(Ctx.add(T, c(static_cast<uint64_t>(Offset[PI]), TW)),
+                                  c(Rates[PI], TW));
+      // Where the loop's condition fails it does not run, and its trip count means nothing.
+      const Expr *Runs = L.When ? Ctx.logicalAnd(D, Ctx.ne(L.When, c(0, L.When->width()))) : D;
+      if (!valid(Runs, Ctx.eq(Resize(L.Trip), Want),
+                 "the loop at ptx line " +
+                     std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + " runs (T + " +
+                     std::to_string(Offset[PI]) + ") / " + std::to_string(Rates[PI]) +
+                     " times (" + P.exprString(L.Trip) + ", T = " + P.exprString(T) + ")"))
+        return false;
+    }
+  // Q0: the domain's K with a small (or wrapped) T are the scanned ones.
+  uint64_t Scan = O.TileK * O.ScanTiles;
+  if (!valid(Ctx.logicalAnd(D, Ctx.logicalNot(Ctx.logicalAnd(
+                                   Ctx.uge(T, c(Tmin, TW)),
+                                   Ctx.ult(T, c(uint64_t(1) << 24, TW))))),
+             Ctx.ule(K, c(Scan, KWidth)),
+             "every " + R.Parameter + " with fewer than " + std::to_string(Tmin) +
+                 " iterations is at most " + std::to_string(Scan)))
+    return false;
+
+  std::set<std::pair<const Expr *, unsigned>> Done;
+  for (const Use &U : Uses) {
+    if (!Done.insert({U.E, U.VaryingLoop == NoIndex ? NoIndex : U.Program}).second)
+      continue;
+    const Expr *EP = Ctx.substitute(U.E, K, KPrime);
+    std::string Where = "an expression of " + RP.Programs[U.Program].Name + " (" +
+                        P.exprString(U.E) + ")";
+    // The same T: the same value.
+    if (!valid(Ctx.logicalAnd(Both, Ctx.eq(TP, T)), Ctx.eq(U.E, EP),
+               Where + " depends on " + R.Parameter + " only through the trip count"))
+      return false;
+    if (U.VaryingLoop == NoIndex) {
+      if (!valid(Ctx.logicalAnd(Both, Large), Ctx.eq(U.E, EP),
+                 Where + " is the same for every trip count >= " + std::to_string(Tmin) +
+                     " in steps of " + std::to_string(M)))
+        return false;
+      continue;
+    }
+    // Iteration k of the loop under K: before the tail it stands for iteration k + p*M under
+    // K' for every pass p <= j (only p = 0 before the threshold); in the tail, for k + j*M.
+    const RoleLoop &L = RP.Programs[U.Program].Loops[U.VaryingLoop];
+    unsigned LoopPeriod = M / Rates[U.Program];
+    const Expr *Iter = Ctx.iterationVar(L.Loop);
+    unsigned IW = Iter->width();
+    const Expr *Trip = Resize(L.Trip), *Kth = Ctx.resize(Iter, TW);
+    // (k < Trip first: k + E must not wrap around.)
+    const Expr *Body = Ctx.logicalAnd(Ctx.ult(Kth, Trip), Ctx.ult(Ctx.add(Kth, c(E, TW)), Trip));
+    const Expr *Tail = Ctx.logicalAnd(Ctx.ult(Kth, Trip), Ctx.logicalNot(Body));
+    auto Shift = [&](const Expr *By) {
+      return Ctx.substitute(EP, Iter,
+                            Ctx.add(Iter, Ctx.mul(Ctx.resize(By, IW), c(LoopPeriod, IW))));
+    };
+    const Expr *PassOk = Ctx.logicalAnd(
+        Ctx.ule(Pass, J), Ctx.logicalOr(Ctx.eq(Pass, c(0, TW)), Ctx.uge(Iter, c(C0, IW))));
+    if (!valid(Ctx.logicalAnd(Ctx.logicalAnd(Both, Large), Ctx.logicalAnd(Body, PassOk)),
+               Ctx.eq(U.E, Shift(Pass)),
+               Where + " repeats every " + std::to_string(LoopPeriod) +
+                   " iterations from iteration " +
+                   std::to_string(C0) + " up to the last " + std::to_string(E)))
+      return false;
+    if (E && !valid(Ctx.logicalAnd(Ctx.logicalAnd(Both, Large), Tail), Ctx.eq(U.E, Shift(J)),
+                    Where + " in the last " + std::to_string(E) +
+                        " iterations depends only on the distance to the end"))
+      return false;
+  }
+  return true;
+}
+
+ConcreteSystem Prover::instance(uint64_t KValue) const {
+  Instance I;
+  I.Params = O.Params;
+  if (K)
+    I.Params[R.Parameter] = KValue;
+  I.GridCtas = RP.ClusterSize;
+  return instantiate(RP, I);
+}
+
+bool Prover::makePeriodic(ConcreteSystem &S, uint64_t TValue) const {
+  for (ConcreteAgent &A : S.Agents) {
+    unsigned PI = A.Program;
+    if (Varying[PI] == NoIndex)
+      continue;
+    LoopId L = RP.Programs[PI].Loops[Varying[PI]].Loop;
+    int64_t Trip = (int64_t(TValue) + Offset[PI]) / Rates[PI];
+    int64_t End = Trip - TailLength, First = End - Period / Rates[PI];
+    int64_t Begin = -1, Last = -1;
+    for (size_t I = 0; I < A.Steps.size(); ++I)
+      for (const auto &[Loop, V] : A.Steps[I].Iterations)
+        if (Loop == L && int64_t(V) >= First && int64_t(V) < End) {
+          if (Begin < 0)
+            Begin = static_cast<int64_t>(I);
+          Last = static_cast<int64_t>(I);
+        }
+    if (Begin < 0)
+      continue; // no step in the loop: nothing to repeat
+    // The cycle must be exactly those iterations' steps.
+    for (int64_t I = Begin; I <= Last; ++I) {
+      bool In = false;
+      for (const auto &[Loop, V] : A.Steps[I].Iterations)
+        In |= Loop == L && int64_t(V) >= First && int64_t(V) < End;
+      if (!In)
+        return false;
+    }
+    A.CycleBegin = static_cast<uint32_t>(Begin);
+    A.CycleEnd = static_cast<uint32_t>(Last + 1);
+  }
+  return true;
+}
+
+bool Prover::explore(const ConcreteSystem &S, const std::string &What, uint64_t KValue) {
+  ExploreOptions EO;
+  EO.MaxStates = O.MaxStates;
+  EO.MaxLag = O.MaxLag;
+  ExploreResult E = wsv::analyzer::explore(S, EO);
+  R.States += E.States;
+  R.Runs.push_back(What + ": " + toString(E.Verdict) + " (" + std::to_string(E.States) +
+                   " states)");
+  if (E.Verdict == ExploreVerdict::Clean)
+    return true;
+  if (E.Verdict == ExploreVerdict::Unknown)
+    return unknown(What + ": " + E.Message);
+  R.Verdict = E.Verdict;
+  R.Found = std::move(E);
+  R.At = KValue;
+  R.Reason = What + ": " + R.Found.Message;
+  return false;
+}
+
+void Prover::run() {
+  if (!findParameter() || !classifyLoops())
+    return;
+  if (!K) {
+    ConcreteSystem S = instance(0);
+    if (explore(S, "the only instance (no trip count depends on a parameter)", 0)) {
+      R.Verdict = ExploreVerdict::Clean;
+      R.ForParameters = "every launch (no trip count depends on a parameter)";
+    }
+    return;
+  }
+  collectUses();
+  // The period: what slots and parities of every ring repeat with.
+  unsigned M = 1;
+  for (const BarrierArray &B : P.Barriers)
+    M = std::lcm(M, 2 * std::max(1u, B.Slots));
+  for (const Buffer &B : P.Buffers)
+    M = std::lcm(M, std::max(1u, B.Slots));
+  if (M > 64)
+    return void(unknown("the slots' period " + std::to_string(M) + " is too long"));
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+    M = std::lcm(M, Rates[PI]);
+  // The smallest threshold the lemmas accept.
+  // The smallest threshold and tail the lemmas accept.
+  bool Proved = false;
+  std::string FirstFailure;
+  for (unsigned E : {0u, 1u, 2u, 4u, M})
+    for (unsigned C0 : {0u, 1u, 2u, 4u, M}) {
+      if (Proved || (E > M || C0 > M))
+        continue;
+      Period = M;
+      Threshold = C0;
+      TailLength = E;
+      // Every varying loop's cycle must start at or after the threshold.
+      int64_t Need = C0 + M + E;
+      for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+        if (Varying[PI] != NoIndex)
+          Need = std::max(Need, int64_t(Rates[PI]) * (C0 + E + M / Rates[PI]) - Offset[PI]);
+      Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
+      R.Verdict = ExploreVerdict::Unknown;
+      R.Reason.clear();
+      Proved = proveLemmas(M, C0, E);
+      if (!Proved && FirstFailure.empty())
+        FirstFailure = R.Reason;
+
+    }
+  if (!Proved) {
+    // No statement for every K; small launches may still show a bug (a bounded search).
+    unknown(FirstFailure);
+    std::string Why = R.Reason;
+    for (uint64_t J = O.MinTiles; J <= O.MinTiles + 2 * M + 1; ++J) {
+      ConcreteSystem S = instance(J * O.TileK);
+      if (!S.Unknown.empty())
+        break;
+      if (!explore(S, R.Parameter + " = " + std::to_string(J * O.TileK), J * O.TileK)) {
+        if (R.Verdict != ExploreVerdict::Unknown)
+          return;
+        break;
+      }
+    }
+    R.Verdict = ExploreVerdict::Unknown;
+    R.Reason = Why + "; launches up to " + R.Parameter + " = " +
+               std::to_string((O.MinTiles + 2 * M + 1) * O.TileK) + " explored without a bug";
+    return;
+  }
+  R.Period = Period;
+  R.Threshold = Threshold;
+  R.Tail = TailLength;
+
+  // The scan: one K per small trip count, and the base of each residue class.
+  std::map<uint64_t, uint64_t> SmallTrips, Bases; // T -> K
+  for (uint64_t J = O.MinTiles; J <= O.ScanTiles; ++J) {
+    uint64_t KV = J * O.TileK;
+    std::optional<uint64_t> TV = eval(T, KV);
+    if (!TV)
+      return void(unknown("the trip count cannot be evaluated for " + R.Parameter + " = " +
+                          std::to_string(KV)));
+    bool Wrapped = *TV >= (uint64_t(1) << 24);
+    if (*TV < Tmin || Wrapped)
+      SmallTrips.emplace(*TV, KV);
+    else if (*TV < Tmin + Period)
+      Bases.emplace(*TV, KV);
+  }
+  if (Bases.size() != Period)
+    return void(unknown("the scan up to " + R.Parameter + " = " +
+                        std::to_string(O.TileK * O.ScanTiles) + " reaches " +
+                        std::to_string(Bases.size()) + " of the " + std::to_string(Period) +
+                        " trip counts from " + std::to_string(Tmin)));
+  for (const auto &[TV, KV] : SmallTrips) {
+    R.SmallTrips.push_back(TV);
+    if (!explore(instance(KV), R.Parameter + " = " + std::to_string(KV), KV))
+      return;
+  }
+  for (const auto &[TV, KV] : Bases) {
+    ConcreteSystem S = instance(KV);
+    if (!S.Unknown.empty())
+      return void(unknown(S.Unknown));
+    if (!makePeriodic(S, TV))
+      return void(unknown("the steps of the last " + std::to_string(Period) +
+                          " iterations are not contiguous for " + R.Parameter + " = " +
+                          std::to_string(KV)));
+    std::string What = R.Parameter + " = " + std::to_string(KV) + " + " +
+                       std::to_string(Period) + "j tiles (every j >= 0)";
+    if (explore(S, What, KV))
+      continue;
+    if (R.Verdict == ExploreVerdict::Unknown)
+      return;
+    // Reproduce it on a real launch of that residue class.
+    ExploreResult Periodic = std::move(R.Found);
+    for (uint64_t Jn = 0; Jn < 4; ++Jn) {
+      uint64_t KJ = KV + Jn * Period * O.TileK;
+      ExploreResult E = wsv::analyzer::explore(instance(KJ));
+      if (E.Verdict != ExploreVerdict::Clean && E.Verdict != ExploreVerdict::Unknown) {
+        R.Verdict = E.Verdict;
+        R.Found = std::move(E);
+        R.At = KJ;
+        R.Reason = R.Parameter + " = " + std::to_string(KJ) + ": " + R.Found.Message;
+        return;
+      }
+    }
+    return void(unknown("the periodic search found '" + Periodic.Message +
+                        "' but no launch with up to 3 more periods reproduces it"));
+  }
+  R.Verdict = ExploreVerdict::Clean;
+  R.ForParameters = "every " + R.Parameter + " = " + std::to_string(O.TileK) + "*j with j >= " +
+                    std::to_string(O.MinTiles) + " and " + R.Parameter + " < 2^24";
+}
+
+} // namespace
+
+ParametricResult wsv::analyzer::exploreAllTrips(const RolePrograms &RP,
+                                                const ParametricOptions &Options) {
+  auto Start = std::chrono::steady_clock::now();
+  ParametricResult R;
+  if (!RP.P || !RP.P->Analysis) {
+    R.Reason = "no protocol";
+    return R;
+  }
+  std::vector<std::string> Missing = RP.unknowns();
+  if (!Missing.empty()) {
+    R.Reason = "the protocol has parts the explorer cannot run: " + Missing.front();
+  } else {
+    Prover(RP, Options, R).run();
+  }
+  R.Milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)
+          .count();
+  return R;
+}
