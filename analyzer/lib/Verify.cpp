@@ -127,6 +127,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   RolePrograms RP = lowerRolePrograms(P);
   ParametricOptions PO;
   PO.TileK = Options.TileK;
+  PO.MaxStates = Options.MaxStates;
   PO.MinTiles = Options.MinTiles;
   for (const auto &[Name, Value] : Options.Params)
     PO.Params[Name] = Value;
@@ -166,8 +167,13 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       Out[I] = std::move(V);
       continue;
     }
-    if (brokenBy(E.Verdict) != Prop)
-      continue; // a bug elsewhere stopped the search: Z3 may still answer this one
+    if (brokenBy(E.Verdict) != Prop) {
+      // The search stops at its first bad state: this property was not looked at further.
+      V.Reason = std::string("not examined: the exploration stopped at the counterexample to ") +
+                 toString(brokenBy(E.Verdict)) + " first";
+      Out[I] = std::move(V);
+      continue;
+    }
     V.K = Verdict::Kind::Counterexample;
     V.Reason = E.Found.Message;
     if (!E.Parameter.empty())
@@ -198,13 +204,20 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
                          .count();
   for (size_t PI = 0; PI < Options.Properties.size(); ++PI) {
     Property Prop = Options.Properties[PI];
-    if (Explored[PI]) {
+    // A property the exploration did not get to (it stopped at another one's
+    // counterexample): Z3's bounded search gets a short try, which settles it when every
+    // execution ends early.
+    bool NotExamined = Explored[PI] && Explored[PI]->unknown();
+    if (Explored[PI] && !NotExamined) {
       Verdict V = std::move(*Explored[PI]);
       V.Milliseconds = ExploreMs;
       V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
       Out.push_back(std::move(V));
       continue;
     }
+    VerifyOptions Short = Options;
+    if (NotExamined)
+      Short.TimeoutMs = std::min(Options.TimeoutMs, 500u);
     auto Start = std::chrono::steady_clock::now();
     Verdict V;
     V.Prop = Prop;
@@ -218,8 +231,10 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
       if (Missing.size() > 1)
         V.Reason += " (and " + std::to_string(Missing.size() - 1) + " more)";
     } else {
-      V = ts::checkProperty(P, TS, Prop, Options);
+      V = ts::checkProperty(P, TS, Prop, Short);
     }
+    if (NotExamined && V.unknown())
+      V.Reason = Explored[PI]->Reason + "; " + V.Reason;
     V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
     V.Milliseconds = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - Start)

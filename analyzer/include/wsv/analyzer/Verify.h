@@ -118,6 +118,8 @@ struct VerifyOptions {
   bool ExploreAllTrips = true;
   uint64_t TileK = 64;   ///< the k-tile, from the kernel's wsv_kernel_info when it has one
   uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts
+  /// States one exploration may visit before it says unknown (and Z3 takes over).
+  uint64_t MaxStates = 400000;
 };
 
 /// The verdict of each requested property, in the order of Options.Properties.
