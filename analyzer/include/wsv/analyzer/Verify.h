@@ -12,6 +12,12 @@
 //                     with more arrivals than its expected count, no named barrier with more
 //                     threads than its count.
 //
+// First the protocol is explored for every value of the k-loop's parameter (Explore.h,
+// exploreAllTrips: Z3 proves the steps periodic in the k-loop, and finitely many explorations,
+// some of them periodic systems, cover every K); a proof or counterexample from there is the
+// answer (engine `explore`). Where that argument does not apply, the transition system below
+// goes to Z3.
+//
 // Each answer is a value: Proved (for which parameters, under which assumptions),
 // Counterexample (a schedule: agents' steps and async completions, oldest first), or Unknown
 // (the reason and the bound the bounded search reached). Nothing here throws.
