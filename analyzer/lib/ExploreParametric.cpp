@@ -76,9 +76,11 @@ private:
   bool valid(const Expr *Hyp, const Expr *Goal, const std::string &What);
   bool proveLemmas(unsigned Period, unsigned Threshold, unsigned Tail);
   std::string paramName(const Expr *Leaf) const;
-  ConcreteSystem instance(uint64_t KValue) const;
+  Instance launch(uint64_t KValue) const;
+  ConcreteSystem instance(uint64_t KValue) const { return instantiate(RP, launch(KValue)); }
+  void smallLaunches(std::string Why);
   bool makePeriodic(ConcreteSystem &S, uint64_t T) const;
-  bool explore(const ConcreteSystem &S, const std::string &What, uint64_t KValue);
+  bool explore(const ConcreteSystem &S, const std::string &What, const Instance &At);
 
   const RolePrograms &RP;
   const Protocol &P;
@@ -356,13 +358,13 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
   return true;
 }
 
-ConcreteSystem Prover::instance(uint64_t KValue) const {
+Instance Prover::launch(uint64_t KValue) const {
   Instance I;
   I.Params = O.Params;
   if (K)
     I.Params[R.Parameter] = KValue;
   I.GridCtas = RP.ClusterSize;
-  return instantiate(RP, I);
+  return I;
 }
 
 bool Prover::makePeriodic(ConcreteSystem &S, uint64_t TValue) const {
@@ -397,7 +399,7 @@ bool Prover::makePeriodic(ConcreteSystem &S, uint64_t TValue) const {
   return true;
 }
 
-bool Prover::explore(const ConcreteSystem &S, const std::string &What, uint64_t KValue) {
+bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Instance &At) {
   ExploreOptions EO;
   EO.MaxStates = O.MaxStates;
   EO.MaxLag = O.MaxLag;
@@ -411,17 +413,75 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, uint64_t 
     return unknown(What + ": " + E.Message);
   R.Verdict = E.Verdict;
   R.Found = std::move(E);
-  R.At = KValue;
+  R.Launch = At;
   R.Reason = What + ": " + R.Found.Message;
   return false;
 }
 
+void Prover::smallLaunches(std::string Why) {
+  // No statement for every parameter; small launches may still show a bug: 1 and 2 k-tiles
+  // and one more than the deepest ring, 1 and 2 tiles per CTA for a persistent loop.
+  unknown(Why);
+  unsigned Ring = 1;
+  for (const BarrierArray &B : P.Barriers)
+    Ring = std::max(Ring, B.Slots);
+  std::set<std::pair<unsigned, unsigned>> Tried;
+  unsigned First = static_cast<unsigned>(O.MinTiles);
+  bool Bounded = false;
+  if (K) {
+    // The k-loop's parameter alone: 1 to 2 * Ring + 1 k-tiles.
+    for (unsigned J = First; J <= First + 2 * Ring && !Bounded; ++J) {
+      ConcreteSystem S = instance(J * O.TileK);
+      if (!S.Unknown.empty())
+        break;
+      if (!explore(S, R.Parameter + " = " + std::to_string(J * O.TileK), launch(J * O.TileK))) {
+        if (R.Verdict != ExploreVerdict::Unknown)
+          return;
+        Bounded = true;
+      }
+    }
+    std::string Last = R.Reason;
+    R.Verdict = ExploreVerdict::Unknown;
+    R.Reason = Why + (Bounded ? "; the small launches ran out of states (" + Last + ")"
+                              : "; launches up to " + R.Parameter + " = " +
+                                    std::to_string((First + 2 * Ring) * O.TileK) +
+                                    " explored without finding a bug");
+    return;
+  }
+  for (unsigned KTiles : {First, First + 1, std::max(First, Ring + 1)})
+    for (unsigned Tiles : {1u, 2u}) {
+      if (Bounded || !Tried.insert({KTiles, Tiles}).second)
+        continue;
+      std::optional<Instance> I = chooseInstance(RP, O.TileK, KTiles, Tiles);
+      if (!I)
+        continue;
+      for (const auto &[Name, Value] : O.Params)
+        if (!I->Params.count(Name))
+          I->Params[Name] = Value;
+      ConcreteSystem S = instantiate(RP, *I);
+      if (!S.Unknown.empty())
+        continue;
+      std::string What = std::to_string(KTiles) + " k-tile(s), " + std::to_string(Tiles) +
+                         " tile(s) per CTA";
+      if (!explore(S, What, *I)) {
+        if (R.Verdict != ExploreVerdict::Unknown)
+          return;
+        Bounded = true; // larger launches would run out of states too
+        continue;
+      }
+    }
+  std::string Last = R.Reason;
+  R.Verdict = ExploreVerdict::Unknown;
+  R.Reason = Why + (Bounded ? "; the small launches ran out of states (" + Last + ")"
+                            : "; small launches explored without finding a bug");
+}
+
 void Prover::run() {
   if (!findParameter() || !classifyLoops())
-    return;
+    return smallLaunches(R.Reason);
   if (!K) {
     ConcreteSystem S = instance(0);
-    if (explore(S, "the only instance (no trip count depends on a parameter)", 0)) {
+    if (explore(S, "the only instance (no trip count depends on a parameter)", launch(0))) {
       R.Verdict = ExploreVerdict::Clean;
       R.ForParameters = "every launch (no trip count depends on a parameter)";
     }
@@ -462,25 +522,8 @@ void Prover::run() {
         FirstFailure = R.Reason;
 
     }
-  if (!Proved) {
-    // No statement for every K; small launches may still show a bug (a bounded search).
-    unknown(FirstFailure);
-    std::string Why = R.Reason;
-    for (uint64_t J = O.MinTiles; J <= O.MinTiles + 2 * M + 1; ++J) {
-      ConcreteSystem S = instance(J * O.TileK);
-      if (!S.Unknown.empty())
-        break;
-      if (!explore(S, R.Parameter + " = " + std::to_string(J * O.TileK), J * O.TileK)) {
-        if (R.Verdict != ExploreVerdict::Unknown)
-          return;
-        break;
-      }
-    }
-    R.Verdict = ExploreVerdict::Unknown;
-    R.Reason = Why + "; launches up to " + R.Parameter + " = " +
-               std::to_string((O.MinTiles + 2 * M + 1) * O.TileK) + " explored without a bug";
-    return;
-  }
+  if (!Proved)
+    return smallLaunches(FirstFailure);
   R.Period = Period;
   R.Threshold = Threshold;
   R.Tail = TailLength;
@@ -506,7 +549,7 @@ void Prover::run() {
                         " trip counts from " + std::to_string(Tmin)));
   for (const auto &[TV, KV] : SmallTrips) {
     R.SmallTrips.push_back(TV);
-    if (!explore(instance(KV), R.Parameter + " = " + std::to_string(KV), KV))
+    if (!explore(instance(KV), R.Parameter + " = " + std::to_string(KV), launch(KV)))
       return;
   }
   for (const auto &[TV, KV] : Bases) {
@@ -519,7 +562,7 @@ void Prover::run() {
                           std::to_string(KV)));
     std::string What = R.Parameter + " = " + std::to_string(KV) + " + " +
                        std::to_string(Period) + "j tiles (every j >= 0)";
-    if (explore(S, What, KV))
+    if (explore(S, What, launch(KV)))
       continue;
     if (R.Verdict == ExploreVerdict::Unknown)
       return;
@@ -531,7 +574,7 @@ void Prover::run() {
       if (E.Verdict != ExploreVerdict::Clean && E.Verdict != ExploreVerdict::Unknown) {
         R.Verdict = E.Verdict;
         R.Found = std::move(E);
-        R.At = KJ;
+        R.Launch = launch(KJ);
         R.Reason = R.Parameter + " = " + std::to_string(KJ) + ": " + R.Found.Message;
         return;
       }

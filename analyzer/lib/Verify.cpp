@@ -176,14 +176,13 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     }
     V.K = Verdict::Kind::Counterexample;
     V.Reason = E.Found.Message;
-    if (!E.Parameter.empty())
-      V.Parameters[E.Parameter] = E.At;
-    Instance Inst;
-    Inst.Params = PO.Params;
-    if (!E.Parameter.empty())
-      Inst.Params[E.Parameter] = E.At;
-    Inst.GridCtas = RP.ClusterSize;
-    ConcreteSystem S = instantiate(RP, Inst);
+    // The launch's values of the kernel's own parameters (the defaults for M and N are
+    // there whether the kernel has them or not).
+    for (const auto &[Name, Value] : E.Launch.Params)
+      for (size_t PI = 0; PI < P.ParamNames.size(); ++PI)
+        if (P.ParamNames[PI] == Name || (PI < P.ParamSymbols.size() && P.ParamSymbols[PI] == Name))
+          V.Parameters[Name] = Value;
+    ConcreteSystem S = instantiate(RP, E.Launch);
     fillCounterexample(P, S, E.Found, V);
     Out[I] = std::move(V);
   }

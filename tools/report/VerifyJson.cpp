@@ -72,8 +72,24 @@ json verdictToJson(const Verdict &V) {
       Steps.push_back(stepToJson(S));
     J["schedule"] = std::move(Steps);
     json Agents = json::array();
-    for (const analyzer::AgentState &A : V.FinalAgents)
-      Agents.push_back({{"agent", A.Agent}, {"state", A.State}, {"ptx_line", A.PtxLine}});
+    for (const analyzer::AgentState &A : V.FinalAgents) {
+      json AJ = {{"agent", A.Agent},
+                 {"state", A.State},
+                 {"ptx_line", A.PtxLine},
+                 {"blocked", A.Blocked}};
+      // What it waits for, for tools that compare counterexamples with hardware captures.
+      if (A.Barrier)
+        AJ["barrier"] = *A.Barrier;
+      if (A.Slot)
+        AJ["slot"] = *A.Slot;
+      if (A.Parity)
+        AJ["parity"] = *A.Parity;
+      if (A.NamedId)
+        AJ["named_barrier"] = *A.NamedId;
+      if (!A.Iterations.empty())
+        AJ["iterations"] = A.Iterations;
+      Agents.push_back(std::move(AJ));
+    }
     J["agents"] = std::move(Agents);
     json Barriers = json::array();
     for (const analyzer::BarrierState &B : V.FinalBarriers)

@@ -144,10 +144,10 @@ int runExplore(int Argc, char **Argv) {
       llvm::outs() << "  unknown: " << All->Reason << "\n";
       return ExitInconclusive;
     }
-    // A counterexample: print it below, as for one launch.
-    Params[All->Parameter] = All->At;
   }
-  std::optional<analyzer::Instance> I = analyzer::chooseInstance(RP, TileK, KTiles, Tiles);
+  // A counterexample of --all-k is printed below, as for one launch: its launch.
+  std::optional<analyzer::Instance> I =
+      All ? All->Launch : analyzer::chooseInstance(RP, TileK, KTiles, Tiles);
   if (!I)
     return fail("no M, N and grid give " + std::to_string(Tiles) + " tile(s) per CTA");
   for (const auto &[Name, Value] : Params)

@@ -88,12 +88,7 @@ bool bad(ExploreVerdict V) {
 
 /// Replays the counterexample on the launch it names.
 bool replays(const Proof &X) {
-  Instance I;
-  I.Params = X.Options.Params;
-  if (!X.R.Parameter.empty())
-    I.Params[X.R.Parameter] = X.R.At;
-  I.GridCtas = X.RP.ClusterSize;
-  ConcreteSystem S = instantiate(X.RP, I);
+  ConcreteSystem S = instantiate(X.RP, X.R.Launch);
   ExploreResult Again = replay(S, X.R.Found.Schedule);
   return Again.Verdict == X.R.Verdict && Again.Message == X.R.Found.Message;
 }

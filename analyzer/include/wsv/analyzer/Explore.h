@@ -123,7 +123,7 @@ struct ParametricOptions {
 
 struct ParametricResult {
   /// Clean: no deadlock, race or violation for any value in ForParameters; Deadlock, Race,
-  /// Violation: Found is the shortest schedule on the launch with Parameter = At.
+  /// Violation: Found is the shortest schedule on Launch.
   ExploreVerdict Verdict = ExploreVerdict::Unknown;
   std::string Parameter;     ///< `K`; empty when no trip count depends on a parameter
   std::string ForParameters; ///< `every K = 64*j with j >= 1 and K < 2^24`
@@ -134,7 +134,7 @@ struct ParametricResult {
   std::vector<std::string> Runs;    ///< each exploration and its verdict, in order
   unsigned SolverQueries = 0;
   uint64_t States = 0;
-  uint64_t At = 0;
+  Instance Launch; ///< the launch Found is a schedule of
   ExploreResult Found;
   double Milliseconds = 0;
 };
