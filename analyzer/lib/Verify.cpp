@@ -216,7 +216,7 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     }
     VerifyOptions Short = Options;
     if (NotExamined)
-      Short.TimeoutMs = std::min(Options.TimeoutMs, 500u);
+      Short.TimeoutMs = std::min(Options.TimeoutMs, Options.NotExaminedTimeoutMs);
     auto Start = std::chrono::steady_clock::now();
     Verdict V;
     V.Prop = Prop;

@@ -126,6 +126,9 @@ struct VerifyOptions {
   uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts
   /// States one exploration may visit before it says unknown (and Z3 takes over).
   uint64_t MaxStates = 400000;
+  /// Z3's time for a property the exploration did not get to (it stopped at another
+  /// property's counterexample), at most TimeoutMs.
+  unsigned NotExaminedTimeoutMs = 500;
 };
 
 /// The verdict of each requested property, in the order of Options.Properties.
