@@ -98,6 +98,7 @@ private:
   std::vector<unsigned> Rates; ///< k-tiles per iteration of the varying loop
   std::vector<Use> Uses;
   unsigned Period = 1, Threshold = 0, TailLength = 0;
+  std::set<uint64_t> CleanK; ///< launches already explored without a bug
   uint64_t Tmin = 0;
 };
 
@@ -487,6 +488,26 @@ void Prover::run() {
     }
     return;
   }
+  // Most bugs show on a launch of a few k-tiles: explore those first, so that a
+  // counterexample does not wait for the lemmas (one more than the deepest ring, so that
+  // every stage is reused once).
+  unsigned Ring = 1;
+  for (const BarrierArray &B : P.Barriers)
+    Ring = std::max(Ring, B.Slots);
+  for (uint64_t J = O.MinTiles; J <= O.MinTiles + Ring; ++J) {
+    uint64_t KV = J * O.TileK;
+    ConcreteSystem S = instance(KV);
+    if (!S.Unknown.empty())
+      break;
+    if (!explore(S, R.Parameter + " = " + std::to_string(KV), launch(KV))) {
+      if (R.Verdict != ExploreVerdict::Unknown)
+        return;
+      R.Verdict = ExploreVerdict::Unknown; // the state bound: the argument below may still do
+      R.Reason.clear();
+      break;
+    }
+    CleanK.insert(KV);
+  }
   collectUses();
   // The period: what slots and parities of every ring repeat with.
   unsigned M = 1;
@@ -549,6 +570,8 @@ void Prover::run() {
                         " trip counts from " + std::to_string(Tmin)));
   for (const auto &[TV, KV] : SmallTrips) {
     R.SmallTrips.push_back(TV);
+    if (CleanK.count(KV))
+      continue; // explored above
     if (!explore(instance(KV), R.Parameter + " = " + std::to_string(KV), launch(KV)))
       return;
   }

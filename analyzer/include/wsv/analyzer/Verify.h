@@ -128,7 +128,7 @@ struct VerifyOptions {
   uint64_t MaxStates = 400000;
   /// Z3's time for a property the exploration did not get to (it stopped at another
   /// property's counterexample), at most TimeoutMs.
-  unsigned NotExaminedTimeoutMs = 500;
+  unsigned NotExaminedTimeoutMs = 300;
 };
 
 /// The verdict of each requested property, in the order of Options.Properties.
