@@ -432,6 +432,8 @@ void Prover::smallLaunches(std::string Why) {
   if (K) {
     // The k-loop's parameter alone: 1 to 2 * Ring + 1 k-tiles.
     for (unsigned J = First; J <= First + 2 * Ring && !Bounded; ++J) {
+      if (CleanK.count(J * O.TileK))
+        continue; // explored before the lemmas
       ConcreteSystem S = instance(J * O.TileK);
       if (!S.Unknown.empty())
         break;
