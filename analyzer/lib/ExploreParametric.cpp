@@ -74,6 +74,10 @@ private:
   void collectUses();
   const Expr *domain(const Expr *KLeaf);
   bool valid(const Expr *Hyp, const Expr *Goal, const std::string &What);
+  /// What holds whatever the period: the varying loops' trip counts in T, and every value
+  /// depending on the parameter only through T. Proved once.
+  bool proveTripForms();
+  /// The period's lemmas for one threshold and tail (and Tmin from them).
   bool proveLemmas(unsigned Period, unsigned Threshold, unsigned Tail);
   std::string paramName(const Expr *Leaf) const;
   Instance launch(uint64_t KValue) const;
@@ -272,6 +276,36 @@ bool Prover::valid(const Expr *Hyp, const Expr *Goal, const std::string &What) {
   return unknown(What + " does not hold");
 }
 
+bool Prover::proveTripForms() {
+  unsigned TW = T->width();
+  const Expr *D = domain(K);
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+    if (Varying[PI] != NoIndex) {
+      const RoleLoop &L = RP.Programs[PI].Loops[Varying[PI]];
+      const Expr *Want = Ctx.udiv(Ctx.add(T, c(static_cast<uint64_t>(Offset[PI]), TW)),
+                                  c(Rates[PI], TW));
+      // Where the loop's condition fails it does not run, and its trip count means nothing.
+      const Expr *Runs = L.When ? Ctx.logicalAnd(D, Ctx.ne(L.When, c(0, L.When->width()))) : D;
+      if (!valid(Runs, Ctx.eq(Ctx.resize(L.Trip, TW), Want),
+                 "the loop at ptx line " +
+                     std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + " runs (T + " +
+                     std::to_string(Offset[PI]) + ") / " + std::to_string(Rates[PI]) +
+                     " times (" + P.exprString(L.Trip) + ", T = " + P.exprString(T) + ")"))
+        return false;
+    }
+  // The same T: the same value, for every expression.
+  const Expr *Same = Ctx.logicalAnd(Ctx.logicalAnd(D, domain(KPrime)),
+                                    Ctx.eq(Ctx.substitute(T, K, KPrime), T));
+  std::set<const Expr *> Done;
+  for (const Use &U : Uses)
+    if (Done.insert(U.E).second &&
+        !valid(Same, Ctx.eq(U.E, Ctx.substitute(U.E, K, KPrime)),
+               "an expression of " + RP.Programs[U.Program].Name + " (" + P.exprString(U.E) +
+                   ") depends on " + R.Parameter + " only through the trip count"))
+      return false;
+  return true;
+}
+
 bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
   unsigned TW = T->width();
   auto Resize = [&](const Expr *E) { return Ctx.resize(E, TW); };
@@ -287,20 +321,6 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
   const Expr *Large = Ctx.logicalAnd(Ahead, Ctx.uge(T, c(Tmin, TW)));
   const Expr *Both = Ctx.logicalAnd(D, DP);
 
-  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
-    if (Varying[PI] != NoIndex) {
-      const RoleLoop &L = RP.Programs[PI].Loops[Varying[PI]];
-      const Expr *Want = Ctx.udiv(Ctx.add(T, c(static_cast<uint64_t>(Offset[PI]), TW)),
-                                  c(Rates[PI], TW));
-      // Where the loop's condition fails it does not run, and its trip count means nothing.
-      const Expr *Runs = L.When ? Ctx.logicalAnd(D, Ctx.ne(L.When, c(0, L.When->width()))) : D;
-      if (!valid(Runs, Ctx.eq(Resize(L.Trip), Want),
-                 "the loop at ptx line " +
-                     std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + " runs (T + " +
-                     std::to_string(Offset[PI]) + ") / " + std::to_string(Rates[PI]) +
-                     " times (" + P.exprString(L.Trip) + ", T = " + P.exprString(T) + ")"))
-        return false;
-    }
   // Q0: the domain's K with a small (or wrapped) T are the scanned ones.
   uint64_t Scan = O.TileK * O.ScanTiles;
   if (!valid(Ctx.logicalAnd(D, Ctx.logicalNot(Ctx.logicalAnd(
@@ -318,10 +338,6 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
     const Expr *EP = Ctx.substitute(U.E, K, KPrime);
     std::string Where = "an expression of " + RP.Programs[U.Program].Name + " (" +
                         P.exprString(U.E) + ")";
-    // The same T: the same value.
-    if (!valid(Ctx.logicalAnd(Both, Ctx.eq(TP, T)), Ctx.eq(U.E, EP),
-               Where + " depends on " + R.Parameter + " only through the trip count"))
-      return false;
     if (U.VaryingLoop == NoIndex) {
       if (!valid(Ctx.logicalAnd(Both, Large), Ctx.eq(U.E, EP),
                  Where + " is the same for every trip count >= " + std::to_string(Tmin) +
@@ -522,6 +538,8 @@ void Prover::run() {
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
     M = std::lcm(M, Rates[PI]);
   // The smallest threshold the lemmas accept.
+  if (!proveTripForms())
+    return smallLaunches(R.Reason);
   // The smallest threshold and tail the lemmas accept.
   bool Proved = false;
   std::string FirstFailure;

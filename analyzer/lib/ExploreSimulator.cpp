@@ -26,16 +26,12 @@ bool contains(llvm::ArrayRef<unsigned> L, unsigned V) {
 std::string State::key(bool Periodic) const {
   std::string K;
   K.reserve(256);
-  uint32_t FewestLaps = UINT32_MAX;
-  for (const AgentState &A : Agents)
-    if (A.Laps != UINT32_MAX) // agents without a cycle (Simulator::key marks them)
-      FewestLaps = std::min(FewestLaps, A.Laps);
   if (Periodic)
-    put(K, ExitLaps < 0 ? ~0ull : uint64_t(ExitLaps - FewestLaps));
+    put(K, static_cast<uint64_t>(ExitLaps));
   for (const AgentState &A : Agents) {
     put(K, A.Pc);
     if (Periodic)
-      put(K, A.Laps == UINT32_MAX ? ~0ull : A.Laps - FewestLaps);
+      put(K, A.Laps);
     put(K, A.Arrived | A.ClusterArrived << 1);
     put(K, A.Ticket);
     put(K, A.ClusterTicket);
@@ -118,8 +114,12 @@ std::string Simulator::key(const State &St) const {
   if (!Periodic)
     return St.key();
   // Tickets become distances to the instance they wait for, so that the instance counts can
-  // be left out.
+  // be left out; passes count from the fewest any agent with a cycle ran.
   State N = St;
+  uint32_t Fewest = UINT32_MAX;
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    if (S.Agents[A].hasCycle())
+      Fewest = std::min(Fewest, St.Agents[A].Laps);
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     AgentState &AS = N.Agents[A];
     const ConcreteAgent &Ag = S.Agents[A];
@@ -127,9 +127,11 @@ std::string Simulator::key(const State &St) const {
       AS.Ticket -= N.Named[Ag.Cta].get(Ag.Steps[AS.Pc].NamedId).completedInstances();
     if (AS.ClusterArrived)
       AS.ClusterTicket -= N.Cluster.completedInstances();
-    if (!Ag.hasCycle())
-      AS.Laps = UINT32_MAX; // out of the minimum
+    if (Ag.hasCycle())
+      AS.Laps -= Fewest;
   }
+  if (N.ExitLaps >= 0)
+    N.ExitLaps -= Fewest;
   return N.key(/*Periodic=*/true);
 }
 

@@ -33,6 +33,9 @@ private:
   std::map<uint64_t, unsigned> NamedIndex;
   std::map<std::tuple<bool, unsigned, uint64_t, unsigned>, unsigned> KeyIndex;
   std::vector<bool> BufferFilled; ///< buffers some async load fills (the ones tracked)
+  /// Copies whose bytes are the launch description's box size: PTX lines by box size, said
+  /// as one assumption per size.
+  std::map<uint64_t, std::vector<unsigned>> BoxCopies;
 
   std::string at(const Event &E) const {
     return "ptx line " + std::to_string(E.Where.PtxLine);
@@ -262,8 +265,7 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
     if (!Bytes)
       return unknown(E, "the bytes of " + E.Opcode + " are not a constant");
     if (E.BytesFrom == BytesOrigin::TensorBox)
-      TS.Assumptions.push_back("the tensor map box of the copy at " + at(E) + " is " +
-                               std::to_string(*Bytes) + " bytes (launch description)");
+      BoxCopies[*Bytes].push_back(E.Where.PtxLine);
     else if (E.BytesFrom == BytesOrigin::AllocationBound)
       TS.Assumptions.push_back("the copy at " + at(E) + " fills its whole " +
                                std::to_string(*Bytes) + "-byte slot (box size not known)");
@@ -415,6 +417,16 @@ void Lowering::run() {
   if (!Epilogue.Ops.empty()) {
     TS.Assumptions.push_back("the epilogue starts once every role has finished");
     TS.Agents.push_back(std::move(Epilogue));
+  }
+  for (const auto &[Bytes, Lines] : BoxCopies) {
+    std::string Where;
+    for (unsigned L : Lines)
+      Where += (Where.empty() ? "" : ", ") + std::to_string(L);
+    TS.Assumptions.push_back(
+        (Lines.size() == 1 ? "the tensor map box of the copy at ptx line "
+                           : "the tensor map boxes of the copies at ptx lines ") +
+        Where + (Lines.size() == 1 ? " is " : " are ") + std::to_string(Bytes) +
+        " bytes (launch description)");
   }
   for (const ProtocolNote &N : P.Notes)
     TS.Assumptions.push_back("protocol note: " + N.Message);

@@ -131,37 +131,8 @@ void printVerdict(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
       OS << "    end: " << B.Name << " pending " << B.Pending << ", parity " << B.Phase
          << ", tx " << B.TxCount << ", in flight " << B.InFlight << '\n';
   }
-  // One line for the box sizes of many copies that share a size and a source.
-  std::map<std::string, std::vector<std::string>> Boxes; // "N bytes (from)" -> ptx lines
-  std::vector<std::string> Order;
-  const StringRef Box = "the tensor map box of the copy at ptx line ";
-  for (const std::string &A : V.Assumptions) {
-    StringRef S(A);
-    if (S.consume_front(Box)) {
-      auto [Line, Rest] = S.split(" is ");
-      if (!Boxes.count(Rest.str()))
-        Order.push_back("box:" + Rest.str());
-      Boxes[Rest.str()].push_back(Line.str());
-      continue;
-    }
-    Order.push_back(A);
-  }
-  for (const std::string &A : Order) {
-    if (!StringRef(A).starts_with("box:")) {
-      OS << "    assumes " << A << '\n';
-      continue;
-    }
-    const std::string Rest = A.substr(4);
-    const std::vector<std::string> &Lines = Boxes[Rest];
-    if (Lines.size() == 1) {
-      OS << "    assumes " << Box << Lines.front() << " is " << Rest << '\n';
-      continue;
-    }
-    OS << "    assumes the tensor map boxes of the copies at ptx lines ";
-    for (size_t I = 0; I < Lines.size(); ++I)
-      OS << (I ? ", " : "") << Lines[I];
-    OS << " are " << Rest << '\n';
-  }
+  for (const std::string &A : V.Assumptions)
+    OS << "    assumes " << A << '\n';
 }
 
 void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
