@@ -91,21 +91,36 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       if (C.Kind == StepKind::MmaCommit)
         CommitTargets[A].insert(CommitTargets[A].end(), C.Targets.begin(), C.Targets.end());
   Suffix.resize(S.Agents.size());
+  EnablingSuffix.resize(S.Agents.size());
+  StepFootprint.resize(S.Agents.size());
+  StepEnabling.resize(S.Agents.size());
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     const ConcreteAgent &Ag = S.Agents[A];
     const std::vector<ConcreteStep> &Steps = Ag.Steps;
     Suffix[A].assign(Steps.size() + 1, Footprint(Words, 0));
+    EnablingSuffix[A].assign(Steps.size() + 1, Footprint(Words, 0));
+    for (size_t I = 0; I < Steps.size(); ++I) {
+      StepFootprint[A].push_back(footprint(A, Steps[I]));
+      StepEnabling[A].push_back(enables(Steps[I]));
+    }
     for (size_t I = Steps.size(); I-- > 0;) {
-      Footprint F = footprint(A, Steps[I]);
-      for (unsigned W = 0; W < Words; ++W)
-        Suffix[A][I][W] = Suffix[A][I + 1][W] | F[W];
+      for (unsigned W = 0; W < Words; ++W) {
+        Suffix[A][I][W] = Suffix[A][I + 1][W] | StepFootprint[A][I][W];
+        EnablingSuffix[A][I][W] = EnablingSuffix[A][I + 1][W];
+      }
+      for (auto [B, N] : StepEnabling[A][I].Arrivals)
+        add(EnablingSuffix[A][I], B);
+      for (unsigned B : StepEnabling[A][I].Tx)
+        add(EnablingSuffix[A][I], B);
     }
     // Inside a cycle the whole cycle may still come.
     if (Ag.hasCycle()) {
       Periodic = true;
       for (uint32_t I = Ag.CycleBegin + 1; I < Ag.CycleEnd; ++I)
-        for (unsigned W = 0; W < Words; ++W)
+        for (unsigned W = 0; W < Words; ++W) {
           Suffix[A][I][W] |= Suffix[A][Ag.CycleBegin][W];
+          EnablingSuffix[A][I][W] |= EnablingSuffix[A][Ag.CycleBegin][W];
+        }
     }
   }
 }
@@ -213,31 +228,127 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
   return F;
 }
 
+Simulator::Enabling Simulator::enables(const ConcreteStep &C) const {
+  Enabling E;
+  switch (C.Kind) {
+  case StepKind::Init: // a new phase count: anything may follow
+    if (C.Barrier != NoIndex)
+      E.Arrivals.push_back({C.Barrier, UINT32_MAX});
+    break;
+  case StepKind::Arrive:
+    if (C.Barrier != NoIndex) {
+      E.Arrivals.push_back({C.Barrier, std::max(1u, C.Count)});
+      if (C.TxBytes)
+        E.Tx.push_back(C.Barrier);
+    }
+    break;
+  case StepKind::ExpectTx: // a negative tx count brought back to zero completes a phase
+    if (C.Barrier != NoIndex)
+      E.Tx.push_back(C.Barrier);
+    break;
+  case StepKind::AsyncLoad:
+    E.Tx.assign(C.Targets.begin(), C.Targets.end());
+    break;
+  case StepKind::MmaCommit:
+    for (unsigned B : C.Targets)
+      E.Arrivals.push_back({B, std::max(1u, C.Count)});
+    break;
+  default:
+    break;
+  }
+  return E;
+}
+
 bool Simulator::commutes(const State &St, unsigned Agent) const {
   const AgentState &AS = St.Agents[Agent];
   // Finishing an agent starts others (the roles after the prologue, the epilogue after the
-  // roles): the last step is never taken alone.
+  // roles): the last step is never taken alone; nor the end of a free pass, so that every
+  // cycle of a periodic system's states holds a state with every transition taken.
   if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() || atFreeLapEnd(St, Agent))
     return false;
+  // What may happen before this agent's step: the operations in flight, and each other
+  // agent's steps up to a wait on an mbarrier whose phase cannot complete first (it is not
+  // complete now, and what may run first brings fewer arrivals than it lacks, or no byte
+  // count when only bytes are missing). The step is taken alone when it touches none of
+  // that: it then commutes with all of it.
   Footprint Others(Words, 0);
+  std::vector<uint32_t> Arrivals(S.Barriers.size(), 0);
+  std::vector<bool> Tx(S.Barriers.size(), false);
   auto Or = [&](const Footprint &F) {
     for (unsigned W = 0; W < Words; ++W)
       Others[W] |= F[W];
   };
+  auto Add = [&](const Enabling &E) {
+    for (auto [B, N] : E.Arrivals)
+      Arrivals[B] = N > UINT32_MAX - Arrivals[B] ? UINT32_MAX : Arrivals[B] + N;
+    for (unsigned B : E.Tx)
+      Tx[B] = true;
+  };
+  auto Anything = [&](const Footprint &Barriers) {
+    for (unsigned B = 0; B < S.Barriers.size(); ++B)
+      if ((Barriers[B / 64] >> (B % 64)) & 1) {
+        Arrivals[B] = UINT32_MAX;
+        Tx[B] = true;
+      }
+  };
+  auto MayComplete = [&](unsigned B) {
+    const models::Mbarrier &M = St.Barriers[B];
+    return Arrivals[B] >= M.pending() && (M.pending() > 0 || Tx[B]);
+  };
   for (unsigned B = 0; B < S.Agents.size(); ++B) {
-    if (B != Agent)
-      Or(Suffix[B][St.Agents[B].Pc]);
     const AgentState &BS = St.Agents[B];
-    for (uint32_t Op : BS.Wgmma.inFlight())
-      Or(footprint(B, S.Agents[B].Steps[Op]));
-    for (uint32_t Op : BS.Bulk.inFlight())
-      Or(footprint(B, S.Agents[B].Steps[Op]));
+    const std::vector<ConcreteStep> &Steps = S.Agents[B].Steps;
+    for (const models::AsyncGroupQueue *Q : {&BS.Wgmma, &BS.Bulk})
+      for (uint32_t Op : Q->inFlight())
+        Or(StepFootprint[B][Op]);
     for (uint32_t Op : BS.Tcgen05.inFlight())
-      Or(footprint(B, S.Agents[B].Steps[Op]));
+      Or(StepFootprint[B][Op]);
+    if (BS.Tcgen05.pendingCommits())
+      for (unsigned T : CommitTargets[B])
+        Arrivals[T] = UINT32_MAX;
   }
-  for (const LoadInFlight &L : St.Loads)
-    Or(footprint(L.Agent, S.Agents[L.Agent].Steps[L.Step]));
-  Footprint Mine = footprint(Agent, S.Agents[Agent].Steps[AS.Pc]);
+  for (const LoadInFlight &L : St.Loads) {
+    Or(StepFootprint[L.Agent][L.Step]);
+    Add(StepEnabling[L.Agent][L.Step]);
+  }
+  // Each other agent's walk: the wait it stopped at (NoIndex: it ran to its end).
+  std::vector<uint32_t> Stop(S.Agents.size(), NoIndex);
+  auto Walk = [&](unsigned B, uint32_t From) {
+    const ConcreteAgent &Ag = S.Agents[B];
+    for (uint32_t Pc = From; Pc < Ag.Steps.size(); ++Pc) {
+      const ConcreteStep &C = Ag.Steps[Pc];
+      if (Ag.hasCycle() && Pc + 1 == Ag.CycleEnd) {
+        // Passes may repeat: everything from the cycle on.
+        Or(Suffix[B][Ag.CycleBegin]);
+        Anything(EnablingSuffix[B][Ag.CycleBegin]);
+        return;
+      }
+      if (C.Kind == StepKind::Wait && C.Barrier != NoIndex &&
+          St.Barriers[C.Barrier].initialized() &&
+          !St.Barriers[C.Barrier].testWaitParity(C.Parity) && !MayComplete(C.Barrier)) {
+        Stop[B] = Pc;
+        return;
+      }
+      Or(StepFootprint[B][Pc]);
+      Add(StepEnabling[B][Pc]);
+    }
+  };
+  for (unsigned B = 0; B < S.Agents.size(); ++B)
+    if (B != Agent)
+      Walk(B, St.Agents[B].Pc);
+  // A stopped agent goes on once what may run first may complete its phase.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned B = 0; B < S.Agents.size(); ++B)
+      if (Stop[B] != NoIndex && MayComplete(S.Agents[B].Steps[Stop[B]].Barrier)) {
+        uint32_t From = Stop[B];
+        Stop[B] = NoIndex;
+        Or(StepFootprint[B][From]);
+        Walk(B, From + 1);
+        Changed = true;
+      }
+  }
+  const Footprint &Mine = StepFootprint[Agent][AS.Pc];
   for (unsigned W = 0; W < Words; ++W)
     if (Mine[W] & Others[W])
       return false;
@@ -299,7 +410,7 @@ bool Simulator::stepEnabled(const State &St, unsigned Agent) const {
   case StepKind::ClusterWait:
     return !AS.ClusterArrived || St.Cluster.passed(AS.ClusterTicket);
   case StepKind::GroupWait:
-    return (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).waitPasses(C.WaitN, C.ReadOnly);
+    return true; // it completes what it waits for (completions are lazy: see enabled)
   case StepKind::Alloc: {
     models::TmemAllocator Try = St.Tmem[A.Cta];
     uint32_t Column = 0;
@@ -324,20 +435,42 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
   }
   for (const LoadInFlight &L : St.Loads)
     Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
-  for (unsigned A = 0; A < S.Agents.size(); ++A) {
-    const AgentState &AS = St.Agents[A];
-    for (uint32_t Op : AS.Wgmma.inFlight())
-      Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
-    for (uint32_t Op : AS.Bulk.inFlight())
-      Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
-    for (uint32_t Op : AS.Tcgen05.inFlight())
-      Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
-  }
+  completions(St, Out, /*Eager=*/false);
   return Out;
 }
 
+void Simulator::completions(const State &St, std::vector<ScheduleStep> &Out, bool Eager) const {
+  // wgmma and bulk-store completions are seen by nothing but their owner's wait_group, which
+  // completes them itself, and by the race checks, which only lose races when a read ends
+  // sooner: so they complete lazily, at the wait_group, or in one batch (Copy 1) once the
+  // owner finished. tcgen05 operations are seen through their commits' arrivals: they complete
+  // a commit's worth at a time, oldest first (an operation ending before the rest of its
+  // commit's only shortens a read). Every schedule of operations completing one by one, in
+  // any order, reaches the same deadlocks and races. Replay (Eager) accepts both forms.
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    const AgentState &AS = St.Agents[A];
+    bool Done = AS.Pc >= S.Agents[A].Steps.size();
+    for (const models::AsyncGroupQueue *Q : {&AS.Wgmma, &AS.Bulk}) {
+      std::vector<uint32_t> Ops = Q->inFlight();
+      if (Eager)
+        for (uint32_t Op : Ops)
+          Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
+      if (!Ops.empty() && (Done || Eager))
+        Out.push_back({ScheduleStep::Kind::Complete, A, Ops.front(), 1});
+    }
+    std::vector<uint32_t> Ops = AS.Tcgen05.inFlight();
+    if (Eager)
+      for (uint32_t Op : Ops)
+        Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
+    if (!Ops.empty() && (Done || Eager || AS.Tcgen05.pendingCommits()))
+      Out.push_back({ScheduleStep::Kind::Complete, A, Ops.front(), 1});
+  }
+}
+
 bool Simulator::isEnabled(const State &St, const ScheduleStep &T) const {
-  for (const ScheduleStep &E : enabled(St, /*Reduce=*/false))
+  std::vector<ScheduleStep> All = enabled(St, /*Reduce=*/false);
+  completions(St, All, /*Eager=*/true);
+  for (const ScheduleStep &E : All)
     if (E == T)
       return true;
   return false;
@@ -482,6 +615,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, bool Leave) const {
     (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).commit();
     break;
   case StepKind::GroupWait:
+    (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).retire(C.WaitN, C.ReadOnly);
     break;
   case StepKind::AsyncStore:
     for (unsigned B : C.Reads)
@@ -492,7 +626,10 @@ Outcome Simulator::execute(State &St, unsigned Agent, bool Leave) const {
   case StepKind::NamedSync:
   case StepKind::NamedArrive: {
     if (AS.Arrived) {
-      AS.Arrived = false; // the instance completed: stepEnabled said so
+      // The instance completed (stepEnabled said so); a stale ticket would tell otherwise
+      // equal states apart.
+      AS.Arrived = false;
+      AS.Ticket = 0;
       break;
     }
     uint64_t Ticket = 0;
@@ -520,6 +657,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, bool Leave) const {
     if (!AS.ClusterArrived)
       return Violation("barrier.cluster.wait without a barrier.cluster.arrive before it");
     AS.ClusterArrived = false;
+    AS.ClusterTicket = 0;
     break;
   case StepKind::Read:
     for (unsigned B : C.Reads)
@@ -587,14 +725,21 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
     return O;
   }
   case StepKind::AsyncStore:
-    AS.Bulk.complete(T.Step);
+    if (T.Copy == 1)
+      AS.Bulk.completeAll();
+    else
+      AS.Bulk.complete(T.Step);
     return O;
   case StepKind::MmaIssue:
     if (C.Queue != AsyncQueue::Tcgen05) {
-      AS.Wgmma.complete(T.Step);
+      if (T.Copy == 1)
+        AS.Wgmma.completeAll();
+      else
+        AS.Wgmma.complete(T.Step);
       return O;
     }
-    for (uint32_t Commit : AS.Tcgen05.complete(T.Step))
+    for (uint32_t Commit :
+         T.Copy == 1 ? AS.Tcgen05.completeOldest() : AS.Tcgen05.complete(T.Step))
       for (unsigned B : S.Agents[T.Agent].Steps[Commit].Targets)
         if (O.K == Outcome::Kind::Ok)
           O = arrive(St, B, 1, T);

@@ -80,6 +80,7 @@ public:
   /// Transitions enabled in St, in a fixed order; with Reduce, a single local step when one
   /// is enabled.
   std::vector<ScheduleStep> enabled(const State &St, bool Reduce) const;
+  /// Also the completions a schedule may take one operation at a time (replay).
   bool isEnabled(const State &St, const ScheduleStep &T) const;
   /// A canonical encoding for hashing. For a periodic system it leaves out what grows
   /// without bound but cannot change what happens next: completed phases beyond their parity,
@@ -98,6 +99,8 @@ public:
 
 private:
   bool started(const State &St, unsigned Agent) const;
+  /// Completions of wgmma, bulk-store and tcgen05 operations that may be taken in St.
+  void completions(const State &St, std::vector<ScheduleStep> &Out, bool Eager) const;
   bool stepEnabled(const State &St, unsigned Agent) const;
   /// The last step of a cycle, with no agent gone yet: it may run the cycle again or leave.
   bool atFreeLapEnd(const State &St, unsigned Agent) const;
@@ -114,10 +117,18 @@ private:
 
   /// The partial-order reduction: the objects (barrier and buffer instances, named
   /// barriers, the cluster barrier, TMEM, each agent's queues) a step or its async operation
-  /// touches; a step whose objects nothing else will touch (no other agent's remaining
-  /// steps, no operation in flight) commutes with everything and is taken alone.
+  /// touches; a step whose objects nothing that may run before it touches (no operation in
+  /// flight, no step another agent may reach without this agent moving first) commutes with
+  /// everything that may run before it and is taken alone (a stubborn set of one step).
   using Footprint = std::vector<uint64_t>;
   Footprint footprint(unsigned Agent, const ConcreteStep &C) const;
+  /// What a step (or the copy it issues) brings toward completing barrier phases: arrivals
+  /// (barrier instance, count) and byte counts.
+  struct Enabling {
+    llvm::SmallVector<std::pair<unsigned, uint32_t>, 2> Arrivals;
+    llvm::SmallVector<unsigned, 2> Tx;
+  };
+  Enabling enables(const ConcreteStep &C) const;
   void add(Footprint &F, unsigned Bit) const { F[Bit / 64] |= uint64_t(1) << (Bit % 64); }
   bool commutes(const State &St, unsigned Agent) const;
 
@@ -126,6 +137,12 @@ private:
   unsigned NamedBase = 0, ClusterBit = 0, TmemBase = 0, QueueBase = 0;
   /// Per agent, per program counter: the union of the footprints of the steps from there on.
   std::vector<std::vector<Footprint>> Suffix;
+  /// Per agent, per program counter: the barrier instances the steps from there on (the
+  /// whole cycle inside one) bring arrivals or bytes to.
+  std::vector<std::vector<Footprint>> EnablingSuffix;
+  /// Per agent, per step: its footprint and what it brings to barrier phases.
+  std::vector<std::vector<Footprint>> StepFootprint;
+  std::vector<std::vector<Enabling>> StepEnabling;
   /// Per agent: the barrier instances its tcgen05.commits arrive on.
   std::vector<std::vector<unsigned>> CommitTargets;
 };

@@ -65,6 +65,25 @@ bool AsyncGroupQueue::waitPasses(uint32_t N, bool ReadOnly) const {
   return true;
 }
 
+void AsyncGroupQueue::retire(uint32_t N, bool ReadOnly) {
+  size_t MustFinish = Groups.size() > N ? Groups.size() - N : 0;
+  for (size_t I = 0; I < MustFinish; ++I)
+    for (Op &O : Groups[I]) {
+      O.ReadDone = true;
+      O.Done |= !ReadOnly;
+    }
+  dropFinished();
+}
+
+void AsyncGroupQueue::completeAll() {
+  for (auto &G : Groups)
+    for (Op &O : G)
+      O.ReadDone = O.Done = true;
+  for (Op &O : OpenOps)
+    O.ReadDone = O.Done = true;
+  dropFinished();
+}
+
 std::vector<uint32_t> AsyncGroupQueue::inFlight() const {
   std::vector<uint32_t> Ids;
   for (const auto &G : Groups)
@@ -111,6 +130,15 @@ std::vector<uint32_t> Tcgen05CommitTracker::complete(uint32_t OpId) {
       ++It;
     }
   }
+  return Due;
+}
+
+std::vector<uint32_t> Tcgen05CommitTracker::completeOldest() {
+  std::vector<uint32_t> Ops = Commits.empty() ? InFlight : Commits.front().Waiting;
+  std::vector<uint32_t> Due;
+  for (uint32_t Op : Ops)
+    for (uint32_t C : complete(Op))
+      Due.push_back(C);
   return Due;
 }
 

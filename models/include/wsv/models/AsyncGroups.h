@@ -38,6 +38,12 @@ public:
 
   /// wait_group N (ReadOnly: wait_group.read N) would return now.
   bool waitPasses(uint32_t N, bool ReadOnly = false) const;
+  /// Completes (ReadOnly: finishes the reads of) every operation that wait_group N waits for,
+  /// so that it passes: a simulation that lets operations complete only when something waits
+  /// for them uses this.
+  void retire(uint32_t N, bool ReadOnly = false);
+  /// Completes every operation, committed or not.
+  void completeAll();
 
   /// Operations not yet complete, in issue order (uncommitted ones included).
   std::vector<uint32_t> inFlight() const;
@@ -71,6 +77,9 @@ public:
   bool commit(uint32_t CommitId);
   /// An operation completed; returns the commits whose arrival is now due, oldest first.
   std::vector<uint32_t> complete(uint32_t OpId);
+  /// Completes every operation the oldest pending commit waits for (every operation in
+  /// flight when no commit is pending); returns the commits now due, oldest first.
+  std::vector<uint32_t> completeOldest();
 
   std::vector<uint32_t> inFlight() const { return InFlight; }
   size_t pendingCommits() const { return Commits.size(); }
