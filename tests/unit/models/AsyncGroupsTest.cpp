@@ -94,4 +94,49 @@ TEST(Tcgen05CommitTracker, FlushCommitCoversEverythingStillInFlight) {
   EXPECT_EQ(T.complete(2), (std::vector<uint32_t>{11, 12}));
 }
 
+TEST(AsyncGroupQueue, RetireCompletesWhatTheWaitNeedsAndNoMore) {
+  // A simulation that completes operations lazily: wait_group 1 completes every group but
+  // the newest, which stays in flight (its reads of the stage may still race).
+  AsyncGroupQueue Q;
+  Q.issue(1);
+  Q.commit();
+  Q.issue(2);
+  Q.commit();
+  Q.issue(3); // uncommitted: no wait covers it
+  Q.retire(1);
+  EXPECT_TRUE(Q.waitPasses(1));
+  EXPECT_FALSE(Q.waitPasses(0));
+  EXPECT_EQ(Q.inFlight(), (std::vector<uint32_t>{2, 3}));
+  Q.completeAll();
+  EXPECT_TRUE(Q.inFlight().empty());
+  EXPECT_EQ(Q.committedGroups(), 0u);
+}
+
+TEST(AsyncGroupQueue, RetireReadOnlyLeavesTheWritesInFlight) {
+  // wait_group.read: the staging buffer is free, the store itself is not done.
+  AsyncGroupQueue Q;
+  Q.issue(4);
+  Q.commit();
+  Q.retire(0, /*ReadOnly=*/true);
+  EXPECT_TRUE(Q.readsInFlight().empty());
+  EXPECT_EQ(Q.inFlight(), std::vector<uint32_t>{4});
+  EXPECT_FALSE(Q.waitPasses(0));
+}
+
+TEST(Tcgen05CommitTracker, CompleteOldestDeliversOneCommitAtATime) {
+  Tcgen05CommitTracker T;
+  T.issue(1);
+  T.issue(2);
+  T.commit(10);
+  T.issue(3);
+  T.commit(11);
+  T.issue(4); // after the last commit
+  EXPECT_EQ(T.completeOldest(), std::vector<uint32_t>{10});
+  EXPECT_EQ(T.inFlight(), (std::vector<uint32_t>{3, 4}));
+  EXPECT_EQ(T.completeOldest(), std::vector<uint32_t>{11});
+  EXPECT_EQ(T.inFlight(), std::vector<uint32_t>{4});
+  EXPECT_TRUE(T.completeOldest().empty()); // no commit: the rest completes, nothing arrives
+  EXPECT_TRUE(T.inFlight().empty());
+}
+
 } // namespace

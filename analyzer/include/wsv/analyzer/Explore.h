@@ -3,13 +3,19 @@
 // Runs the agents of a ConcreteSystem (RoleProgram.h) on the reference models of models/
 // (Mbarrier, NamedBarrierFile, AsyncGroupQueue, Tcgen05CommitTracker, TmemAllocator) over
 // every interleaving, breadth first, so the first bad state found is one with the shortest
-// schedule. A transition is one agent executing its next step, or one asynchronous
-// operation completing (a TMA load's complete_tx, a wgmma or tcgen05 MMA, a bulk store) at a
-// moment the scheduler chooses. States are hashed. A partial-order reduction takes a step
-// alone when nothing else can touch what it touches (no remaining step of another agent, no
-// operation in flight names the same barrier, buffer slot, named barrier, TMEM or queue):
-// such a step commutes with every other transition, so the schedules it skips reach the same
-// states. A step that ends its agent is never taken alone (it lets the next phase start).
+// schedule. A transition is one agent executing its next step, or asynchronous work
+// completing at a moment the scheduler chooses: a TMA load's copy (its complete_tx), the
+// tcgen05 MMAs that one commit waits for (the commit's arrival is all that others see of
+// them). wgmma and bulk-store completions are seen only by their owner's wait_group, so they
+// complete there (or once the owner finished); completing them earlier would only end reads
+// sooner, which hides races and enables nothing. States are hashed. A partial-order
+// reduction takes a step alone when nothing that may run before it touches what it touches:
+// no operation in flight, and no step another agent can reach before stopping at an mbarrier
+// wait whose phase cannot complete first (too few arrivals, or no bytes, can come from what
+// may run first). Such a step commutes with everything that may precede it, so the schedules
+// it skips reach the same states. A step that ends its agent, or a free pass of a periodic
+// system, is never taken alone (the next phase starts; every cycle of states keeps a state
+// with every transition taken).
 //
 // What is found:
 //  - deadlock: a state where some agent has not finished and nothing can move; each blocked
