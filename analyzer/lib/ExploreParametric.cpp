@@ -27,9 +27,21 @@
 //     when agents drift apart by more than ExploreOptions::MaxLag passes.
 // A bad state of a periodic system is reproduced on concrete instances (T = Tmin + r + j*M for
 // small j) before it is reported, so that every counterexample is a schedule of a real
-// launch. What the lemmas cannot establish (a second parameter in trip counts, persistent
-// tile loops, a nested varying loop, a value that depends on K other than through T) leaves
-// the verdict unknown, with the reason.
+// launch.
+//
+// Persistent kernels (every role's outermost loop runs over the grid's tiles, NT times, the
+// k-loop inside it) get the same argument in two dimensions. The lemmas also cover the
+// launch's grid and sizes (primed copies of M, N, %ctaid.x, %nctaid.x): with NT' = NT + i*M,
+// tile t stands for tile t + q*M (q <= i), and conditions like `%ctaid.x < tiles` must be
+// decided by whether the CTA has a tile. Each class of (T, NT) is explored: small ones as
+// launches, the others with the last M tiles as an outer cycle and, in every tile, the last M
+// k-iterations as an inner cycle (ConcreteAgent::InnerCycles). Agents agree on each tile's
+// inner pass count separately, so the system also runs launches whose tiles differ in K; it
+// has the real launches among its schedules, which is what a proof needs.
+//
+// What the lemmas cannot establish (a second parameter in trip counts, a nested varying
+// loop, a value that depends on K other than through T) leaves the verdict unknown, with the
+// reason.
 //
 //===----------------------------------------------------------------------------------===//
 #include "wsv/analyzer/Explore.h"
@@ -51,6 +63,7 @@ struct Use {
   const Expr *E = nullptr;
   unsigned VaryingLoop = NoIndex; ///< into RoleProgram::Loops of Program
   unsigned Program = 0;
+  bool InTile = false; ///< inside the program's tile loop (persistent kernels)
 };
 
 class Prover {
@@ -104,6 +117,28 @@ private:
   unsigned Period = 1, Threshold = 0, TailLength = 0;
   std::set<uint64_t> CleanK; ///< launches already explored without a bug
   uint64_t Tmin = 0;
+
+  // Persistent kernels: every role's top-level loop over the grid's tiles runs NT times, the
+  // same expression for all; its iterations repeat with the period too (NTmin as Tmin).
+  bool Tiles = false;
+  const Expr *NT = nullptr;
+  std::vector<unsigned> TileLoop;      ///< per program, into Loops (NoIndex: none)
+  std::vector<const Expr *> Grid;      ///< leaves NT and the uses read besides K
+  std::vector<const Expr *> GridPrime; ///< their primed copies
+  unsigned TileThreshold = 0;
+  uint64_t NTmin = 0;
+  const Expr *prime(const Expr *E);
+  const Expr *gridDomain(bool Primed);
+  bool findTileLoops();
+  std::optional<Instance> tileLaunch(uint64_t KValue, uint64_t Tiles) const;
+  bool makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TPeriodic,
+                        std::optional<uint64_t> NTPeriodic) const;
+  void runTiles();
+  /// A condition outside the loops that reads the grid (`%ctaid.x < tiles`), shown to be
+  /// decided by whether the CTA has a tile at all: then every launch with as many tiles, or
+  /// with at least one in both, agrees on it (cheaper for Z3 than comparing two launches).
+  bool decidedByTiles(const Expr *E);
+  std::map<const Expr *, bool> Decided;
 };
 
 std::string Prover::paramName(const Expr *Leaf) const {
@@ -139,11 +174,10 @@ bool Prover::findParameter() {
                (E->specialRegister() == SpecialRegister::CtaidX ||
                 E->specialRegister() == SpecialRegister::NctaidX);
       });
-      if (Grid)
-        return unknown("the loop at ptx line " +
-                       std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) +
-                       " runs over the grid's tiles: the proof for every tile count is not "
-                       "implemented (explore a launch instead)");
+      if (Grid) {
+        Tiles = true;
+        continue; // findTileLoops
+      }
       L.Trip->mentions([&](const Expr *E) {
         if (E->is(ExprKind::Param))
           Leaves.insert(E);
@@ -156,13 +190,15 @@ bool Prover::findParameter() {
       Names += (Names.empty() ? "" : ", ") + paramName(L);
     return unknown("trip counts depend on several parameters (" + Names + ")");
   }
-  if (Leaves.empty())
+  if (Leaves.empty() && !Tiles)
     return true; // every trip count is a constant: one instance is every launch
+  if (Leaves.empty())
+    return unknown("the tile loop's trip count varies but no k-loop's does");
   K = *Leaves.begin();
   KWidth = K->width();
   KPrime = Ctx.param(Ctx.save(K->name().str() + "'"), K->payload(), KWidth);
   R.Parameter = paramName(K);
-  return true;
+  return !Tiles || findTileLoops();
 }
 
 bool Prover::classifyLoops() {
@@ -179,8 +215,11 @@ bool Prover::classifyLoops() {
   T = Ctx.udiv(K, c(O.TileK, KWidth));
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
     const RoleProgram &Prog = RP.Programs[PI];
-    for (const RoleItem &It : Prog.Body) {
-      if (!It.IsLoop)
+    // In a persistent kernel the k-loop is in the tile loop's body.
+    const std::vector<RoleItem> &Items =
+        Tiles && TileLoop[PI] != NoIndex ? Prog.Loops[TileLoop[PI]].Body : Prog.Body;
+    for (const RoleItem &It : Items) {
+      if (!It.IsLoop || (Tiles && It.Index == TileLoop[PI]))
         continue;
       const Expr *Trip = Prog.Loops[It.Index].Trip;
       std::optional<uint64_t> A1 = eval(Trip, Big1), A2 = eval(Trip, Big2);
@@ -220,9 +259,10 @@ bool Prover::classifyLoops() {
 void Prover::collectUses() {
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
     const RoleProgram &Prog = RP.Programs[PI];
+    bool InTile = false;
     auto Add = [&](const Expr *E, unsigned Loop) {
       if (E && !E->isConstant())
-        Uses.push_back({E, Loop, PI});
+        Uses.push_back({E, Loop, PI, InTile});
     };
     Add(Prog.When, NoIndex);
     std::function<void(const std::vector<RoleItem> &, unsigned)> Walk =
@@ -231,9 +271,12 @@ void Prover::collectUses() {
             if (It.IsLoop) {
               const RoleLoop &L = Prog.Loops[It.Index];
               Add(L.When, In);
-              if (It.Index != Varying[PI])
+              bool Tile = Tiles && It.Index == TileLoop[PI];
+              if (It.Index != Varying[PI] && !Tile)
                 Add(L.Trip, In);
+              InTile |= Tile;
               Walk(L.Body, It.Index == Varying[PI] ? It.Index : In);
+              InTile &= !Tile;
               continue;
             }
             const RoleStep &S = Prog.Steps[It.Index];
@@ -262,8 +305,114 @@ const Expr *Prover::domain(const Expr *Leaf) {
   for (const ProtocolLoop &L : P.Loops)
     for (const auto &[Cond, Established] : L.TripConditions)
       if (!Established)
-        D = Ctx.logicalAnd(D, Leaf == K ? Cond : Ctx.substitute(Cond, K, Leaf));
+        D = Ctx.logicalAnd(D, Leaf == K ? Cond : prime(Cond));
+  return Tiles ? Ctx.logicalAnd(D, gridDomain(Leaf != K)) : D;
+}
+
+const Expr *Prover::prime(const Expr *E) {
+  E = Ctx.substitute(E, K, KPrime);
+  for (size_t I = 0; I < Grid.size(); ++I)
+    E = Ctx.substitute(E, Grid[I], GridPrime[I]);
+  return E;
+}
+
+const Expr *Prover::gridDomain(bool Primed) {
+  // Launches: 1 <= %nctaid.x < 2^16, %ctaid.x < %nctaid.x, other parameters below 2^20.
+  const Expr *D = Ctx.constant(1, 1);
+  const Expr *Ctaid = nullptr, *Nctaid = nullptr;
+  for (size_t I = 0; I < Grid.size(); ++I) {
+    const Expr *L = Primed ? GridPrime[I] : Grid[I];
+    unsigned W = L->width();
+    if (Grid[I]->is(ExprKind::SpecialReg)) {
+      (Grid[I]->specialRegister() == SpecialRegister::CtaidX ? Ctaid : Nctaid) = L;
+      continue;
+    }
+    D = Ctx.logicalAnd(D, Ctx.ult(L, c(uint64_t(1) << 20, W)));
+  }
+  if (Nctaid)
+    D = Ctx.logicalAnd(D, Ctx.logicalAnd(Ctx.uge(Nctaid, c(1, Nctaid->width())),
+                                         Ctx.ult(Nctaid, c(1 << 16, Nctaid->width()))));
+  if (Ctaid && Nctaid)
+    D = Ctx.logicalAnd(D, Ctx.ult(Ctaid, Nctaid));
+  else if (Ctaid)
+    D = Ctx.logicalAnd(D, Ctx.ult(Ctaid, c(1 << 16, Ctaid->width())));
   return D;
+}
+
+bool Prover::findTileLoops() {
+  TileLoop.assign(RP.Programs.size(), NoIndex);
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+    const RoleProgram &Prog = RP.Programs[PI];
+    for (unsigned LI = 0; LI < Prog.Loops.size(); ++LI) {
+      const RoleLoop &L = Prog.Loops[LI];
+      bool Grid = L.Trip->mentions([](const Expr *E) {
+        return E->is(ExprKind::SpecialReg) &&
+               (E->specialRegister() == SpecialRegister::CtaidX ||
+                E->specialRegister() == SpecialRegister::NctaidX);
+      });
+      if (!Grid)
+        continue;
+      bool Top = false;
+      for (const RoleItem &It : Prog.Body)
+        Top |= It.IsLoop && It.Index == LI;
+      if (!Top || TileLoop[PI] != NoIndex)
+        return unknown(Prog.Name + ": a loop over the grid's tiles that is not the one loop "
+                                   "around the role's work (ptx line " +
+                       std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + ")");
+      TileLoop[PI] = LI;
+      if (!NT)
+        NT = L.Trip;
+    }
+  }
+  // The launch's values besides K: every parameter and grid register the tile count or a
+  // step reads; each gets a primed copy for the launch it is compared with.
+  std::set<const Expr *> Leaves;
+  auto Collect = [&](const Expr *E) {
+    if (E)
+      E->mentions([&](const Expr *L) {
+        if ((L->is(ExprKind::Param) && L != K) ||
+            (L->is(ExprKind::SpecialReg) &&
+             (L->specialRegister() == SpecialRegister::CtaidX ||
+              L->specialRegister() == SpecialRegister::NctaidX)))
+          Leaves.insert(L);
+        return false;
+      });
+  };
+  for (const RoleProgram &Prog : RP.Programs) {
+    Collect(Prog.When);
+    for (const RoleLoop &L : Prog.Loops) {
+      Collect(L.Trip);
+      Collect(L.When);
+    }
+    for (const RoleStep &St : Prog.Steps)
+      for (const Expr *E : {St.When, St.Count, St.TxBytes, St.Parity, St.Bytes, St.CtaMask,
+                            St.WaitN, St.NamedId, St.NamedThreads, St.Columns, St.Barrier.Slot,
+                            St.Barrier.PeerRank})
+        Collect(E);
+    for (const RoleStep &St : Prog.Steps) {
+      for (const auto &[Cond, N] : St.Threads.Conditional)
+        Collect(Cond);
+      for (const std::vector<SlotExpr> *Slots : {&St.Reads, &St.Writes})
+        for (const SlotExpr &X : *Slots) {
+          Collect(X.Slot);
+          Collect(X.Address);
+        }
+    }
+  }
+  for (const ProtocolLoop &L : P.Loops)
+    for (const auto &[Cond, Established] : L.TripConditions)
+      Collect(Cond);
+  for (const Expr *L : Leaves) {
+    Grid.push_back(L);
+    std::string Name = (L->is(ExprKind::Param) ? L->name().str()
+                                               : std::string(L->specialRegister() ==
+                                                                     SpecialRegister::CtaidX
+                                                                 ? "%ctaid.x"
+                                                                 : "%nctaid.x")) +
+                       "'";
+    GridPrime.push_back(Ctx.param(Ctx.save(Name), 0, L->width()));
+  }
+  return true;
 }
 
 bool Prover::valid(const Expr *Hyp, const Expr *Goal, const std::string &What) {
@@ -274,6 +423,29 @@ bool Prover::valid(const Expr *Hyp, const Expr *Goal, const std::string &What) {
   if (V.Answer == SolverAnswer::Unknown)
     return unknown("Z3 could not decide whether " + What + ": " + V.Reason);
   return unknown(What + " does not hold");
+}
+
+bool Prover::decidedByTiles(const Expr *E) {
+  if (!Tiles || E->width() != 1)
+    return false;
+  auto [It, New] = Decided.emplace(E, false);
+  if (!New)
+    return It->second;
+  bool Iter = E->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); });
+  if (Iter)
+    return false;
+  const Expr *D = domain(K);
+  const Expr *Some = Ctx.ne(NT, c(0, NT->width())), *None = Ctx.eq(NT, c(0, NT->width()));
+  auto Fixed = [&](const Expr *Case) {
+    for (const Expr *Goal : {E, Ctx.logicalNot(E)}) {
+      SolverResult V = Z3->isValid(Ctx.implies(Ctx.logicalAnd(D, Case), Goal));
+      ++R.SolverQueries;
+      if (V.Answer == SolverAnswer::Yes)
+        return true;
+    }
+    return false;
+  };
+  return It->second = Fixed(Some) && Fixed(None);
 }
 
 bool Prover::proveTripForms() {
@@ -293,13 +465,39 @@ bool Prover::proveTripForms() {
                      " times (" + P.exprString(L.Trip) + ", T = " + P.exprString(T) + ")"))
         return false;
     }
-  // The same T: the same value, for every expression.
+  if (Tiles) {
+    // One tile count for every role, and for every CTA of a cluster (the first CTA's
+    // %ctaid.x a multiple of the cluster size).
+    for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+      if (TileLoop[PI] != NoIndex) {
+        const RoleLoop &L = RP.Programs[PI].Loops[TileLoop[PI]];
+        if (L.Trip != NT && !valid(D, Ctx.eq(L.Trip, NT),
+                                   RP.Programs[PI].Name + " runs as many tiles as the others"))
+          return false;
+      }
+    const Expr *Ctaid = Ctx.specialRegister(SpecialRegister::CtaidX);
+    for (unsigned Rank = 1; Rank < RP.ClusterSize; ++Rank) {
+      unsigned W = Ctaid->width();
+      const Expr *C = c(RP.ClusterSize, W);
+      const Expr *Nctaid = Ctx.specialRegister(SpecialRegister::NctaidX);
+      const Expr *First = Ctx.logicalAnd(
+          Ctx.logicalAnd(D, Ctx.eq(Ctx.urem(Ctaid, C), c(0, W))),
+          Ctx.eq(Ctx.urem(Nctaid, C), c(0, W)));
+      if (!valid(First, Ctx.eq(NT, Ctx.substitute(NT, Ctaid, Ctx.add(Ctaid, c(Rank, W)))),
+                 "every CTA of a cluster runs as many tiles (rank " + std::to_string(Rank) +
+                     ")"))
+        return false;
+    }
+  }
+  // The same T (and tile count): the same value, for every expression.
   const Expr *Same = Ctx.logicalAnd(Ctx.logicalAnd(D, domain(KPrime)),
                                     Ctx.eq(Ctx.substitute(T, K, KPrime), T));
+  if (Tiles)
+    Same = Ctx.logicalAnd(Same, Ctx.eq(prime(NT), NT));
   std::set<const Expr *> Done;
   for (const Use &U : Uses)
-    if (Done.insert(U.E).second &&
-        !valid(Same, Ctx.eq(U.E, Ctx.substitute(U.E, K, KPrime)),
+    if (Done.insert(U.E).second && !(!U.InTile && decidedByTiles(U.E)) &&
+        !valid(Same, Ctx.eq(U.E, Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime)),
                "an expression of " + RP.Programs[U.Program].Name + " (" + P.exprString(U.E) +
                    ") depends on " + R.Parameter + " only through the trip count"))
       return false;
@@ -318,8 +516,23 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
   const Expr *Ahead = Ctx.logicalAnd(
       Ctx.logicalAnd(Ctx.ult(J, Small), Ctx.ult(T, c(uint64_t(1) << 24, TW))),
       Ctx.eq(TP, Ctx.add(T, Ctx.mul(J, c(M, TW)))));
-  const Expr *Large = Ctx.logicalAnd(Ahead, Ctx.uge(T, c(Tmin, TW)));
+  // (j = 0 needs no threshold: it is the same-T lemma, for the tile-count periods alone.)
+  const Expr *Large = Ctx.logicalAnd(
+      Ahead, Ctx.logicalOr(Ctx.eq(J, c(0, TW)), Ctx.uge(T, c(Tmin, TW))));
   const Expr *Both = Ctx.logicalAnd(D, DP);
+  // Persistent kernels: NT' = NT + i*M tiles, tile t of the launch with NT standing for
+  // tile t + q*M of the other (q <= i; q = 0 below the tile threshold).
+  const Expr *I = nullptr, *Q = nullptr, *NTw = nullptr;
+  if (Tiles) {
+    NTw = Resize(NT);
+    I = Ctx.param(Ctx.save("wsv.tile_periods"), 0, TW);
+    Q = Ctx.param(Ctx.save("wsv.tile_pass"), 0, TW);
+    Large = Ctx.logicalAnd(
+        Large, Ctx.logicalAnd(
+                   Ctx.logicalAnd(Ctx.ult(I, Small),
+                                  Ctx.eq(Resize(prime(NT)), Ctx.add(NTw, Ctx.mul(I, c(M, TW))))),
+                   Ctx.logicalOr(Ctx.eq(I, c(0, TW)), Ctx.uge(NTw, c(NTmin, TW)))));
+  }
 
   // Q0: the domain's K with a small (or wrapped) T are the scanned ones.
   uint64_t Scan = O.TileK * O.ScanTiles;
@@ -333,13 +546,27 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
 
   std::set<std::pair<const Expr *, unsigned>> Done;
   for (const Use &U : Uses) {
-    if (!Done.insert({U.E, U.VaryingLoop == NoIndex ? NoIndex : U.Program}).second)
+    if (!Done.insert({U.E, U.VaryingLoop == NoIndex && !U.InTile ? NoIndex : U.Program})
+             .second)
       continue;
-    const Expr *EP = Ctx.substitute(U.E, K, KPrime);
+    const Expr *EP = Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime);
     std::string Where = "an expression of " + RP.Programs[U.Program].Name + " (" +
                         P.exprString(U.E) + ")";
+    const Expr *Hyp = Ctx.logicalAnd(Both, Large);
+    if (U.InTile) {
+      const RoleLoop &TL = RP.Programs[U.Program].Loops[TileLoop[U.Program]];
+      const Expr *Tv = Ctx.iterationVar(TL.Loop);
+      unsigned VW = Tv->width();
+      EP = Ctx.substitute(EP, Tv, Ctx.add(Tv, Ctx.mul(Ctx.resize(Q, VW), c(M, VW))));
+      Hyp = Ctx.logicalAnd(
+          Hyp, Ctx.logicalAnd(
+                   Ctx.logicalAnd(Ctx.ult(Ctx.resize(Tv, TW), NTw), Ctx.ule(Q, I)),
+                   Ctx.logicalOr(Ctx.eq(Q, c(0, TW)), Ctx.uge(Tv, c(TileThreshold, VW)))));
+    }
     if (U.VaryingLoop == NoIndex) {
-      if (!valid(Ctx.logicalAnd(Both, Large), Ctx.eq(U.E, EP),
+      if (!U.InTile && decidedByTiles(U.E))
+        continue; // both launches have a tile (NT >= NTmin, NT' >= NT)
+      if (!valid(Hyp, Ctx.eq(U.E, EP),
                  Where + " is the same for every trip count >= " + std::to_string(Tmin) +
                      " in steps of " + std::to_string(M)))
         return false;
@@ -361,13 +588,12 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
     };
     const Expr *PassOk = Ctx.logicalAnd(
         Ctx.ule(Pass, J), Ctx.logicalOr(Ctx.eq(Pass, c(0, TW)), Ctx.uge(Iter, c(C0, IW))));
-    if (!valid(Ctx.logicalAnd(Ctx.logicalAnd(Both, Large), Ctx.logicalAnd(Body, PassOk)),
-               Ctx.eq(U.E, Shift(Pass)),
+    if (!valid(Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Body, PassOk)), Ctx.eq(U.E, Shift(Pass)),
                Where + " repeats every " + std::to_string(LoopPeriod) +
                    " iterations from iteration " +
                    std::to_string(C0) + " up to the last " + std::to_string(E)))
       return false;
-    if (E && !valid(Ctx.logicalAnd(Ctx.logicalAnd(Both, Large), Tail), Ctx.eq(U.E, Shift(J)),
+    if (E && !valid(Ctx.logicalAnd(Hyp, Tail), Ctx.eq(U.E, Shift(J)),
                     Where + " in the last " + std::to_string(E) +
                         " iterations depends only on the distance to the end"))
       return false;
@@ -495,9 +721,234 @@ void Prover::smallLaunches(std::string Why) {
                             : "; small launches explored without finding a bug");
 }
 
+std::optional<Instance> Prover::tileLaunch(uint64_t KValue, uint64_t Count) const {
+  // The smallest M x N (multiples of 128) and grid (1, 2 or 4 clusters) where CTA 0 runs
+  // Count tiles; none tiles: the last cluster of a grid with one tile per cluster less.
+  std::optional<Instance> Best;
+  uint64_t BestArea = UINT64_MAX;
+  for (uint64_t A = 1; A <= 32; ++A)
+    for (uint64_t B = 1; B <= 32 && A * B * 16384 < BestArea; ++B)
+      for (uint64_t Clusters : {1u, 2u, 4u})
+        for (bool Last : {false, true}) {
+          Instance I = launch(KValue);
+          I.Params["M"] = 128 * A;
+          I.Params["N"] = 128 * B;
+          I.GridCtas = Clusters * RP.ClusterSize;
+          I.FirstCta = Last ? I.GridCtas - RP.ClusterSize : 0;
+          auto Value = [&](const Expr *L) -> std::optional<uint64_t> {
+            if (L == K)
+              return KValue;
+            if (L->is(ExprKind::SpecialReg))
+              return L->specialRegister() == SpecialRegister::CtaidX   ? I.FirstCta
+                     : L->specialRegister() == SpecialRegister::NctaidX ? I.GridCtas
+                                                                        : std::optional<uint64_t>();
+            if (L->is(ExprKind::Param)) {
+              auto It = I.Params.find(paramName(L));
+              if (It != I.Params.end())
+                return It->second;
+            }
+            return std::nullopt;
+          };
+          std::optional<uint64_t> V = ExprContext::evaluate(NT, Value);
+          if (!V || *V != Count)
+            continue;
+          bool Ok = true;
+          for (const ProtocolLoop &L : P.Loops)
+            for (const auto &[Cond, Established] : L.TripConditions)
+              if (!Established) {
+                std::optional<uint64_t> C = ExprContext::evaluate(Cond, Value);
+                Ok &= C && *C;
+              }
+          if (Ok && A * B * 16384 < BestArea) {
+            BestArea = A * B * 16384;
+            Best = I;
+          }
+        }
+  return Best;
+}
+
+bool Prover::makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TValue,
+                              std::optional<uint64_t> NTValue) const {
+  for (ConcreteAgent &A : S.Agents) {
+    unsigned PI = A.Program;
+    if (A.Place != Placement::Role || TileLoop[PI] == NoIndex)
+      continue;
+    LoopId TL = RP.Programs[PI].Loops[TileLoop[PI]].Loop;
+    auto TileOf = [&](const ConcreteStep &C) -> int64_t {
+      for (const auto &[Loop, V] : C.Iterations)
+        if (Loop == TL)
+          return static_cast<int64_t>(V);
+      return -1;
+    };
+    // Steps [Begin, End) where Pick holds, and nothing else in between; false if split.
+    auto Range = [&](auto Pick, uint32_t &Begin, uint32_t &End) {
+      int64_t B = -1, L = -1;
+      for (size_t I = 0; I < A.Steps.size(); ++I)
+        if (Pick(A.Steps[I])) {
+          if (B < 0)
+            B = static_cast<int64_t>(I);
+          L = static_cast<int64_t>(I);
+        }
+      if (B < 0)
+        return true; // nothing to repeat
+      for (int64_t I = B; I <= L; ++I)
+        if (!Pick(A.Steps[I]))
+          return false;
+      Begin = static_cast<uint32_t>(B);
+      End = static_cast<uint32_t>(L + 1);
+      return true;
+    };
+    if (NTValue) {
+      int64_t First = int64_t(*NTValue) - Period;
+      if (!Range([&](const ConcreteStep &C) { return TileOf(C) >= First; }, A.CycleBegin,
+                 A.CycleEnd))
+        return false;
+    }
+    if (!TValue || Varying[PI] == NoIndex)
+      continue;
+    LoopId KL = RP.Programs[PI].Loops[Varying[PI]].Loop;
+    int64_t Trip = (int64_t(*TValue) + Offset[PI]) / Rates[PI];
+    int64_t End = Trip - TailLength, First = End - Period / Rates[PI];
+    uint64_t Count = NTValue ? *NTValue : 0;
+    for (const ConcreteStep &C : A.Steps)
+      Count = std::max<uint64_t>(Count, static_cast<uint64_t>(TileOf(C) + 1));
+    for (int64_t Tile = 0; Tile < int64_t(Count); ++Tile) {
+      uint32_t Begin = 0, Stop = 0;
+      auto In = [&](const ConcreteStep &C) {
+        if (TileOf(C) != Tile)
+          return false;
+        for (const auto &[Loop, V] : C.Iterations)
+          if (Loop == KL)
+            return int64_t(V) >= First && int64_t(V) < End;
+        return false;
+      };
+      if (!Range(In, Begin, Stop))
+        return false;
+      if (Stop > Begin)
+        A.InnerCycles.push_back({Begin, Stop});
+    }
+    // One inner cycle per tile, or the tiles would not line up between agents.
+    if (!A.InnerCycles.empty() && A.InnerCycles.size() != Count)
+      return false;
+  }
+  return true;
+}
+
+void Prover::runTiles() {
+  auto Launch = [&](uint64_t TV, uint64_t NTV) { return tileLaunch(TV * O.TileK, NTV); };
+  auto Explore = [&](uint64_t TV, uint64_t NTV, bool TP, bool NP) {
+    std::optional<Instance> I = Launch(TV, NTV);
+    std::string What = R.Parameter + " = " + std::to_string(TV * O.TileK) +
+                       (TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
+                       std::to_string(NTV) + (NP ? " + " + std::to_string(Period) + "i" : "") +
+                       " tile(s) per CTA";
+    if (!I)
+      return unknown("no launch found where a CTA runs " + std::to_string(NTV) + " tiles");
+    ConcreteSystem S = instantiate(RP, *I);
+    if (!S.Unknown.empty())
+      return unknown(What + ": " + S.Unknown);
+    if ((TP || NP) && !makeTilePeriodic(S, TP ? std::optional<uint64_t>(TV) : std::nullopt,
+                                        NP ? std::optional<uint64_t>(NTV) : std::nullopt))
+      return unknown(What + ": the steps of the last " + std::to_string(Period) +
+                     " iterations are not contiguous");
+    if (explore(S, What, *I))
+      return true;
+    if (R.Verdict == ExploreVerdict::Unknown || (!TP && !NP))
+      return false;
+    // Reproduce it on a real launch of that class.
+    ExploreResult Periodic = std::move(R.Found);
+    for (uint64_t Jn = 0; Jn < 3; ++Jn)
+      for (uint64_t In = 0; In < 3; ++In) {
+        uint64_t TJ = TV + (TP ? Jn * Period : 0), NJ = NTV + (NP ? In * Period : 0);
+        std::optional<Instance> L = Launch(TJ, NJ);
+        if (!L)
+          continue;
+        ExploreResult E = wsv::analyzer::explore(instantiate(RP, *L));
+        if (E.Verdict != ExploreVerdict::Clean && E.Verdict != ExploreVerdict::Unknown) {
+          R.Verdict = E.Verdict;
+          R.Found = std::move(E);
+          R.Launch = *L;
+          R.Reason = R.Parameter + " = " + std::to_string(TJ * O.TileK) + ", " +
+                     std::to_string(NJ) + " tile(s) per CTA: " + R.Found.Message;
+          return false;
+        }
+      }
+    return unknown("the periodic search found '" + Periodic.Message +
+                   "' but no launch with up to 2 more periods reproduces it");
+  };
+  // Bugs first: small launches.
+  unsigned Ring = 1;
+  for (const BarrierArray &B : P.Barriers)
+    Ring = std::max(Ring, B.Slots);
+  for (uint64_t NTV : {1u, 2u})
+    for (uint64_t TV = O.MinTiles; TV <= O.MinTiles + Ring; ++TV)
+      if (!Explore(TV, NTV, false, false))
+        return;
+  collectUses();
+  unsigned M = 1;
+  for (const BarrierArray &B : P.Barriers)
+    M = std::lcm(M, 2 * std::max(1u, B.Slots));
+  for (const Buffer &B : P.Buffers)
+    M = std::lcm(M, std::max(1u, B.Slots));
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+    M = std::lcm(M, Rates[PI]);
+  if (M > 16)
+    return void(unknown("the slots' period " + std::to_string(M) +
+                        " is too long for tiles and k-tiles together"));
+  if (!proveTripForms())
+    return;
+  bool Proved = false;
+  std::string FirstFailure;
+  for (unsigned Ct : {0u, 1u})
+    for (unsigned E : {0u, 1u, 2u, M})
+      for (unsigned C0 : {0u, 1u, M}) {
+        if (Proved || E > M || C0 > M)
+          continue;
+        Period = M;
+        Threshold = C0;
+        TailLength = E;
+        TileThreshold = Ct;
+        int64_t Need = C0 + M + E;
+        for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+          if (Varying[PI] != NoIndex)
+            Need = std::max(Need, int64_t(Rates[PI]) * (C0 + E + M / Rates[PI]) - Offset[PI]);
+        Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
+        NTmin = Ct + M;
+        R.Verdict = ExploreVerdict::Unknown;
+        R.Reason.clear();
+        Proved = proveLemmas(M, C0, E);
+        if (!Proved && FirstFailure.empty())
+          FirstFailure = R.Reason;
+      }
+  if (!Proved)
+    return void(unknown(FirstFailure));
+  R.Period = Period;
+  R.Threshold = Threshold;
+  R.Tail = TailLength;
+  // The classes: each small count as it is, each residue above the threshold periodic.
+  std::vector<std::pair<uint64_t, bool>> TClasses, NTClasses;
+  for (uint64_t TV = O.MinTiles; TV < Tmin + Period; ++TV)
+    TClasses.push_back({TV, TV >= Tmin});
+  for (uint64_t NTV = 0; NTV < NTmin + Period; ++NTV)
+    NTClasses.push_back({NTV, NTV >= NTmin});
+  for (auto [NTV, NP] : NTClasses)
+    for (auto [TV, TP] : TClasses) {
+      if (!NP && !TP && NTV >= 1 && NTV <= 2 && TV <= O.MinTiles + Ring)
+        continue; // explored above
+      if (!Explore(TV, NTV, TP, NP))
+        return;
+    }
+  R.Verdict = ExploreVerdict::Clean;
+  R.ForParameters = "every " + R.Parameter + " = " + std::to_string(O.TileK) + "*j with j >= " +
+                    std::to_string(O.MinTiles) + " and " + R.Parameter +
+                    " < 2^24, and every grid and tile count (M, N < 2^20, %nctaid.x < 2^16)";
+}
+
 void Prover::run() {
   if (!findParameter() || !classifyLoops())
     return smallLaunches(R.Reason);
+  if (Tiles)
+    return runTiles();
   if (!K) {
     ConcreteSystem S = instance(0);
     if (explore(S, "the only instance (no trip count depends on a parameter)", launch(0))) {

@@ -28,10 +28,15 @@ std::string State::key(bool Periodic) const {
   K.reserve(256);
   if (Periodic)
     put(K, static_cast<uint64_t>(ExitLaps));
+  if (Periodic) {
+    put(K, InnerExits.size());
+    for (auto [Occurrence, Exit] : InnerExits)
+      put(K, uint64_t(Occurrence) << 32 | Exit);
+  }
   for (const AgentState &A : Agents) {
     put(K, A.Pc);
     if (Periodic)
-      put(K, A.Laps);
+      put(K, uint64_t(A.Laps) | uint64_t(A.Occurrence) << 24 | uint64_t(A.InnerLaps) << 48);
     put(K, A.Arrived | A.ClusterArrived << 1);
     put(K, A.Ticket);
     put(K, A.ClusterTicket);
@@ -114,14 +119,22 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
         add(EnablingSuffix[A][I], B);
     }
     // Inside a cycle the whole cycle may still come.
-    if (Ag.hasCycle()) {
+    std::vector<std::pair<uint32_t, uint32_t>> Cycles = Ag.InnerCycles;
+    if (Ag.hasCycle())
+      Cycles.push_back({Ag.CycleBegin, Ag.CycleEnd});
+    for (auto [Begin, End] : Cycles) {
       Periodic = true;
-      for (uint32_t I = Ag.CycleBegin + 1; I < Ag.CycleEnd; ++I)
+      for (uint32_t I = Begin + 1; I < End; ++I)
         for (unsigned W = 0; W < Words; ++W) {
-          Suffix[A][I][W] |= Suffix[A][Ag.CycleBegin][W];
-          EnablingSuffix[A][I][W] |= EnablingSuffix[A][Ag.CycleBegin][W];
+          Suffix[A][I][W] |= Suffix[A][Begin][W];
+          EnablingSuffix[A][I][W] |= EnablingSuffix[A][Begin][W];
         }
     }
+    InnerEndAt.emplace_back(Steps.size(), -1);
+    for (size_t I = 0; I < Ag.InnerCycles.size(); ++I)
+      InnerEndAt[A][Ag.InnerCycles[I].second - 1] = static_cast<int>(I);
+    if (!Ag.InnerCycles.empty())
+      InnerAgents.push_back(A);
   }
 }
 
@@ -147,6 +160,27 @@ std::string Simulator::key(const State &St) const {
   }
   if (N.ExitLaps >= 0)
     N.ExitLaps -= Fewest;
+  if (!InnerAgents.empty()) {
+    // Tiles count from the earliest any agent is in; in that tile, passes count from the
+    // fewest any agent in it ran (every agent has entered it: none is behind).
+    uint32_t First = UINT32_MAX, Least = UINT32_MAX;
+    for (unsigned A : InnerAgents)
+      First = std::min(First, N.Agents[A].Occurrence);
+    for (unsigned A : InnerAgents)
+      if (N.Agents[A].Occurrence == First)
+        Least = std::min(Least, N.Agents[A].InnerLaps);
+    for (unsigned A : InnerAgents) {
+      AgentState &AS = N.Agents[A];
+      if (AS.Occurrence == First)
+        AS.InnerLaps -= Least;
+      AS.Occurrence -= First;
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> Exits;
+    for (auto [Occurrence, Exit] : N.InnerExits)
+      if (Occurrence >= First)
+        Exits.push_back({Occurrence - First, Occurrence == First ? Exit - Least : Exit});
+    N.InnerExits = std::move(Exits);
+  }
   return N.key(/*Periodic=*/true);
 }
 
@@ -157,7 +191,23 @@ uint32_t Simulator::lag(const State &St) const {
       Lo = std::min(Lo, St.Agents[A].Laps);
       Hi = std::max(Hi, St.Agents[A].Laps);
     }
-  return Hi >= Lo ? Hi - Lo : 0;
+  uint32_t Lag = Hi >= Lo ? Hi - Lo : 0;
+  if (!InnerAgents.empty()) {
+    uint32_t First = UINT32_MAX, Last = 0, Least = UINT32_MAX, Most = 0;
+    for (unsigned A : InnerAgents) {
+      First = std::min(First, St.Agents[A].Occurrence);
+      Last = std::max(Last, St.Agents[A].Occurrence);
+    }
+    for (unsigned A : InnerAgents)
+      if (St.Agents[A].Occurrence == First) {
+        Least = std::min(Least, St.Agents[A].InnerLaps);
+        Most = std::max(Most, St.Agents[A].InnerLaps);
+      } else {
+        Most = std::max(Most, St.Agents[A].InnerLaps + Least); // passes ahead count whole
+      }
+    Lag = std::max({Lag, Last - First, Most - Least});
+  }
+  return Lag;
 }
 
 bool Simulator::atFreeLapEnd(const State &St, unsigned Agent) const {
@@ -180,6 +230,93 @@ void Simulator::endOfPass(State &St, unsigned Agent, bool Leave) const {
     St.ExitLaps = AS.Laps;
   if (St.ExitLaps < 0 || AS.Laps < St.ExitLaps)
     AS.Pc = S.Agents[Agent].CycleBegin;
+}
+
+int Simulator::innerEnd(const State &St, unsigned Agent) const {
+  uint32_t Pc = St.Agents[Agent].Pc;
+  return Pc < InnerEndAt[Agent].size() ? InnerEndAt[Agent][Pc] : -1;
+}
+
+const std::pair<uint32_t, uint32_t> *Simulator::innerExit(const State &St,
+                                                           uint32_t Occurrence) const {
+  for (const auto &E : St.InnerExits)
+    if (E.first == Occurrence)
+      return &E;
+  return nullptr;
+}
+
+bool Simulator::atFreeInnerEnd(const State &St, unsigned Agent) const {
+  return innerEnd(St, Agent) >= 0 && !innerExit(St, St.Agents[Agent].Occurrence);
+}
+
+bool Simulator::mayLeaveInner(const State &St, unsigned Agent) const {
+  // Every agent runs a tile's k-loop the same number of times: one leaves only when none in
+  // the same tile ran more passes.
+  const AgentState &AS = St.Agents[Agent];
+  for (unsigned B : InnerAgents)
+    if (B != Agent && St.Agents[B].Occurrence == AS.Occurrence &&
+        St.Agents[B].InnerLaps > AS.InnerLaps)
+      return false;
+  return true;
+}
+
+bool Simulator::endOfInnerPass(State &St, unsigned Agent, int I, bool Leave) const {
+  AgentState &AS = St.Agents[Agent];
+  ++AS.InnerLaps;
+  const std::pair<uint32_t, uint32_t> *Exit = innerExit(St, AS.Occurrence);
+  if (!Exit && Leave) {
+    St.InnerExits.push_back({AS.Occurrence, AS.InnerLaps});
+    std::sort(St.InnerExits.begin(), St.InnerExits.end());
+    Exit = innerExit(St, AS.Occurrence);
+  }
+  if (!Exit || AS.InnerLaps < Exit->second) {
+    AS.Pc = S.Agents[Agent].InnerCycles[I].first;
+    return true;
+  }
+  // Left: the tile's count is kept while some agent has not left it yet.
+  uint32_t Left = AS.Occurrence++;
+  AS.InnerLaps = 0;
+  bool Behind = false;
+  for (unsigned B : InnerAgents)
+    Behind |= St.Agents[B].Occurrence <= Left;
+  if (!Behind)
+    St.InnerExits.erase(std::remove_if(St.InnerExits.begin(), St.InnerExits.end(),
+                                       [&](const auto &E) { return E.first == Left; }),
+                        St.InnerExits.end());
+  return false;
+}
+
+std::vector<unsigned> Simulator::choices(const State &St, unsigned Agent) const {
+  const AgentState &AS = St.Agents[Agent];
+  const ConcreteAgent &A = S.Agents[Agent];
+  int I = innerEnd(St, Agent);
+  // Where the step leaves the inner cycle (or has none), does it end an outer pass too?
+  auto OuterFree = [&](uint32_t After) {
+    return St.ExitLaps < 0 && A.hasCycle() && After == A.CycleEnd;
+  };
+  std::vector<unsigned> Out;
+  auto Outer = [&](unsigned Base, uint32_t After) {
+    Out.push_back(Base);
+    if (OuterFree(After) && mayLeave(St, Agent))
+      Out.push_back(Base | 1);
+  };
+  if (I < 0) {
+    Outer(0, AS.Pc + 1);
+    return Out;
+  }
+  uint32_t After = A.InnerCycles[I].second;
+  const std::pair<uint32_t, uint32_t> *Exit = innerExit(St, AS.Occurrence);
+  if (Exit) {
+    if (AS.InnerLaps + 1 >= Exit->second)
+      Outer(0, After); // it leaves the inner cycle now
+    else
+      Out.push_back(0);
+    return Out;
+  }
+  Out.push_back(0); // once more
+  if (mayLeaveInner(St, Agent))
+    Outer(2, After);
+  return Out;
 }
 
 Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C) const {
@@ -264,7 +401,8 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
   // Finishing an agent starts others (the roles after the prologue, the epilogue after the
   // roles): the last step is never taken alone; nor the end of a free pass, so that every
   // cycle of a periodic system's states holds a state with every transition taken.
-  if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() || atFreeLapEnd(St, Agent))
+  if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() || atFreeLapEnd(St, Agent) ||
+      atFreeInnerEnd(St, Agent))
     return false;
   // What may happen before this agent's step: the operations in flight, and each other
   // agent's steps up to a wait on an mbarrier whose phase cannot complete first (it is not
@@ -317,10 +455,12 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
     const ConcreteAgent &Ag = S.Agents[B];
     for (uint32_t Pc = From; Pc < Ag.Steps.size(); ++Pc) {
       const ConcreteStep &C = Ag.Steps[Pc];
-      if (Ag.hasCycle() && Pc + 1 == Ag.CycleEnd) {
+      int Inner = InnerEndAt[B][Pc];
+      if ((Ag.hasCycle() && Pc + 1 == Ag.CycleEnd) || Inner >= 0) {
         // Passes may repeat: everything from the cycle on.
-        Or(Suffix[B][Ag.CycleBegin]);
-        Anything(EnablingSuffix[B][Ag.CycleBegin]);
+        uint32_t Begin = Inner >= 0 ? Ag.InnerCycles[Inner].first : Ag.CycleBegin;
+        Or(Suffix[B][Begin]);
+        Anything(EnablingSuffix[B][Begin]);
         return;
       }
       if (C.Kind == StepKind::Wait && C.Barrier != NoIndex &&
@@ -429,9 +569,8 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
     ScheduleStep T{ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, 0};
     if (Reduce && commutes(St, A))
       return {T};
-    Out.push_back(T);
-    if (atFreeLapEnd(St, A) && mayLeave(St, A))
-      Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, 1});
+    for (unsigned Choice : choices(St, A))
+      Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, Choice});
   }
   for (const LoadInFlight &L : St.Loads)
     Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
@@ -478,7 +617,7 @@ bool Simulator::isEnabled(const State &St, const ScheduleStep &T) const {
 
 Outcome Simulator::apply(State &St, const ScheduleStep &T) const {
   if (T.K == ScheduleStep::Kind::Execute)
-    return execute(St, T.Agent, T.Copy == 1);
+    return execute(St, T.Agent, T.Copy);
   return complete(St, T);
 }
 
@@ -549,7 +688,7 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
   return O;
 }
 
-Outcome Simulator::execute(State &St, unsigned Agent, bool Leave) const {
+Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   AgentState &AS = St.Agents[Agent];
   const ConcreteAgent &A = S.Agents[Agent];
   const ConcreteStep &C = A.Steps[AS.Pc];
@@ -697,8 +836,13 @@ Outcome Simulator::execute(State &St, unsigned Agent, bool Leave) const {
   case StepKind::Unknown:
     return Violation("an unknown step was reached");
   }
-  if (Advance && ++AS.Pc == A.CycleEnd && A.hasCycle())
-    endOfPass(St, Agent, Leave);
+  if (!Advance)
+    return O;
+  int Inner = InnerEndAt[Agent][AS.Pc++];
+  if (Inner >= 0 && endOfInnerPass(St, Agent, Inner, Choice & 2))
+    return O;
+  if (AS.Pc == A.CycleEnd && A.hasCycle())
+    endOfPass(St, Agent, Choice & 1);
   return O;
 }
 

@@ -42,6 +42,9 @@ struct AgentState {
   models::Tcgen05CommitTracker Tcgen05;
   /// Periodic systems: passes of the agent's cycle completed.
   uint32_t Laps = 0;
+  /// Persistent periodic systems: inner cycles left so far (the tile it is in, counted over
+  /// every pass of the outer cycle) and passes of the current one completed.
+  uint32_t Occurrence = 0, InnerLaps = 0;
 };
 
 struct State {
@@ -57,6 +60,9 @@ struct State {
   /// Periodic systems: the passes after which every agent with a cycle leaves it, once the
   /// first agent left (-1 before). All agents run the same trip count.
   int64_t ExitLaps = -1;
+  /// Persistent periodic systems: per inner-cycle occurrence (a tile) that an agent left,
+  /// the passes every agent runs in it; sorted by occurrence.
+  std::vector<std::pair<uint32_t, uint32_t>> InnerExits;
 
   /// A canonical encoding for hashing: equal keys, equal futures. Periodic (Simulator::key
   /// prepares the state): completed mbarrier phases only by parity, named and cluster
@@ -89,9 +95,10 @@ public:
   std::string key(const State &St) const;
   /// The largest difference between the passes two agents with cycles have completed.
   uint32_t lag(const State &St) const;
-  /// Applies an enabled transition. Executing the last step of a cycle: Copy 0 runs the
-  /// cycle again, Copy 1 leaves it (only while no agent left yet; afterwards the agent leaves
-  /// after the passes the first one ran, whatever the Copy).
+  /// Applies an enabled transition. Executing the last step of a cycle: Copy bit 0 clear runs
+  /// the cycle again, set leaves it (only while no agent left yet; afterwards the agent
+  /// leaves after the passes the first one ran, whatever the Copy); bit 1 likewise for an
+  /// inner cycle (a tile's k-loop).
   Outcome apply(State &St, const ScheduleStep &T) const;
   bool finished(const State &St) const;
   /// Every unfinished agent and what it waits for.
@@ -106,9 +113,24 @@ private:
   bool atFreeLapEnd(const State &St, unsigned Agent) const;
   bool mayLeave(const State &St, unsigned Agent) const;
   void endOfPass(State &St, unsigned Agent, bool Leave) const;
+  /// Inner cycles: the one whose last step is the agent's next (-1: none), whether the
+  /// agent's tile has no pass count yet, and whether it may fix it now.
+  int innerEnd(const State &St, unsigned Agent) const;
+  const std::pair<uint32_t, uint32_t> *innerExit(const State &St, uint32_t Occurrence) const;
+  bool atFreeInnerEnd(const State &St, unsigned Agent) const;
+  bool mayLeaveInner(const State &St, unsigned Agent) const;
+  /// Ends a pass of inner cycle I; true when the agent runs it again.
+  bool endOfInnerPass(State &St, unsigned Agent, int I, bool Leave) const;
+  /// The choices (ScheduleStep::Copy) of executing the agent's next step: bit 0 leaves the
+  /// outer cycle, bit 1 the inner one, where the step ends a pass that is free to end.
+  std::vector<unsigned> choices(const State &St, unsigned Agent) const;
+  /// Agents with inner cycles.
+  std::vector<unsigned> InnerAgents;
+  /// Per agent, per step: the inner cycle it ends (-1: none).
+  std::vector<std::vector<int>> InnerEndAt;
   bool Periodic = false;
   std::string waitReason(const State &St, unsigned Agent) const;
-  Outcome execute(State &St, unsigned Agent, bool Leave = false) const;
+  Outcome execute(State &St, unsigned Agent, unsigned Choice = 0) const;
   Outcome complete(State &St, const ScheduleStep &T) const;
   /// Races of a read (Write false) or write of buffer slot B by step T.
   Outcome checkAccess(const State &St, unsigned B, bool Write, bool Async,

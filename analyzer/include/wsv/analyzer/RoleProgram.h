@@ -245,6 +245,11 @@ struct ConcreteAgent {
   /// again any number of times before it leaves for CycleEnd; CycleBegin == CycleEnd: none.
   uint32_t CycleBegin = 0, CycleEnd = 0;
   bool hasCycle() const { return CycleEnd > CycleBegin; }
+  /// A periodic system of a persistent kernel: the last pass of the k-loop in each tile,
+  /// [begin, end) in Steps, in order, one per tile (the outer cycle above runs over tiles).
+  /// The agent may run each again any number of times; every agent runs the same tile's
+  /// inner cycle the same number of times, which the first to leave it fixes.
+  std::vector<std::pair<uint32_t, uint32_t>> InnerCycles;
 };
 
 struct BarrierInstance {
