@@ -115,7 +115,9 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       }
       for (auto [B, N] : StepEnabling[A][I].Arrivals)
         add(EnablingSuffix[A][I], B);
-      for (unsigned B : StepEnabling[A][I].Tx)
+      for (auto [B, N] : StepEnabling[A][I].Bytes)
+        add(EnablingSuffix[A][I], B);
+      for (unsigned B : StepEnabling[A][I].Expects)
         add(EnablingSuffix[A][I], B);
     }
     // Inside a cycle the whole cycle may still come.
@@ -376,15 +378,16 @@ Simulator::Enabling Simulator::enables(const ConcreteStep &C) const {
     if (C.Barrier != NoIndex) {
       E.Arrivals.push_back({C.Barrier, std::max(1u, C.Count)});
       if (C.TxBytes)
-        E.Tx.push_back(C.Barrier);
+        E.Expects.push_back(C.Barrier);
     }
     break;
   case StepKind::ExpectTx: // a negative tx count brought back to zero completes a phase
     if (C.Barrier != NoIndex)
-      E.Tx.push_back(C.Barrier);
+      E.Expects.push_back(C.Barrier);
     break;
   case StepKind::AsyncLoad:
-    E.Tx.assign(C.Targets.begin(), C.Targets.end());
+    for (unsigned B : C.Targets)
+      E.Bytes.push_back({B, uint64_t(C.TxBytes) * std::max(1u, C.Count)});
     break;
   case StepKind::MmaCommit:
     for (unsigned B : C.Targets)
@@ -404,14 +407,56 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
   if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() || atFreeLapEnd(St, Agent) ||
       atFreeInnerEnd(St, Agent))
     return false;
-  // What may happen before this agent's step: the operations in flight, and each other
-  // agent's steps up to a wait on an mbarrier whose phase cannot complete first (it is not
-  // complete now, and what may run first brings fewer arrivals than it lacks, or no byte
-  // count when only bytes are missing). The step is taken alone when it touches none of
-  // that: it then commutes with all of it.
+  return !touchedFirst(St, Agent, nullptr, StepFootprint[Agent][AS.Pc]);
+}
+
+bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
+  // The copy's complete_tx and the other copies to the same barrier commute unless some of
+  // them, not all, can complete its phase: then the order decides which phase a byte count
+  // lands in.
+  const ConcreteStep &C = S.Agents[L.Agent].Steps[L.Step];
+  for (unsigned X : C.Targets) {
+    const models::Mbarrier &B = St.Barriers[X];
+    if (!B.initialized())
+      return false; // a violation to report where it happens
+    if (B.pending() > 0)
+      continue;
+    std::vector<uint64_t> Sizes;
+    for (const LoadInFlight &O : St.Loads) {
+      const ConcreteStep &OC = S.Agents[O.Agent].Steps[O.Step];
+      if (std::find(OC.Targets.begin(), OC.Targets.end(), X) != OC.Targets.end())
+        Sizes.push_back(OC.TxBytes);
+    }
+    if (Sizes.size() > 10)
+      return false;
+    for (uint32_t Subset = 1; Subset + 1 < (1u << Sizes.size()); ++Subset) {
+      int64_t Sum = 0;
+      for (size_t I = 0; I < Sizes.size(); ++I)
+        if ((Subset >> I) & 1)
+          Sum += static_cast<int64_t>(Sizes[I]);
+      if (Sum == B.txCount())
+        return false;
+    }
+  }
+  Footprint Mine(Words, 0);
+  for (unsigned B : C.Targets)
+    add(Mine, B);
+  for (unsigned B : C.Writes)
+    add(Mine, S.Barriers.size() + B);
+  return !touchedFirst(St, NoIndex, &L, Mine);
+}
+
+bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
+                             const Footprint &Mine) const {
+  // What may happen before the transition (a step of Agent, or the completion of Load): the
+  // operations in flight, and each agent's steps up to a wait on an mbarrier whose phase
+  // cannot complete first (it is not complete now, and what may run first brings fewer
+  // arrivals than it lacks, or too few bytes when no expect_tx may come). The transition is
+  // taken alone when it touches none of that: it then commutes with all of it.
   Footprint Others(Words, 0);
   std::vector<uint32_t> Arrivals(S.Barriers.size(), 0);
-  std::vector<bool> Tx(S.Barriers.size(), false);
+  std::vector<uint64_t> Bytes(S.Barriers.size(), 0);
+  std::vector<bool> Expect(S.Barriers.size(), false);
   auto Or = [&](const Footprint &F) {
     for (unsigned W = 0; W < Words; ++W)
       Others[W] |= F[W];
@@ -419,19 +464,25 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
   auto Add = [&](const Enabling &E) {
     for (auto [B, N] : E.Arrivals)
       Arrivals[B] = N > UINT32_MAX - Arrivals[B] ? UINT32_MAX : Arrivals[B] + N;
-    for (unsigned B : E.Tx)
-      Tx[B] = true;
+    for (auto [B, N] : E.Bytes)
+      Bytes[B] = std::min<uint64_t>(Bytes[B] + N, uint64_t(1) << 40);
+    for (unsigned B : E.Expects)
+      Expect[B] = true;
   };
   auto Anything = [&](const Footprint &Barriers) {
     for (unsigned B = 0; B < S.Barriers.size(); ++B)
       if ((Barriers[B / 64] >> (B % 64)) & 1) {
         Arrivals[B] = UINT32_MAX;
-        Tx[B] = true;
+        Bytes[B] = uint64_t(1) << 40;
+        Expect[B] = true;
       }
   };
   auto MayComplete = [&](unsigned B) {
     const models::Mbarrier &M = St.Barriers[B];
-    return Arrivals[B] >= M.pending() && (M.pending() > 0 || Tx[B]);
+    int64_t Tx = M.txCount();
+    return Arrivals[B] >= M.pending() &&
+           (Expect[B] || (Tx >= 0 && uint64_t(Tx) <= Bytes[B])) &&
+           (M.pending() > 0 || Tx != 0 || Expect[B]);
   };
   for (unsigned B = 0; B < S.Agents.size(); ++B) {
     const AgentState &BS = St.Agents[B];
@@ -446,7 +497,13 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
         Arrivals[T] = UINT32_MAX;
   }
   for (const LoadInFlight &L : St.Loads) {
-    Or(StepFootprint[L.Agent][L.Step]);
+    if (Load && L == *Load)
+      continue;
+    Footprint F = StepFootprint[L.Agent][L.Step];
+    if (Load) // copies to the same barrier: loadCommutes checked their order does not matter
+      for (unsigned B : S.Agents[Load->Agent].Steps[Load->Step].Targets)
+        F[B / 64] &= ~(uint64_t(1) << (B % 64));
+    Or(F);
     Add(StepEnabling[L.Agent][L.Step]);
   }
   // Each other agent's walk: the wait it stopped at (NoIndex: it ran to its end).
@@ -488,11 +545,10 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
         Changed = true;
       }
   }
-  const Footprint &Mine = StepFootprint[Agent][AS.Pc];
   for (unsigned W = 0; W < Words; ++W)
     if (Mine[W] & Others[W])
-      return false;
-  return true;
+      return true;
+  return false;
 }
 
 State Simulator::initial() const {
@@ -572,8 +628,12 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
     for (unsigned Choice : choices(St, A))
       Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, Choice});
   }
-  for (const LoadInFlight &L : St.Loads)
-    Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
+  for (const LoadInFlight &L : St.Loads) {
+    ScheduleStep T{ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy};
+    if (Reduce && loadCommutes(St, L))
+      return {T};
+    Out.push_back(T);
+  }
   completions(St, Out, /*Eager=*/false);
   return Out;
 }

@@ -148,9 +148,16 @@ private:
   /// (barrier instance, count) and byte counts.
   struct Enabling {
     llvm::SmallVector<std::pair<unsigned, uint32_t>, 2> Arrivals;
-    llvm::SmallVector<unsigned, 2> Tx;
+    llvm::SmallVector<std::pair<unsigned, uint64_t>, 2> Bytes; ///< complete_tx of copies
+    llvm::SmallVector<unsigned, 2> Expects;                    ///< expect_tx
   };
   Enabling enables(const ConcreteStep &C) const;
+  /// Whether something that may happen before the transition (a step of Agent, or Load's
+  /// completion; NoIndex / nullptr: neither) touches Mine.
+  bool touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
+                    const Footprint &Mine) const;
+  /// A copy's completion that commutes with everything that may happen before it.
+  bool loadCommutes(const State &St, const LoadInFlight &L) const;
   void add(Footprint &F, unsigned Bit) const { F[Bit / 64] |= uint64_t(1) << (Bit % 64); }
   bool commutes(const State &St, unsigned Agent) const;
 
