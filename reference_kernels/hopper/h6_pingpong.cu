@@ -19,9 +19,14 @@
 //   phases    the ring runs over the cluster's tile sequence: the producer's counter `it` counts
 //             every k-tile it loads; the consumer of tile j starts at it = j k_tiles and skips the
 //             other consumer's tiles. Stage it % S, parity (it / S) & 1 (producer: empty parity
-//             ^ 1). The ring order alone staggers the consumers: the next tile's first stage is
-//             loaded only when the current tile's consumer frees a stage, S k-tiles before its
-//             end, so the mainloops overlap by at most S k-tiles and the epilogues never meet.
+//             ^ 1).
+//   order     a parity wait tells only the current phase from the one before, so the consumer of
+//             tile j + 1 may wait on its first stage only once every earlier stage has completed:
+//             the consumer of tile j, past its last full wait, does bar.arrive 4 + (1 - c), 256;
+//             the consumer of tile j + 1 does bar.sync 4 + c, 256 before its first full wait
+//             (consumer0 skips it for its first tile; no arrive after the cluster's last tile).
+//             The mainloops therefore take turns, and each epilogue runs under the other
+//             consumer's wgmma.
 //   epilogue  per consumer, 4 chunks of 64 x 64 through B staging buffers of 8 KiB of its own
 //             (128B swizzle): thread 0 waits bulk wait_group.read B - 1 (the store that last
 //             read this buffer is done); bar.sync 2 + c, 128; stmatrix; fence.proxy.async;
@@ -63,6 +68,7 @@ constexpr uint32_t STAGING_BYTES = CONSUMERS * BUFFERS * CHUNK_BYTES;
 constexpr uint32_t THREADS = 128 * (1 + CONSUMERS);
 constexpr uint32_t SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + STAGING_BYTES + 2 * STAGES * 8;
 constexpr uint32_t BAR_EPILOGUE = 2;  // named barriers 2 and 3: one per consumer warpgroup
+constexpr uint32_t BAR_ORDER = 4;     // named barriers 4 and 5: consumer c may start its mainloop
 static_assert(STAGE_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "128B swizzle atoms: 1 KiB aligned");
 static_assert(SMEM_BYTES + 1024 <= 232448, "shared memory: 227 KiB per CTA, 1 KiB kept for the "
                                            "checked build's static state");
@@ -156,6 +162,7 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
       uint32_t tm, tn;
       tile_coords(t, tiles_m, tiles_n, tm, tn);
       uint32_t it = j * k_tiles;
+      if (j > 0) named_barrier_sync_at(BAR_ORDER + c, 256, {me, 0, BAR_ORDER + c, it});
       for (uint32_t i = 0; i < k_tiles; ++i, ++it) {
         const uint32_t s = it % STAGES, parity = (it / STAGES) & 1;
         mbarrier_wait_at(full(s), parity, {me, BAR_FULL, s, it});
@@ -169,6 +176,8 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
         wgmma_wait<1>();
         if (i > 0) release((it - 1) % STAGES);
       }
+      // Every stage up to this tile's last has completed: the next tile's consumer may wait.
+      if (t + tile_step < tiles) named_barrier_arrive(BAR_ORDER + (1 - c), 256);
       wgmma_wait<0>();
       wgmma_fence_operands(acc);
       release((it - 1) % STAGES);
