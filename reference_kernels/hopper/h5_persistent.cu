@@ -19,6 +19,14 @@
 //             buffer is done);
 //             bar.sync 2 + c, 128; stmatrix; fence.proxy.async; bar.sync 2 + c, 128; thread 0
 //             issues the TMA store and commit_group. Before exit: wait_group 0, barrier.cluster.
+//   stream-K  (-DH5_STREAM_K=1, off by default) when the tiles leave the last wave part-empty,
+//             the rem = tiles % clusters last tiles are not run whole: their rem x k_tiles
+//             k-tiles are cut into one even share per cluster (at most two pieces, each a k-range
+//             of one tile), loaded and computed like tiles. A piece that starts past k-tile 0
+//             stores its fp32 partial sum to its consumer's global slot, bar.sync 2 + c, and
+//             thread 0 sets the slot's flag (st.release.gpu); the piece that starts at k-tile 0,
+//             its cluster's last, has thread 0 wait for each later contributor's flag
+//             (ld.acquire.gpu) and clear it, bar.sync 2 + c, adds the partial sums and stores D.
 #include "gemm_common.cuh"
 #include "ptx_sync.cuh"
 #include "wsv_bug.h"
@@ -44,9 +52,14 @@
 #ifndef H5_EPILOGUE
 #define H5_EPILOGUE 1
 #endif
-// 1: stream-K for the tiles of the last, partial wave (PERF.md): see "stream-K" in the protocol.
+// 1: stream-K for the tiles of the last, partial wave: "stream-K" in the protocol, PERF.md.
 #ifndef H5_STREAM_K
 #define H5_STREAM_K 0
+#endif
+// Handing a partial sum over costs about 15 k-tiles of time (PERF.md), so stream-K runs only
+// where it shortens every cluster's last wave by at least this many k-tiles (0: wherever it can).
+#ifndef H5_SK_MIN_SAVING
+#define H5_SK_MIN_SAVING 32
 #endif
 
 namespace {
@@ -146,10 +159,13 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
   const uint32_t wg = threadIdx.x / 128, wg_thread = threadIdx.x % 128;
   const uint32_t rank = cluster_ctarank();
 #if H5_STREAM_K
-  // Stream-K only when each share is at least half a tile (at most 3 pieces per tile); else the
+  // Stream-K only when each share is at least half a tile (at most 3 pieces per tile) and saves
+  // H5_SK_MIN_SAVING k-tiles: a share is rem / clusters of k_tiles instead of k_tiles. Else the
   // last wave runs tile by tile.
-  const uint32_t sk_tiles =
-      gridDim.x <= SK_MAX_CTAS && 2 * (tiles % tile_step) >= tile_step ? tiles % tile_step : 0;
+  const uint32_t rem = tiles % tile_step;
+  const bool use_sk = gridDim.x <= SK_MAX_CTAS && 2 * rem >= tile_step &&
+                      k_tiles * (tile_step - rem) >= H5_SK_MIN_SAVING * tile_step;
+  const uint32_t sk_tiles = use_sk ? rem : 0;
   const sk_plan sk = {tiles - sk_tiles, sk_tiles, k_tiles, tile_step};
   const uint32_t dp_tiles = sk.dp_tiles;  // tiles run whole, round robin
 #else
