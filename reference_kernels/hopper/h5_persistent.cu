@@ -48,7 +48,9 @@
 #define H5_STAGING_BUFFERS 2
 #endif
 // 1: stmatrix + TMA store (the protocol above); 2: plain stores from registers (PERF.md compares
-// them); 0, for measurement only: D is left unwritten, to time the kernel without an epilogue.
+// them); 3: as 1, but deferred: the tile's D, rounded and packed into 64 registers, is stored one
+// chunk per k-tile while the next tile's first wgmma run ("deferred epilogue" in the protocol);
+// 0, for measurement only: D is left unwritten, to time the kernel without an epilogue.
 #ifndef H5_EPILOGUE
 #define H5_EPILOGUE 1
 #endif
@@ -230,6 +232,36 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
 #pragma unroll
     for (int j = 0; j < 128; ++j) acc[j] = 0.f;
     uint32_t it = 0, chunk = 0;
+#if H5_EPILOGUE == 3
+    // The last tile's D in E, packed in pairs (held[h] = acc[2h], acc[2h + 1]), and the next of
+    // its 4 chunks to store (4: none left).
+    uint32_t held[64];
+    uint32_t held_next = TILE_N / CHUNK, held_row0 = 0, held_col0 = 0;
+    auto store_held_chunk = [&]() {
+#pragma unroll
+      for (uint32_t j = 0; j < TILE_N / CHUNK; ++j) {
+        if (j != held_next) continue;  // constant register indices: one copy per chunk
+        const uint32_t buf = staging + (BUFFERS * c + chunk % BUFFERS) * CHUNK_BYTES;
+        if (leader) bulk_wait_group_read<BUFFERS - 1>();
+        named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
+#pragma unroll
+        for (uint32_t q = 0; q < CHUNK / 16; ++q) {
+          const uint32_t g = (CHUNK / 8) * j + 2 * q;  // first of the two 8-column groups
+          const uint32_t col = 16 * q + 8 * st_col8;
+          const uint32_t addr = buf + st_row * 128 + (((col / 8) ^ (st_row % 8)) * 16);
+          stmatrix_x4(addr, held[2 * g], held[2 * g + 1], held[2 * g + 2], held[2 * g + 3]);
+        }
+        fence_proxy_async_shared();
+        named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
+        if (leader) {
+          tma_store_2d(tma_d, buf, held_col0 + CHUNK * j, held_row0);
+          bulk_commit_group();
+        }
+      }
+      ++held_next;
+      ++chunk;
+    };
+#endif
     // The k-tiles [kb, ke) of one tile into acc (overwritten at kb), stages released behind.
     auto mainloop = [&](uint32_t kb, uint32_t ke) {
       for (uint32_t i = kb; i < ke; ++i, ++it) {
@@ -242,6 +274,10 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
           wgmma_m64n256k16<E>(acc, wgmma_desc_sw128(a_tile(s) + c * 64 * 128 + 32 * kk),
                               wgmma_desc_sw128(b_tile(s) + 32 * kk), i > kb || kk > 0);
         wgmma_commit();
+#if H5_EPILOGUE == 3
+        // The wgmma just issued keep the tensor cores busy while a chunk of the last tile goes out.
+        if (held_next < TILE_N / CHUNK) store_held_chunk();
+#endif
         wgmma_wait<1>();
         if (i > kb) release((it - 1) % STAGES);
       }
@@ -262,6 +298,14 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
         for (int j = 0; j < 128; ++j) sum += acc[j];
         if (__float_as_uint(sum) == 0x7fc00001u) d[0] = 1;
       }
+#if H5_EPILOGUE == 3
+      while (held_next < TILE_N / CHUNK) store_held_chunk();  // fewer than 4 k-tiles ran since
+#pragma unroll
+      for (uint32_t h = 0; h < 64; ++h) held[h] = pack2<E>(acc[2 * h], acc[2 * h + 1]);
+      held_next = 0;
+      held_row0 = (tm * CLUSTER + rank) * TILE_M + 64 * c;
+      held_col0 = tn * TILE_N;
+#endif
       if constexpr (H5_EPILOGUE == 1) {
         const uint32_t row0 = (tm * CLUSTER + rank) * TILE_M + 64 * c, col0 = tn * TILE_N;
 #pragma unroll
@@ -342,6 +386,9 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
       tile_coords(t, tiles_m, tiles_n, tm, tn);
       store_tile(tm, tn);
     });
+#endif
+#if H5_EPILOGUE == 3
+    while (held_next < TILE_N / CHUNK) store_held_chunk();
 #endif
     if (leader) bulk_wait_group<0>();
   }
