@@ -19,6 +19,11 @@
 //             buffer is done);
 //             bar.sync 2 + c, 128; stmatrix; fence.proxy.async; bar.sync 2 + c, 128; thread 0
 //             issues the TMA store and commit_group. Before exit: wait_group 0, barrier.cluster.
+//   deferred  (-DH5_EPILOGUE=3, off by default) the same chunks, stored from a copy of D rounded
+//   epilogue  to E and packed into 64 registers per thread: chunk j of tile t goes out right after
+//             the wgmma of k-tile j of the consumer's next tile are issued, so the tensor cores
+//             stop only for the rounding; leftovers (tiles of fewer than 4 k-tiles) are stored
+//             before the copy is overwritten, and before exit.
 //   stream-K  (-DH5_STREAM_K=1, off by default) when the tiles leave the last wave part-empty,
 //             the rem = tiles % clusters last tiles are not run whole: their rem x k_tiles
 //             k-tiles are cut into one even share per cluster (at most two pieces, each a k-range
