@@ -32,6 +32,8 @@
 //             thread 0 sets the slot's flag (st.release.gpu); the piece that starts at k-tile 0,
 //             its cluster's last, has thread 0 wait for each later contributor's flag
 //             (ld.acquire.gpu) and clear it, bar.sync 2 + c, adds the partial sums and stores D.
+//             Slots and flags are module globals: one launch at a time per loaded module, and a
+//             launch that traps can leave a flag set for the next.
 #include "gemm_common.cuh"
 #include "ptx_sync.cuh"
 #include "wsv_bug.h"
