@@ -70,13 +70,6 @@
 #ifndef H5_SK_MIN_SAVING
 #define H5_SK_MIN_SAVING 32
 #endif
-// 1: the tiles of the last, partial wave go to the clusters that ask first ("dynamic tail").
-#ifndef H5_DYNAMIC_TAIL
-#define H5_DYNAMIC_TAIL 0
-#endif
-#if H5_DYNAMIC_TAIL && H5_STREAM_K
-#error "stream-K and the dynamic tail both schedule the last wave: choose one"
-#endif
 
 namespace {
 
@@ -95,9 +88,7 @@ constexpr uint32_t CHUNK_BYTES = 64 * CHUNK * elem_bytes;        // 64 rows x 64
 constexpr uint32_t BUFFERS = H5_STAGING_BUFFERS;                 // staging buffers per consumer
 constexpr uint32_t STAGING_BYTES = CONSUMERS * BUFFERS * CHUNK_BYTES;
 constexpr uint32_t THREADS = 128 * (1 + CONSUMERS);
-constexpr uint32_t SCHED_BYTES = H5_DYNAMIC_TAIL ? 16 : 0;  // its mbarrier and the tile it names
-constexpr uint32_t SMEM_BYTES =
-    1024 + STAGES * STAGE_BYTES + STAGING_BYTES + 2 * STAGES * 8 + SCHED_BYTES;
+constexpr uint32_t SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + STAGING_BYTES + 2 * STAGES * 8;
 constexpr uint32_t BAR_EPILOGUE = 2;  // named barriers 2 and 3: one per consumer warpgroup
 static_assert(SMEM_BYTES + 1024 <= 232448, "shared memory: 227 KiB per CTA, 1 KiB kept for the "
                                            "checked build's static state");
@@ -147,42 +138,6 @@ struct sk_plan {
 };
 #endif
 
-#if H5_DYNAMIC_TAIL
-// Tickets for the last wave's tiles: each cluster takes one; the one that takes the last resets
-// the counter for the next launch (so a launch that traps leaves it set).
-__device__ uint32_t tail_ticket;
-
-// Stores v at shared address addr of CTA cta_rank of the cluster.
-__device__ __forceinline__ void st_shared_cluster(uint32_t addr, uint32_t cta_rank, uint32_t v) {
-  asm volatile(
-      "{\n\t.reg .b32 remAddr32;\n\t"
-      "mapa.shared::cluster.u32 remAddr32, %0, %1;\n\t"
-      "st.shared::cluster.u32 [remAddr32], %2;\n\t}" ::"r"(addr),
-      "r"(cta_rank), "r"(v)
-      : "memory");
-}
-
-__device__ __forceinline__ uint32_t ld_shared(uint32_t addr) {
-  uint32_t v;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
-  return v;
-}
-
-// mbarrier_wait with acquire at cluster scope: what another CTA stored before its
-// .release.cluster arrival is visible after it.
-__device__ __forceinline__ void mbarrier_wait_acquire_cluster(uint32_t bar, uint32_t phase) {
-  asm volatile(
-      "{\n\t.reg .pred P1;\n\t"
-      "WAIT:\n\t"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 P1, [%0], %1;\n\t"
-      "@P1 bra DONE;\n\t"
-      "bra.uni WAIT;\n\t"
-      "DONE:\n\t}" ::"r"(bar),
-      "r"(phase)
-      : "memory");
-}
-#endif
-
 // Cluster tile t in groups of GROUP tile rows, column by column inside a group, so the clusters
 // running at once share A rows and B columns in L2.
 __device__ __forceinline__ void tile_coords(uint32_t t, uint32_t tiles_m, uint32_t tiles_n,
@@ -222,15 +177,6 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
   const uint32_t sk_tiles = use_sk ? rem : 0;
   const sk_plan sk = {tiles - sk_tiles, sk_tiles, k_tiles, tile_step};
   const uint32_t dp_tiles = sk.dp_tiles;  // tiles run whole, round robin
-#elif H5_DYNAMIC_TAIL
-  // The last rem tiles go one each to the first rem clusters that finish loading their share of
-  // the others: cluster rank 0's producer takes a ticket and stores it into both CTAs
-  // (sched_val), then arrives on both CTAs' sched_bar (init 1, .release.cluster); every role
-  // waits on sched_bar parity 0 (.acquire.cluster) before it reads the ticket; ticket q < rem
-  // names tile dp_tiles + q, the others nothing.
-  const uint32_t rem = tiles % tile_step;
-  const uint32_t dp_tiles = tiles - rem;
-  const uint32_t sched_bar = bars + 2 * STAGES * 8, sched_val = sched_bar + 8;
 #else
   const uint32_t dp_tiles = tiles;
 #endif
@@ -241,9 +187,6 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
       mbarrier_init(full(s), 1);
       mbarrier_init(empty(s), CONSUMERS * CLUSTER);
     }
-#if H5_DYNAMIC_TAIL
-    mbarrier_init(sched_bar, 1);
-#endif
     fence_mbarrier_init();
   }
   cluster_sync();
@@ -270,21 +213,6 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
       for (uint32_t t = first_tile; t < dp_tiles; t += tile_step) load(t, 0, k_tiles);
 #if H5_STREAM_K
       sk.for_each_piece(first_tile, load);
-#endif
-#if H5_DYNAMIC_TAIL
-      if (rem > 0) {
-        if (rank == 0) {
-          const uint32_t q = atomicAdd(&tail_ticket, 1);
-          if (q == tile_step - 1) atomicExch(&tail_ticket, 0);
-          for (uint32_t r = 0; r < CLUSTER; ++r) {
-            st_shared_cluster(sched_val, r, q);
-            mbarrier_arrive_cluster(sched_bar, r);
-          }
-        }
-        mbarrier_wait_acquire_cluster(sched_bar, 0);
-        const uint32_t q = ld_shared(sched_val);
-        if (q < rem) load(dp_tiles + q, 0, k_tiles);
-      }
 #endif
     }
   } else {
@@ -465,18 +393,6 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
       tile_coords(t, tiles_m, tiles_n, tm, tn);
       store_tile(tm, tn);
     });
-#endif
-#if H5_DYNAMIC_TAIL
-    if (rem > 0) {
-      mbarrier_wait_acquire_cluster(sched_bar, 0);
-      const uint32_t q = ld_shared(sched_val);
-      if (q < rem) {
-        uint32_t tm, tn;
-        tile_coords(dp_tiles + q, tiles_m, tiles_n, tm, tn);
-        mainloop(0, k_tiles);
-        store_tile(tm, tn);
-      }
-    }
 #endif
 #if H5_EPILOGUE == 3
     while (held_next < TILE_N / CHUNK) store_held_chunk();
