@@ -3,7 +3,9 @@
 // tile out while the other's wgmma keep the tensor cores busy (CUTLASS's
 // KernelTmaWarpSpecializedPingpong). H5's consumers share a 128 x 256 tile and both stop the tensor
 // cores for their epilogue (about 3% at 4096^3, PERF.md). The price: a stage carries 64 rows of A
-// for 256 columns of B, so B's bytes per flop double in shared memory and L2.
+// for 256 columns of B, so B's bytes per flop double in shared memory and L2, and the bytes into
+// each SM per tensor-core cycle go from 48 to 80 B/clk, above what an SM takes in (about 64):
+// measured 5-13% slower than H5 (PERF.md, version 10). Kept as a correct ping-pong protocol.
 //
 // Protocol
 //   cluster   C = 2 CTAs along M: rank r loads A rows of its own tile and B rows
