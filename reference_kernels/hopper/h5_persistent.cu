@@ -19,21 +19,6 @@
 //             buffer is done);
 //             bar.sync 2 + c, 128; stmatrix; fence.proxy.async; bar.sync 2 + c, 128; thread 0
 //             issues the TMA store and commit_group. Before exit: wait_group 0, barrier.cluster.
-//   deferred  (-DH5_EPILOGUE=3, off by default) the same chunks, stored from a copy of D rounded
-//   epilogue  to E and packed into 64 registers per thread: chunk j of tile t goes out right after
-//             the wgmma of k-tile j of the consumer's next tile are issued, so the tensor cores
-//             stop only for the rounding; leftovers (tiles of fewer than 4 k-tiles) are stored
-//             before the copy is overwritten, and before exit.
-//   stream-K  (-DH5_STREAM_K=1, off by default) when the tiles leave the last wave part-empty,
-//             the rem = tiles % clusters last tiles are not run whole: their rem x k_tiles
-//             k-tiles are cut into one even share per cluster (at most two pieces, each a k-range
-//             of one tile), loaded and computed like tiles. A piece that starts past k-tile 0
-//             stores its fp32 partial sum to its consumer's global slot, bar.sync 2 + c, and
-//             thread 0 sets the slot's flag (st.release.gpu); the piece that starts at k-tile 0,
-//             its cluster's last, has thread 0 wait for each later contributor's flag
-//             (ld.acquire.gpu) and clear it, bar.sync 2 + c, adds the partial sums and stores D.
-//             Slots and flags are module globals: one launch at a time per loaded module, and a
-//             launch that traps can leave a flag set for the next.
 #include "gemm_common.cuh"
 #include "ptx_sync.cuh"
 #include "wsv_bug.h"
@@ -55,20 +40,9 @@
 #define H5_STAGING_BUFFERS 2
 #endif
 // 1: stmatrix + TMA store (the protocol above); 2: plain stores from registers (PERF.md compares
-// them); 3: as 1, but deferred: the tile's D, rounded and packed into 64 registers, is stored one
-// chunk per k-tile while the next tile's first wgmma run ("deferred epilogue" in the protocol);
-// 0, for measurement only: D is left unwritten, to time the kernel without an epilogue.
+// them); 0, for measurement only: D is left unwritten, to time the kernel without an epilogue.
 #ifndef H5_EPILOGUE
 #define H5_EPILOGUE 1
-#endif
-// 1: stream-K for the tiles of the last, partial wave: "stream-K" in the protocol, PERF.md.
-#ifndef H5_STREAM_K
-#define H5_STREAM_K 0
-#endif
-// Handing a partial sum over costs about 15 k-tiles of time (PERF.md), so stream-K runs only
-// where it shortens every cluster's last wave by at least this many k-tiles (0: wherever it can).
-#ifndef H5_SK_MIN_SAVING
-#define H5_SK_MIN_SAVING 32
 #endif
 
 namespace {
@@ -95,48 +69,6 @@ static_assert(SMEM_BYTES + 1024 <= 232448, "shared memory: 227 KiB per CTA, 1 Ki
 
 enum role : uint32_t { ROLE_PRODUCER, ROLE_CONSUMER0, ROLE_CONSUMER1 };
 enum barrier : uint32_t { BAR_FULL, BAR_EMPTY };
-
-#if H5_STREAM_K
-// Partial sums of stream-K pieces, one 64 x 256 fp32 slot per consumer of each CTA (its first
-// piece is the only one a cluster hands over), laid out [float4 q][thread] so each store and load
-// of a warp is 512 contiguous bytes; and one flag per slot, 1 while the slot holds a partial sum
-// (the reader resets it). Sized for 132 SMs (H100, H200); a larger grid runs without stream-K.
-constexpr uint32_t SK_MAX_CTAS = 132;
-__device__ float4 sk_partials[SK_MAX_CTAS * CONSUMERS * 32 * 128];
-__device__ uint32_t sk_flags[SK_MAX_CTAS * CONSUMERS];
-
-__device__ __forceinline__ void flag_release(uint32_t* flag) {
-  asm volatile("st.release.gpu.global.u32 [%0], 1;" ::"l"(flag) : "memory");
-}
-
-// Waits for the flag, then clears it for the next launch (nothing else reads it in this one).
-__device__ __forceinline__ void flag_acquire_and_reset(uint32_t* flag) {
-  uint32_t v;
-  do {
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-  } while (v == 0);
-  asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" ::"l"(flag) : "memory");
-}
-
-// The split of the last partial wave: sk_tiles tiles after the first dp_tiles, whose
-// sk_tiles * k_tiles k-tiles are shared out evenly, cluster w taking [begin(w), begin(w + 1)).
-struct sk_plan {
-  uint32_t dp_tiles, sk_tiles, k_tiles, clusters;
-  __device__ __forceinline__ uint32_t begin(uint32_t w) const {
-    return w * (sk_tiles * k_tiles) / clusters;
-  }
-  // Calls f(tile, kb, ke) for the pieces of cluster w: at most two, since a share is shorter
-  // than a tile.
-  template <class F>
-  __device__ __forceinline__ void for_each_piece(uint32_t w, F&& f) const {
-    for (uint32_t q = begin(w), hi = begin(w + 1); q < hi;) {
-      const uint32_t kb = q % k_tiles, ke = min(k_tiles, kb + (hi - q));
-      f(dp_tiles + q / k_tiles, kb, ke);
-      q += ke - kb;
-    }
-  }
-};
-#endif
 
 // Cluster tile t in groups of GROUP tile rows, column by column inside a group, so the clusters
 // running at once share A rows and B columns in L2.
@@ -167,19 +99,6 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
   const uint32_t first_tile = blockIdx.x / CLUSTER, tile_step = gridDim.x / CLUSTER;
   const uint32_t wg = threadIdx.x / 128, wg_thread = threadIdx.x % 128;
   const uint32_t rank = cluster_ctarank();
-#if H5_STREAM_K
-  // Stream-K only when each share is at least half a tile (at most 3 pieces per tile) and saves
-  // H5_SK_MIN_SAVING k-tiles: a share is rem / clusters of k_tiles instead of k_tiles. Else the
-  // last wave runs tile by tile.
-  const uint32_t rem = tiles % tile_step;
-  const bool use_sk = gridDim.x <= SK_MAX_CTAS && 2 * rem >= tile_step &&
-                      k_tiles * (tile_step - rem) >= H5_SK_MIN_SAVING * tile_step;
-  const uint32_t sk_tiles = use_sk ? rem : 0;
-  const sk_plan sk = {tiles - sk_tiles, sk_tiles, k_tiles, tile_step};
-  const uint32_t dp_tiles = sk.dp_tiles;  // tiles run whole, round robin
-#else
-  const uint32_t dp_tiles = tiles;
-#endif
 
   check_init();
   if (threadIdx.x == 0) {
@@ -197,11 +116,11 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
       tma_prefetch_descriptor(tma_a);
       tma_prefetch_descriptor(tma_b);
       uint32_t it = 0;
-      auto load = [&](uint32_t t, uint32_t kb, uint32_t ke) {
+      for (uint32_t t = first_tile; t < tiles; t += tile_step) {
         uint32_t tm, tn;
         tile_coords(t, tiles_m, tiles_n, tm, tn);
         const uint32_t row = (tm * CLUSTER + rank) * TILE_M, col = tn * TILE_N + rank * B_PART_ROWS;
-        for (uint32_t i = kb; i < ke; ++i, ++it) {
+        for (uint32_t i = 0; i < k_tiles; ++i, ++it) {
           const uint32_t s = it % STAGES, parity = (it / STAGES) & 1;
           mbarrier_wait_at(empty(s), parity ^ 1, {ROLE_PRODUCER, BAR_EMPTY, s, it});
           mbarrier_arrive_expect_tx(full(s), STAGE_BYTES);
@@ -209,11 +128,7 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
           tma_load_2d_multicast(b_tile(s) + rank * B_PART_BYTES, tma_b, full(s), i * TILE_K, col,
                                 MULTICAST_ALL);
         }
-      };
-      for (uint32_t t = first_tile; t < dp_tiles; t += tile_step) load(t, 0, k_tiles);
-#if H5_STREAM_K
-      sk.for_each_piece(first_tile, load);
-#endif
+      }
     }
   } else {
     setmaxnreg_inc<232>();
@@ -239,39 +154,13 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
 #pragma unroll
     for (int j = 0; j < 128; ++j) acc[j] = 0.f;
     uint32_t it = 0, chunk = 0;
-#if H5_EPILOGUE == 3
-    // The last tile's D in E, packed in pairs (held[h] = acc[2h], acc[2h + 1]), and the next of
-    // its 4 chunks to store (4: none left).
-    uint32_t held[64];
-    uint32_t held_next = TILE_N / CHUNK, held_row0 = 0, held_col0 = 0;
-    auto store_held_chunk = [&]() {
-#pragma unroll
-      for (uint32_t j = 0; j < TILE_N / CHUNK; ++j) {
-        if (j != held_next) continue;  // constant register indices: one copy per chunk
-        const uint32_t buf = staging + (BUFFERS * c + chunk % BUFFERS) * CHUNK_BYTES;
-        if (leader) bulk_wait_group_read<BUFFERS - 1>();
-        named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
-#pragma unroll
-        for (uint32_t q = 0; q < CHUNK / 16; ++q) {
-          const uint32_t g = (CHUNK / 8) * j + 2 * q;  // first of the two 8-column groups
-          const uint32_t col = 16 * q + 8 * st_col8;
-          const uint32_t addr = buf + st_row * 128 + (((col / 8) ^ (st_row % 8)) * 16);
-          stmatrix_x4(addr, held[2 * g], held[2 * g + 1], held[2 * g + 2], held[2 * g + 3]);
-        }
-        fence_proxy_async_shared();
-        named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
-        if (leader) {
-          tma_store_2d(tma_d, buf, held_col0 + CHUNK * j, held_row0);
-          bulk_commit_group();
-        }
-      }
-      ++held_next;
-      ++chunk;
-    };
-#endif
-    // The k-tiles [kb, ke) of one tile into acc (overwritten at kb), stages released behind.
-    auto mainloop = [&](uint32_t kb, uint32_t ke) {
-      for (uint32_t i = kb; i < ke; ++i, ++it) {
+    for (uint32_t t = first_tile; t < tiles; t += tile_step) {
+      uint32_t tm, tn;
+      tile_coords(t, tiles_m, tiles_n, tm, tn);
+      // BUG(mbarrier-phase-skip): the consumers restart the ring at stage 0, parity 0 on every
+      // tile while the producer carries on; a phase or two apart, parity waits pass early
+      if constexpr (wsv_bug("mbarrier-phase-skip")) it = 0;
+      for (uint32_t i = 0; i < k_tiles; ++i, ++it) {
         const uint32_t s = it % STAGES, parity = (it / STAGES) & 1;
         mbarrier_wait_at(full(s), parity, {me, BAR_FULL, s, it});
         wgmma_fence_operands(acc);
@@ -279,21 +168,15 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
 #pragma unroll
         for (uint32_t kk = 0; kk < TILE_K / 16; ++kk)
           wgmma_m64n256k16<E>(acc, wgmma_desc_sw128(a_tile(s) + c * 64 * 128 + 32 * kk),
-                              wgmma_desc_sw128(b_tile(s) + 32 * kk), i > kb || kk > 0);
+                              wgmma_desc_sw128(b_tile(s) + 32 * kk), i > 0 || kk > 0);
         wgmma_commit();
-#if H5_EPILOGUE == 3
-        // The wgmma just issued keep the tensor cores busy while a chunk of the last tile goes out.
-        if (held_next < TILE_N / CHUNK) store_held_chunk();
-#endif
         wgmma_wait<1>();
-        if (i > kb) release((it - 1) % STAGES);
+        if (i > 0) release((it - 1) % STAGES);
       }
       wgmma_wait<0>();
       wgmma_fence_operands(acc);
       release((it - 1) % STAGES);
-    };
-    // This consumer's 64 rows of tile (tm, tn), from acc.
-    auto store_tile = [&](uint32_t tm, uint32_t tn) {
+
       if constexpr (H5_EPILOGUE == 2)
         store_fragment<E, 256>(acc, d, n, (tm * CLUSTER + rank) * TILE_M + 64 * c, tn * TILE_N,
                                wg_thread);
@@ -305,14 +188,6 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
         for (int j = 0; j < 128; ++j) sum += acc[j];
         if (__float_as_uint(sum) == 0x7fc00001u) d[0] = 1;
       }
-#if H5_EPILOGUE == 3
-      while (held_next < TILE_N / CHUNK) store_held_chunk();  // fewer than 4 k-tiles ran since
-#pragma unroll
-      for (uint32_t h = 0; h < 64; ++h) held[h] = pack2<E>(acc[2 * h], acc[2 * h + 1]);
-      held_next = 0;
-      held_row0 = (tm * CLUSTER + rank) * TILE_M + 64 * c;
-      held_col0 = tn * TILE_N;
-#endif
       if constexpr (H5_EPILOGUE == 1) {
         const uint32_t row0 = (tm * CLUSTER + rank) * TILE_M + 64 * c, col0 = tn * TILE_N;
 #pragma unroll
@@ -342,61 +217,7 @@ __device__ __forceinline__ void h5_gemm(const void* tma_a, const void* tma_b, co
           }
         }
       }
-    };
-
-    for (uint32_t t = first_tile; t < dp_tiles; t += tile_step) {
-      uint32_t tm, tn;
-      tile_coords(t, tiles_m, tiles_n, tm, tn);
-      // BUG(mbarrier-phase-skip): the consumers restart the ring at stage 0, parity 0 on every
-      // tile while the producer carries on; a phase or two apart, parity waits pass early
-      if constexpr (wsv_bug("mbarrier-phase-skip")) it = 0;
-      mainloop(0, k_tiles);
-      store_tile(tm, tn);
     }
-#if H5_STREAM_K
-    // A piece that does not start at k-tile 0 hands its partial sum to the piece that does, which
-    // is the last piece of its cluster's share and so ends no earlier than the others: it adds
-    // the partial sums of the later clusters whose shares start inside the tile, then stores.
-    const uint32_t cluster = first_tile;
-    sk.for_each_piece(cluster, [&](uint32_t t, uint32_t kb, uint32_t ke) {
-      mainloop(kb, ke);
-      if (kb > 0) {
-        const uint32_t slot = blockIdx.x * CONSUMERS + c;
-        float4* part = sk_partials + slot * 32 * 128 + wg_thread;
-#pragma unroll
-        for (uint32_t q = 0; q < 32; ++q)
-          __stcg(part + q * 128,
-                 make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-        // Every thread's stores happen before the leader's release (bar.sync, then
-        // st.release.gpu), as CUTLASS's generic barrier orders its workspace.
-        named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
-        if (leader) flag_release(sk_flags + slot);
-        return;
-      }
-      const uint32_t tile_end = (t - sk.dp_tiles + 1) * k_tiles;
-      for (uint32_t w = cluster + 1; w < sk.clusters && sk.begin(w) < tile_end; ++w) {
-        if (sk.begin(w) == sk.begin(w + 1)) continue;  // an empty share wrote nothing
-        const uint32_t slot = (w * CLUSTER + rank) * CONSUMERS + c;
-        if (leader) flag_acquire_and_reset(sk_flags + slot);
-        named_barrier_sync_at(bar_id, bar_threads, {me, 0, bar_id, it});
-        const float4* part = sk_partials + slot * 32 * 128 + wg_thread;
-#pragma unroll
-        for (uint32_t q = 0; q < 32; ++q) {
-          const float4 v = __ldcg(part + q * 128);
-          acc[4 * q] += v.x;
-          acc[4 * q + 1] += v.y;
-          acc[4 * q + 2] += v.z;
-          acc[4 * q + 3] += v.w;
-        }
-      }
-      uint32_t tm, tn;
-      tile_coords(t, tiles_m, tiles_n, tm, tn);
-      store_tile(tm, tn);
-    });
-#endif
-#if H5_EPILOGUE == 3
-    while (held_next < TILE_N / CHUNK) store_held_chunk();
-#endif
     if (leader) bulk_wait_group<0>();
   }
   cluster_sync();
