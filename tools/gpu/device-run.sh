@@ -17,13 +17,13 @@
 #            PROFILE_SIZE^3 (default 4096)
 #   sweep    the fastest kernel against cuBLAS over cube sizes 1024..8192
 #   (default: info check clang bugs bench sweep gputests)
-# env: KERNELS (default "h1 h2 h3 h4 h5"), FAST (default h5), JOBS (default 16),
+# env: KERNELS (default "h1 h2 h3 h4 h5 h6"), FAST (default h5), JOBS (default 16),
 #      TUNE_DEFINES ("name:-DX=1 -DY=2;name2:..."), BENCH_SIZES (default 4096,8192)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${WSV_DEVICE_BUILD:-$top/build-device}
 out=$build/out
-kernels=${KERNELS:-h1 h2 h3 h4 h5}
+kernels=${KERNELS:-h1 h2 h3 h4 h5 h6}
 fast=${FAST:-h5}
 jobs=${JOBS:-16}
 sizes=${BENCH_SIZES:-4096,8192}

@@ -8,7 +8,7 @@
 namespace wsv {
 namespace runner {
 
-std::vector<KernelSpec> hopperKernelSpecs(); // HopperKernels.cpp: h1-h5, sm_90a
+std::vector<KernelSpec> hopperKernelSpecs(); // HopperKernels.cpp: h1-h6, sm_90a
 std::vector<KernelSpec> blackwellKernelSpecs(); // BlackwellKernels.cpp: b1-b6, sm_100a
 
 } // namespace runner

@@ -18,6 +18,8 @@ std::vector<KernelSpec> hopperKernelSpecs() {
        gemmGeometry},
       {"h5", "persistent clusters, phases across tiles, stmatrix + TMA-store epilogue", 90,
        gemmGeometry},
+      {"h6", "h5 with stream-K for the last partial wave and a deferred epilogue", 90,
+       gemmGeometry},
   };
 }
 
