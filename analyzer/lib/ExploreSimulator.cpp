@@ -102,14 +102,14 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     const ConcreteAgent &Ag = S.Agents[A];
     const std::vector<ConcreteStep> &Steps = Ag.Steps;
-    Suffix[A].assign(Steps.size() + 1, Footprint(Words, 0));
-    EnablingSuffix[A].assign(Steps.size() + 1, Footprint(Words, 0));
+    Suffix[A].assign(Steps.size() + 1, Footprint(2 * Words, 0));
+    EnablingSuffix[A].assign(Steps.size() + 1, Footprint(2 * Words, 0));
     for (size_t I = 0; I < Steps.size(); ++I) {
       StepFootprint[A].push_back(footprint(A, Steps[I]));
       StepEnabling[A].push_back(enables(Steps[I]));
     }
     for (size_t I = Steps.size(); I-- > 0;) {
-      for (unsigned W = 0; W < Words; ++W) {
+      for (unsigned W = 0; W < 2 * Words; ++W) {
         Suffix[A][I][W] = Suffix[A][I + 1][W] | StepFootprint[A][I][W];
         EnablingSuffix[A][I][W] = EnablingSuffix[A][I + 1][W];
       }
@@ -127,7 +127,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     for (auto [Begin, End] : Cycles) {
       Periodic = true;
       for (uint32_t I = Begin + 1; I < End; ++I)
-        for (unsigned W = 0; W < Words; ++W) {
+        for (unsigned W = 0; W < 2 * Words; ++W) {
           Suffix[A][I][W] |= Suffix[A][Begin][W];
           EnablingSuffix[A][I][W] |= EnablingSuffix[A][Begin][W];
         }
@@ -322,14 +322,17 @@ std::vector<unsigned> Simulator::choices(const State &St, unsigned Agent) const 
 }
 
 Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C) const {
-  Footprint F(Words, 0);
+  Footprint F(2 * Words, 0);
   unsigned Cta = S.Agents[Agent].Cta;
-  if (C.Barrier != NoIndex)
+  // A wait only reads its barrier, an MMA or store only reads its source: reads commute.
+  if (C.Barrier != NoIndex && C.Kind == StepKind::Wait)
+    addRead(F, C.Barrier);
+  else if (C.Barrier != NoIndex)
     add(F, C.Barrier);
   for (unsigned B : C.Targets)
     add(F, B);
   for (unsigned B : C.Reads)
-    add(F, S.Barriers.size() + B);
+    addRead(F, S.Barriers.size() + B);
   for (unsigned B : C.Writes)
     add(F, S.Barriers.size() + B);
   switch (C.Kind) {
@@ -407,7 +410,17 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
   if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() || atFreeLapEnd(St, Agent) ||
       atFreeInnerEnd(St, Agent))
     return false;
-  return !touchedFirst(St, Agent, nullptr, StepFootprint[Agent][AS.Pc]);
+  Footprint Mine = StepFootprint[Agent][AS.Pc];
+  const ConcreteStep &C = S.Agents[Agent].Steps[AS.Pc];
+  if (C.Kind == StepKind::GroupWait) {
+    // It ends the reads of the operations it waits for: the agent's own queue is nobody
+    // else's, so what counts is what they read.
+    const models::AsyncGroupQueue &Q = C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma;
+    for (uint32_t Op : Q.readsInFlight())
+      for (unsigned W = 0; W < 2 * Words; ++W)
+        Mine[W] |= StepFootprint[Agent][Op][W];
+  }
+  return !touchedFirst(St, Agent, nullptr, Mine);
 }
 
 bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
@@ -438,7 +451,7 @@ bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
         return false;
     }
   }
-  Footprint Mine(Words, 0);
+  Footprint Mine(2 * Words, 0);
   for (unsigned B : C.Targets)
     add(Mine, B);
   for (unsigned B : C.Writes)
@@ -453,12 +466,12 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // cannot complete first (it is not complete now, and what may run first brings fewer
   // arrivals than it lacks, or too few bytes when no expect_tx may come). The transition is
   // taken alone when it touches none of that: it then commutes with all of it.
-  Footprint Others(Words, 0);
+  Footprint Others(2 * Words, 0);
   std::vector<uint32_t> Arrivals(S.Barriers.size(), 0);
   std::vector<uint64_t> Bytes(S.Barriers.size(), 0);
   std::vector<bool> Expect(S.Barriers.size(), false);
   auto Or = [&](const Footprint &F) {
-    for (unsigned W = 0; W < Words; ++W)
+    for (unsigned W = 0; W < 2 * Words; ++W)
       Others[W] |= F[W];
   };
   auto Add = [&](const Enabling &E) {
@@ -487,9 +500,12 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   for (unsigned B = 0; B < S.Agents.size(); ++B) {
     const AgentState &BS = St.Agents[B];
     const std::vector<ConcreteStep> &Steps = S.Agents[B].Steps;
-    for (const models::AsyncGroupQueue *Q : {&BS.Wgmma, &BS.Bulk})
-      for (uint32_t Op : Q->inFlight())
-        Or(StepFootprint[B][Op]);
+    // An agent's own wgmma and bulk stores end only at its own wait_group (lazily), which
+    // counts them in its footprint below.
+    if (B != Agent)
+      for (const models::AsyncGroupQueue *Q : {&BS.Wgmma, &BS.Bulk})
+        for (uint32_t Op : Q->inFlight())
+          Or(StepFootprint[B][Op]);
     for (uint32_t Op : BS.Tcgen05.inFlight())
       Or(StepFootprint[B][Op]);
     if (BS.Tcgen05.pendingCommits())
@@ -545,8 +561,9 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         Changed = true;
       }
   }
+  // Writes conflict with everything, reads only with writes.
   for (unsigned W = 0; W < Words; ++W)
-    if (Mine[W] & Others[W])
+    if ((Mine[W] & (Others[W] | Others[Words + W])) || (Mine[Words + W] & Others[W]))
       return true;
   return false;
 }

@@ -158,7 +158,12 @@ private:
                     const Footprint &Mine) const;
   /// A copy's completion that commutes with everything that may happen before it.
   bool loadCommutes(const State &St, const LoadInFlight &L) const;
+  /// A footprint is 2 * Words words: objects written (or arrived on), then objects only read
+  /// (buffers read, barriers waited on), at the same bit positions.
   void add(Footprint &F, unsigned Bit) const { F[Bit / 64] |= uint64_t(1) << (Bit % 64); }
+  void addRead(Footprint &F, unsigned Bit) const {
+    F[Words + Bit / 64] |= uint64_t(1) << (Bit % 64);
+  }
   bool commutes(const State &St, unsigned Agent) const;
 
   const ConcreteSystem &S;
