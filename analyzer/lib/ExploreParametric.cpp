@@ -50,6 +50,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -435,7 +436,13 @@ bool Prover::decidedByTiles(const Expr *E) {
   if (Iter)
     return false;
   const Expr *D = domain(K);
-  const Expr *Some = Ctx.ne(NT, c(0, NT->width())), *None = Ctx.eq(NT, c(0, NT->width()));
+  // NT = X / Y is nonzero exactly when X >= Y or Y = 0 (a bit-vector division by zero gives
+  // all ones), which Z3 finds far easier than the division.
+  const Expr *Some = Ctx.ne(NT, c(0, NT->width()));
+  if (NT->is(ExprKind::UDiv))
+    Some = Ctx.logicalOr(Ctx.uge(NT->ops()[0], NT->ops()[1]),
+                         Ctx.eq(NT->ops()[1], c(0, NT->width())));
+  const Expr *None = Ctx.logicalNot(Some);
   auto Fixed = [&](const Expr *Case) {
     for (const Expr *Goal : {E, Ctx.logicalNot(E)}) {
       SolverResult V = Z3->isValid(Ctx.implies(Ctx.logicalAnd(D, Case), Goal));
@@ -476,7 +483,20 @@ bool Prover::proveTripForms() {
           return false;
       }
     const Expr *Ctaid = Ctx.specialRegister(SpecialRegister::CtaidX);
-    for (unsigned Rank = 1; Rank < RP.ClusterSize; ++Rank) {
+    // Usually %ctaid.x appears only as the cluster's index, %ctaid.x / C: then it is so by
+    // construction (Z3 finds division by %nctaid.x hard).
+    std::function<bool(const Expr *)> ByCluster = [&](const Expr *E) {
+      if (E == Ctaid)
+        return false;
+      if (E->is(ExprKind::UDiv) && E->ops()[0] == Ctaid && E->ops()[1]->isConstant() &&
+          E->ops()[1]->payload() == RP.ClusterSize)
+        return true;
+      for (const Expr *Op : E->ops())
+        if (!ByCluster(Op))
+          return false;
+      return true;
+    };
+    for (unsigned Rank = 1; Rank < RP.ClusterSize && !ByCluster(NT); ++Rank) {
       unsigned W = Ctaid->width();
       const Expr *C = c(RP.ClusterSize, W);
       const Expr *Nctaid = Ctx.specialRegister(SpecialRegister::NctaidX);
@@ -925,6 +945,8 @@ void Prover::runTiles() {
   R.Period = Period;
   R.Threshold = Threshold;
   R.Tail = TailLength;
+  R.Tiles = true;
+  R.TileThreshold = TileThreshold;
   // The classes: each small count as it is, each residue above the threshold periodic.
   std::vector<std::pair<uint64_t, bool>> TClasses, NTClasses;
   for (uint64_t TV = O.MinTiles; TV < Tmin + Period; ++TV)

@@ -146,8 +146,12 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
                      " queries) that the steps repeat every " + std::to_string(E.Period) +
                      " k-tiles from k-tile " + std::to_string(E.Threshold) +
                      (E.Tail ? " up to the last " + std::to_string(E.Tail) : std::string()) +
+                     (E.Tiles ? " and every " + std::to_string(E.Period) + " tiles from tile " +
+                                    std::to_string(E.TileThreshold)
+                              : std::string()) +
                      ", so that " + std::to_string(E.Runs.size()) +
-                     " explorations stand for every " + E.Parameter);
+                     " explorations stand for every " + E.Parameter +
+                     (E.Tiles ? " and tile count" : ""));
   for (size_t I = 0; I < Options.Properties.size(); ++I) {
     Property Prop = Options.Properties[I];
     Verdict V;

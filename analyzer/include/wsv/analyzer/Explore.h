@@ -136,6 +136,9 @@ struct ParametricResult {
   std::string Reason;        ///< unknown: why; found: where
   /// The steps repeat every Period iterations from iteration Threshold up to the last Tail.
   unsigned Period = 0, Threshold = 0, Tail = 0;
+  /// Persistent kernels: the tiles repeat with the same period from tile TileThreshold.
+  bool Tiles = false;
+  unsigned TileThreshold = 0;
   std::vector<uint64_t> SmallTrips; ///< trip counts explored as single launches
   std::vector<std::string> Runs;    ///< each exploration and its verdict, in order
   unsigned SolverQueries = 0;
