@@ -318,7 +318,8 @@ const Expr *Prover::prime(const Expr *E) {
 }
 
 const Expr *Prover::gridDomain(bool Primed) {
-  // Launches: 1 <= %nctaid.x < 2^16, %ctaid.x < %nctaid.x, other parameters below 2^20.
+  // Launches: 1 <= %nctaid.x < 2^16 whole clusters, %ctaid.x < %nctaid.x, other parameters
+  // below 2^20.
   const Expr *D = Ctx.constant(1, 1);
   const Expr *Ctaid = nullptr, *Nctaid = nullptr;
   for (size_t I = 0; I < Grid.size(); ++I) {
@@ -330,9 +331,13 @@ const Expr *Prover::gridDomain(bool Primed) {
     }
     D = Ctx.logicalAnd(D, Ctx.ult(L, c(uint64_t(1) << 20, W)));
   }
-  if (Nctaid)
-    D = Ctx.logicalAnd(D, Ctx.logicalAnd(Ctx.uge(Nctaid, c(1, Nctaid->width())),
-                                         Ctx.ult(Nctaid, c(1 << 16, Nctaid->width()))));
+  if (Nctaid) {
+    // A grid is whole clusters (CUDA refuses a launch otherwise).
+    unsigned W = Nctaid->width();
+    D = Ctx.logicalAnd(D, Ctx.logicalAnd(Ctx.uge(Nctaid, c(1, W)), Ctx.ult(Nctaid, c(1 << 16, W))));
+    if (RP.ClusterSize > 1)
+      D = Ctx.logicalAnd(D, Ctx.eq(Ctx.urem(Nctaid, c(RP.ClusterSize, W)), c(0, W)));
+  }
   if (Ctaid && Nctaid)
     D = Ctx.logicalAnd(D, Ctx.ult(Ctaid, Nctaid));
   else if (Ctaid)
