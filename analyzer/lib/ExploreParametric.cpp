@@ -139,7 +139,14 @@ private:
   /// decided by whether the CTA has a tile at all: then every launch with as many tiles, or
   /// with at least one in both, agrees on it (cheaper for Z3 than comparing two launches).
   bool decidedByTiles(const Expr *E);
+  /// E reads a value of the launch besides K (a Grid leaf).
+  bool readsGrid(const Expr *E) const {
+    return E->mentions([&](const Expr *L) {
+      return std::find(Grid.begin(), Grid.end(), L) != Grid.end();
+    });
+  }
   std::map<const Expr *, bool> Decided;
+  std::unique_ptr<Solver> GridZ3;
 };
 
 std::string Prover::paramName(const Expr *Leaf) const {
@@ -450,7 +457,11 @@ bool Prover::decidedByTiles(const Expr *E) {
   const Expr *None = Ctx.logicalNot(Some);
   auto Fixed = [&](const Expr *Case) {
     for (const Expr *Goal : {E, Ctx.logicalNot(E)}) {
-      SolverResult V = Z3->isValid(Ctx.implies(Ctx.logicalAnd(D, Case), Goal));
+      // The tile count's product and division make these the slowest queries: a timeout
+      // here would turn a proof into unknown on a loaded machine, so they get longer.
+      if (!GridZ3)
+        GridZ3 = Solver::createZ3(10 * O.TimeoutMs);
+      SolverResult V = GridZ3->isValid(Ctx.implies(Ctx.logicalAnd(D, Case), Goal));
       ++R.SolverQueries;
       if (V.Answer == SolverAnswer::Yes)
         return true;
@@ -517,12 +528,14 @@ bool Prover::proveTripForms() {
   // The same T (and tile count): the same value, for every expression.
   const Expr *Same = Ctx.logicalAnd(Ctx.logicalAnd(D, domain(KPrime)),
                                     Ctx.eq(Ctx.substitute(T, K, KPrime), T));
-  if (Tiles)
-    Same = Ctx.logicalAnd(Same, Ctx.eq(prime(NT), NT));
+  // What reads no grid value needs no tile count in its hypothesis (the count's divisions
+  // are what Z3 finds hard).
+  const Expr *SameTiles = Tiles ? Ctx.logicalAnd(Same, Ctx.eq(prime(NT), NT)) : Same;
   std::set<const Expr *> Done;
   for (const Use &U : Uses)
     if (Done.insert(U.E).second && !(!U.InTile && decidedByTiles(U.E)) &&
-        !valid(Same, Ctx.eq(U.E, Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime)),
+        !valid(readsGrid(U.E) ? SameTiles : Same,
+               Ctx.eq(U.E, Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime)),
                "an expression of " + RP.Programs[U.Program].Name + " (" + P.exprString(U.E) +
                    ") depends on " + R.Parameter + " only through the trip count"))
       return false;
@@ -547,16 +560,25 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
   const Expr *Both = Ctx.logicalAnd(D, DP);
   // Persistent kernels: NT' = NT + i*M tiles, tile t of the launch with NT standing for
   // tile t + q*M of the other (q <= i; q = 0 below the tile threshold).
-  const Expr *I = nullptr, *Q = nullptr, *NTw = nullptr;
+  const Expr *I = nullptr, *Q = nullptr;
+  const Expr *GridLarge = Large, *FreeLarge = Large; ///< with the tile count, or a free one
+  const Expr *NTw = nullptr, *NTFree = nullptr;
   if (Tiles) {
     NTw = Resize(NT);
+    NTFree = Ctx.param(Ctx.save("wsv.tiles"), 0, TW);
     I = Ctx.param(Ctx.save("wsv.tile_periods"), 0, TW);
     Q = Ctx.param(Ctx.save("wsv.tile_pass"), 0, TW);
-    Large = Ctx.logicalAnd(
-        Large, Ctx.logicalAnd(
-                   Ctx.logicalAnd(Ctx.ult(I, Small),
-                                  Ctx.eq(Resize(prime(NT)), Ctx.add(NTw, Ctx.mul(I, c(M, TW))))),
-                   Ctx.logicalOr(Ctx.eq(I, c(0, TW)), Ctx.uge(NTw, c(NTmin, TW)))));
+    auto Periods = [&](const Expr *N, const Expr *NPrime) {
+      return Ctx.logicalAnd(
+          Ctx.logicalAnd(Ctx.ult(I, Small), Ctx.eq(NPrime, Ctx.add(N, Ctx.mul(I, c(M, TW))))),
+          Ctx.logicalOr(Ctx.eq(I, c(0, TW)), Ctx.uge(N, c(NTmin, TW))));
+    };
+    GridLarge = Ctx.logicalAnd(Large, Periods(NTw, Resize(prime(NT))));
+    // An expression that reads no grid value holds for every tile count if it holds for a
+    // free one: NT' = NT + i*M is all it needs.
+    FreeLarge = Ctx.logicalAnd(
+        Ctx.logicalAnd(Large, Ctx.ult(NTFree, c(uint64_t(1) << 28, TW))),
+        Periods(NTFree, Ctx.add(NTFree, Ctx.mul(I, c(M, TW)))));
   }
 
   // Q0: the domain's K with a small (or wrapped) T are the scanned ones.
@@ -577,7 +599,8 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
     const Expr *EP = Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime);
     std::string Where = "an expression of " + RP.Programs[U.Program].Name + " (" +
                         P.exprString(U.E) + ")";
-    const Expr *Hyp = Ctx.logicalAnd(Both, Large);
+    bool Grid = Tiles && readsGrid(U.E);
+    const Expr *Hyp = Ctx.logicalAnd(Both, Grid ? GridLarge : FreeLarge);
     if (U.InTile) {
       const RoleLoop &TL = RP.Programs[U.Program].Loops[TileLoop[U.Program]];
       const Expr *Tv = Ctx.iterationVar(TL.Loop);
@@ -585,7 +608,8 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
       EP = Ctx.substitute(EP, Tv, Ctx.add(Tv, Ctx.mul(Ctx.resize(Q, VW), c(M, VW))));
       Hyp = Ctx.logicalAnd(
           Hyp, Ctx.logicalAnd(
-                   Ctx.logicalAnd(Ctx.ult(Ctx.resize(Tv, TW), NTw), Ctx.ule(Q, I)),
+                   Ctx.logicalAnd(Ctx.ult(Ctx.resize(Tv, TW), Grid ? NTw : NTFree),
+                                  Ctx.ule(Q, I)),
                    Ctx.logicalOr(Ctx.eq(Q, c(0, TW)), Ctx.uge(Tv, c(TileThreshold, VW)))));
     }
     if (U.VaryingLoop == NoIndex) {
