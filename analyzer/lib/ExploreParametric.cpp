@@ -135,6 +135,11 @@ private:
   bool makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TPeriodic,
                         std::optional<uint64_t> NTPeriodic) const;
   void runTiles();
+  unsigned slotPeriod() const;
+  unsigned deepestRing() const;
+  /// Sets Period, Threshold, TailLength, TileThreshold, Tmin and NTmin to the first
+  /// candidates whose lemmas hold; false (unknown) when none do.
+  bool findThresholds(unsigned M, std::initializer_list<unsigned> TileThresholds);
   /// A condition outside the loops that reads the grid (`%ctaid.x < tiles`), shown to be
   /// decided by whether the CTA has a tile at all: then every launch with as many tiles, or
   /// with at least one in both, agrees on it (cheaper for Z3 than comparing two launches).
@@ -714,9 +719,7 @@ void Prover::smallLaunches(std::string Why) {
   // No statement for every parameter; small launches may still show a bug: 1 and 2 k-tiles
   // and one more than the deepest ring, 1 and 2 tiles per CTA for a persistent loop.
   unknown(Why);
-  unsigned Ring = 1;
-  for (const BarrierArray &B : P.Barriers)
-    Ring = std::max(Ring, B.Slots);
+  unsigned Ring = deepestRing();
   std::set<std::pair<unsigned, unsigned>> Tried;
   unsigned First = static_cast<unsigned>(O.MinTiles);
   bool Bounded = false;
@@ -883,6 +886,53 @@ bool Prover::makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TValue,
   return true;
 }
 
+unsigned Prover::slotPeriod() const {
+  // What slots and parities of every ring repeat with: 2 * slots for a barrier ring (its
+  // parity flips every pass), slots for a buffer ring.
+  unsigned M = 1;
+  for (const BarrierArray &B : P.Barriers)
+    M = std::lcm(M, 2 * std::max(1u, B.Slots));
+  for (const Buffer &B : P.Buffers)
+    M = std::lcm(M, std::max(1u, B.Slots));
+  return M;
+}
+
+unsigned Prover::deepestRing() const {
+  unsigned Ring = 1;
+  for (const BarrierArray &B : P.Barriers)
+    Ring = std::max(Ring, B.Slots);
+  return Ring;
+}
+
+bool Prover::findThresholds(unsigned M, std::initializer_list<unsigned> TileThresholds) {
+  // The smallest thresholds and tail the lemmas accept; R.Reason says why the first failed.
+  std::string FirstFailure;
+  for (unsigned Ct : TileThresholds)
+    for (unsigned E : {0u, 1u, 2u, 4u, M})
+      for (unsigned C0 : {0u, 1u, 2u, 4u, M}) {
+        if (E > M || C0 > M)
+          continue;
+        Period = M;
+        Threshold = C0;
+        TailLength = E;
+        TileThreshold = Ct;
+        // Every varying loop's cycle must start at or after the threshold.
+        int64_t Need = C0 + M + E;
+        for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+          if (Varying[PI] != NoIndex)
+            Need = std::max(Need, int64_t(Rates[PI]) * (C0 + E + M / Rates[PI]) - Offset[PI]);
+        Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
+        NTmin = Ct + M;
+        R.Verdict = ExploreVerdict::Unknown;
+        R.Reason.clear();
+        if (proveLemmas(M, C0, E))
+          return true;
+        if (FirstFailure.empty())
+          FirstFailure = R.Reason;
+      }
+  return unknown(FirstFailure);
+}
+
 void Prover::runTiles() {
   auto Launch = [&](uint64_t TV, uint64_t NTV) { return tileLaunch(TV * O.TileK, NTV); };
   auto Explore = [&](uint64_t TV, uint64_t NTV, bool TP, bool NP) {
@@ -926,19 +976,13 @@ void Prover::runTiles() {
                    "' but no launch with up to 2 more periods reproduces it");
   };
   // Bugs first: small launches.
-  unsigned Ring = 1;
-  for (const BarrierArray &B : P.Barriers)
-    Ring = std::max(Ring, B.Slots);
+  unsigned Ring = deepestRing();
   for (uint64_t NTV : {1u, 2u})
     for (uint64_t TV = O.MinTiles; TV <= O.MinTiles + Ring; ++TV)
       if (!Explore(TV, NTV, false, false))
         return;
   collectUses();
-  unsigned M = 1;
-  for (const BarrierArray &B : P.Barriers)
-    M = std::lcm(M, 2 * std::max(1u, B.Slots));
-  for (const Buffer &B : P.Buffers)
-    M = std::lcm(M, std::max(1u, B.Slots));
+  unsigned M = slotPeriod();
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
     M = std::lcm(M, Rates[PI]);
   if (M > 16)
@@ -946,31 +990,8 @@ void Prover::runTiles() {
                         " is too long for tiles and k-tiles together"));
   if (!proveTripForms())
     return;
-  bool Proved = false;
-  std::string FirstFailure;
-  for (unsigned Ct : {0u, 1u})
-    for (unsigned E : {0u, 1u, 2u, M})
-      for (unsigned C0 : {0u, 1u, M}) {
-        if (Proved || E > M || C0 > M)
-          continue;
-        Period = M;
-        Threshold = C0;
-        TailLength = E;
-        TileThreshold = Ct;
-        int64_t Need = C0 + M + E;
-        for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
-          if (Varying[PI] != NoIndex)
-            Need = std::max(Need, int64_t(Rates[PI]) * (C0 + E + M / Rates[PI]) - Offset[PI]);
-        Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
-        NTmin = Ct + M;
-        R.Verdict = ExploreVerdict::Unknown;
-        R.Reason.clear();
-        Proved = proveLemmas(M, C0, E);
-        if (!Proved && FirstFailure.empty())
-          FirstFailure = R.Reason;
-      }
-  if (!Proved)
-    return void(unknown(FirstFailure));
+  if (!findThresholds(M, {0u, 1u}))
+    return;
   R.Period = Period;
   R.Threshold = Threshold;
   R.Tail = TailLength;
@@ -1011,9 +1032,7 @@ void Prover::run() {
   // Most bugs show on a launch of a few k-tiles: explore those first, so that a
   // counterexample does not wait for the lemmas (one more than the deepest ring, so that
   // every stage is reused once).
-  unsigned Ring = 1;
-  for (const BarrierArray &B : P.Barriers)
-    Ring = std::max(Ring, B.Slots);
+  unsigned Ring = deepestRing();
   for (uint64_t J = O.MinTiles; J <= O.MinTiles + Ring; ++J) {
     uint64_t KV = J * O.TileK;
     ConcreteSystem S = instance(KV);
@@ -1030,43 +1049,15 @@ void Prover::run() {
   }
   collectUses();
   // The period: what slots and parities of every ring repeat with.
-  unsigned M = 1;
-  for (const BarrierArray &B : P.Barriers)
-    M = std::lcm(M, 2 * std::max(1u, B.Slots));
-  for (const Buffer &B : P.Buffers)
-    M = std::lcm(M, std::max(1u, B.Slots));
+  unsigned M = slotPeriod();
   if (M > 64)
     return void(unknown("the slots' period " + std::to_string(M) + " is too long"));
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
     M = std::lcm(M, Rates[PI]);
-  // The smallest threshold the lemmas accept.
   if (!proveTripForms())
     return smallLaunches(R.Reason);
-  // The smallest threshold and tail the lemmas accept.
-  bool Proved = false;
-  std::string FirstFailure;
-  for (unsigned E : {0u, 1u, 2u, 4u, M})
-    for (unsigned C0 : {0u, 1u, 2u, 4u, M}) {
-      if (Proved || (E > M || C0 > M))
-        continue;
-      Period = M;
-      Threshold = C0;
-      TailLength = E;
-      // Every varying loop's cycle must start at or after the threshold.
-      int64_t Need = C0 + M + E;
-      for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
-        if (Varying[PI] != NoIndex)
-          Need = std::max(Need, int64_t(Rates[PI]) * (C0 + E + M / Rates[PI]) - Offset[PI]);
-      Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
-      R.Verdict = ExploreVerdict::Unknown;
-      R.Reason.clear();
-      Proved = proveLemmas(M, C0, E);
-      if (!Proved && FirstFailure.empty())
-        FirstFailure = R.Reason;
-
-    }
-  if (!Proved)
-    return smallLaunches(FirstFailure);
+  if (!findThresholds(M, {0u}))
+    return smallLaunches(R.Reason);
   R.Period = Period;
   R.Threshold = Threshold;
   R.Tail = TailLength;
