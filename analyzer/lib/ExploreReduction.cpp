@@ -13,19 +13,37 @@ using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::exploration;
 Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C) const {
-  Footprint F(2 * Words, 0);
+  Footprint F(3 * Words, 0);
   unsigned Cta = S.Agents[Agent].Cta;
   // A wait only reads its barrier, an MMA or store only reads its source: reads commute.
+  // Arrivals on a barrier that only ever gets one kind of arrival (ArrivalsAlike) are the
+  // same function of its state whoever makes them, so they commute with each other.
   if (C.Barrier != NoIndex && C.Kind == StepKind::Wait)
     addRead(F, C.Barrier);
+  else if (C.Barrier != NoIndex && C.Kind == StepKind::Arrive && ArrivalsAlike[C.Barrier])
+    addUpdate(F, C.Barrier);
   else if (C.Barrier != NoIndex)
     add(F, C.Barrier);
   for (unsigned B : C.Targets)
-    add(F, B);
+    if (C.Kind == StepKind::MmaCommit && ArrivalsAlike[B])
+      addUpdate(F, B);
+    else
+      add(F, B);
   for (unsigned B : C.Reads)
     addRead(F, S.Barriers.size() + B);
+  // TMA copies fill their own parts of a slot: fills commute with each other (each only
+  // marks the slot filled when it lands), not with reads or generic writes.
   for (unsigned B : C.Writes)
-    add(F, S.Barriers.size() + B);
+    if (C.Kind == StepKind::AsyncLoad)
+      addUpdate(F, S.Barriers.size() + B);
+    else
+      add(F, S.Barriers.size() + B);
+  // Reaching another CTA's barriers depends on whether it has exited.
+  if (C.Barrier != NoIndex && S.Barriers[C.Barrier].Cta != Cta)
+    addRead(F, AliveBase + S.Barriers[C.Barrier].Cta);
+  for (unsigned B : C.Targets)
+    if (S.Barriers[B].Cta != Cta)
+      addRead(F, AliveBase + S.Barriers[B].Cta);
   switch (C.Kind) {
   case StepKind::NamedSync:
   case StepKind::NamedArrive:
@@ -51,14 +69,38 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     add(F, QueueBase + 3 * Agent + Queue);
     // A tcgen05 operation's completion is what makes the agent's commits arrive.
     if (Queue == 2)
-      for (unsigned B : CommitTargets[Agent])
-        add(F, B);
+      for (unsigned B : CommitTargets[Agent]) {
+        if (ArrivalsAlike[B])
+          addUpdate(F, B);
+        else
+          add(F, B);
+      }
     break;
   }
   default:
     break;
   }
   return F;
+}
+
+void Simulator::findAlikeArrivals() {
+  // The arrival function of each kind: (count, bytes) of an arrive, (1, 0) for each of a
+  // tcgen05.commit's lanes (one unit arrival after another is one function too).
+  constexpr std::pair<uint32_t, uint32_t> None{0, 0}, Mixed{UINT32_MAX, UINT32_MAX};
+  std::vector<std::pair<uint32_t, uint32_t>> Kind(S.Barriers.size(), None);
+  auto Note = [&](unsigned B, std::pair<uint32_t, uint32_t> K) {
+    Kind[B] = Kind[B] == None || Kind[B] == K ? K : Mixed;
+  };
+  for (const ConcreteAgent &Ag : S.Agents)
+    for (const ConcreteStep &C : Ag.Steps)
+      if (C.Kind == StepKind::Arrive && C.Barrier != NoIndex)
+        Note(C.Barrier, {C.Count, C.TxBytes});
+      else if (C.Kind == StepKind::MmaCommit)
+        for (unsigned B : C.Targets)
+          Note(B, {1, 0});
+  ArrivalsAlike.assign(S.Barriers.size(), false);
+  for (unsigned B = 0; B < S.Barriers.size(); ++B)
+    ArrivalsAlike[B] = Kind[B] != None && Kind[B] != Mixed;
 }
 
 Simulator::Enabling Simulator::enables(const ConcreteStep &C) const {
@@ -96,22 +138,60 @@ Simulator::Enabling Simulator::enables(const ConcreteStep &C) const {
 bool Simulator::commutes(const State &St, unsigned Agent) const {
   const AgentState &AS = St.Agents[Agent];
   // Finishing an agent starts others (the roles after the prologue, the epilogue after the
-  // roles): the last step is never taken alone; nor the end of a free pass, so that every
-  // cycle of a periodic system's states holds a state with every transition taken.
-  if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() || atFreeLapEnd(St, Agent) ||
-      atFreeInnerEnd(St, Agent))
+  // roles): the last step is never taken alone. Nor is the end of a free pass of one agent
+  // with a cycle (the anchor), so that every cycle of a periodic system's states holds a
+  // state with every transition taken: passes count from the fewest any agent ran, so states
+  // recur only after every agent with a cycle ran a pass more (or, inside a tile whose
+  // k-loop has no pass count yet, every agent ran a pass of it more), the anchor included.
+  if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() ||
+      (Agent == LapAnchor && atFreeLapEnd(St, Agent)) ||
+      (Agent == InnerAnchor && atFreeInnerEnd(St, Agent)))
     return false;
   Footprint Mine = StepFootprint[Agent][AS.Pc];
   const ConcreteStep &C = S.Agents[Agent].Steps[AS.Pc];
+  if (C.Kind == StepKind::AsyncLoad) {
+    // Issuing a copy only checks the slots' readers; its barriers see the copy land, which
+    // is a transition of its own (loadCommutes).
+    Mine.assign(3 * Words, 0);
+    for (unsigned B : C.Writes)
+      addUpdate(Mine, S.Barriers.size() + B);
+  }
   if (C.Kind == StepKind::GroupWait) {
     // It ends the reads of the operations it waits for: the agent's own queue is nobody
     // else's, so what counts is what they read.
     const models::AsyncGroupQueue &Q = C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma;
     for (uint32_t Op : Q.readsInFlight())
-      for (unsigned W = 0; W < 2 * Words; ++W)
+      for (unsigned W = 0; W < 3 * Words; ++W)
         Mine[W] |= StepFootprint[Agent][Op][W];
   }
-  return !touchedFirst(St, Agent, nullptr, Mine);
+  unsigned Landed = expectCommutesWithLandings(St, C) ? C.Barrier : NoIndex;
+  return !touchedFirst(St, Agent, nullptr, Mine, Landed);
+}
+
+std::vector<uint64_t> Simulator::landingSizes(const State &St, unsigned Barrier) const {
+  std::vector<uint64_t> Sizes;
+  for (const LoadInFlight &O : St.Loads) {
+    const ConcreteStep &OC = S.Agents[O.Agent].Steps[O.Step];
+    if (std::find(OC.Targets.begin(), OC.Targets.end(), Barrier) != OC.Targets.end())
+      Sizes.push_back(OC.TxBytes);
+  }
+  return Sizes;
+}
+
+bool Simulator::someLandingsSum(const std::vector<uint64_t> &Sizes, int64_t Tx) {
+  // Some of the copies, not all and not none, bring the tx-count to zero (more than ten:
+  // assume so rather than try every subset).
+  if (Sizes.size() > 10)
+    return true;
+  for (uint32_t Subset = 1; Subset + 1 < (1u << Sizes.size()); ++Subset) {
+    int64_t Sum = 0;
+    for (size_t I = 0; I < Sizes.size(); ++I)
+      if ((Subset >> I) & 1)
+        Sum += static_cast<int64_t>(Sizes[I]);
+    if (Sum == Tx)
+      return true;
+  }
+  return false;
 }
 
 bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
@@ -123,46 +203,49 @@ bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
     const models::Mbarrier &B = St.Barriers[X];
     if (!B.initialized())
       return false; // a violation to report where it happens
-    if (B.pending() > 0)
-      continue;
-    std::vector<uint64_t> Sizes;
-    for (const LoadInFlight &O : St.Loads) {
-      const ConcreteStep &OC = S.Agents[O.Agent].Steps[O.Step];
-      if (std::find(OC.Targets.begin(), OC.Targets.end(), X) != OC.Targets.end())
-        Sizes.push_back(OC.TxBytes);
-    }
-    if (Sizes.size() > 10)
+    if (B.pending() == 0 && someLandingsSum(landingSizes(St, X), B.txCount()))
       return false;
-    for (uint32_t Subset = 1; Subset + 1 < (1u << Sizes.size()); ++Subset) {
-      int64_t Sum = 0;
-      for (size_t I = 0; I < Sizes.size(); ++I)
-        if ((Subset >> I) & 1)
-          Sum += static_cast<int64_t>(Sizes[I]);
-      if (Sum == B.txCount())
-        return false;
-    }
   }
-  Footprint Mine(2 * Words, 0);
-  for (unsigned B : C.Targets)
+  Footprint Mine(3 * Words, 0);
+  for (unsigned B : C.Targets) {
     add(Mine, B);
+    addRead(Mine, AliveBase + S.Barriers[B].Cta);
+  }
   for (unsigned B : C.Writes)
-    add(Mine, S.Barriers.size() + B);
+    addUpdate(Mine, S.Barriers.size() + B);
   return !touchedFirst(St, NoIndex, &L, Mine);
 }
 
+bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &C) const {
+  // arrive.expect_tx and the copies in flight to its barrier: while the phase has arrivals
+  // pending besides this one, no landing completes it in either order; when this is the
+  // last, the orders differ only if the arrival completes the phase by itself (tx-count plus
+  // its bytes is zero) or some of the copies, not all, bring that sum to zero.
+  if (C.Kind != StepKind::Arrive || !C.TxBytes || C.Barrier == NoIndex)
+    return false;
+  const models::Mbarrier &B = St.Barriers[C.Barrier];
+  if (!B.initialized() || B.pending() < std::max(1u, C.Count))
+    return false;
+  if (B.pending() > std::max(1u, C.Count))
+    return true;
+  std::vector<uint64_t> Sizes = landingSizes(St, C.Barrier);
+  int64_t Tx = B.txCount() + C.TxBytes;
+  return Sizes.empty() || (Tx != 0 && !someLandingsSum(Sizes, Tx));
+}
+
 bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
-                             const Footprint &Mine) const {
+                             const Footprint &Mine, unsigned Landed) const {
   // What may happen before the transition (a step of Agent, or the completion of Load): the
   // operations in flight, and each agent's steps up to a wait on an mbarrier whose phase
   // cannot complete first (it is not complete now, and what may run first brings fewer
   // arrivals than it lacks, or too few bytes when no expect_tx may come). The transition is
   // taken alone when it touches none of that: it then commutes with all of it.
-  Footprint Others(2 * Words, 0);
+  Footprint Others(3 * Words, 0);
   std::vector<uint32_t> Arrivals(S.Barriers.size(), 0);
   std::vector<uint64_t> Bytes(S.Barriers.size(), 0);
   std::vector<bool> Expect(S.Barriers.size(), false);
   auto Or = [&](const Footprint &F) {
-    for (unsigned W = 0; W < 2 * Words; ++W)
+    for (unsigned W = 0; W < 3 * Words; ++W)
       Others[W] |= F[W];
   };
   auto Add = [&](const Enabling &E) {
@@ -190,7 +273,6 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   };
   for (unsigned B = 0; B < S.Agents.size(); ++B) {
     const AgentState &BS = St.Agents[B];
-    const std::vector<ConcreteStep> &Steps = S.Agents[B].Steps;
     // An agent's own wgmma and bulk stores end only at its own wait_group (lazily), which
     // counts them in its footprint below.
     if (B != Agent)
@@ -207,34 +289,56 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     if (Load && L == *Load)
       continue;
     Footprint F = StepFootprint[L.Agent][L.Step];
-    if (Load) // copies to the same barrier: loadCommutes checked their order does not matter
+    // Copies to the same barrier, or to the one Agent's arrive.expect_tx raises:
+    // loadCommutes or expectCommutesWithLandings checked that their order does not matter.
+    if (Load)
       for (unsigned B : S.Agents[Load->Agent].Steps[Load->Step].Targets)
         F[B / 64] &= ~(uint64_t(1) << (B % 64));
+    if (Landed != NoIndex)
+      F[Landed / 64] &= ~(uint64_t(1) << (Landed % 64));
     Or(F);
     Add(StepEnabling[L.Agent][L.Step]);
   }
-  // Each other agent's walk: the wait it stopped at (NoIndex: it ran to its end).
-  std::vector<uint32_t> Stop(S.Agents.size(), NoIndex);
+  // Each other agent's walk: the waits it stopped at. At the end of a pass it goes both
+  // ways, into the next pass and out of the cycle; reaching a step it already walked, it
+  // may run passes without end: everything from there on may come.
+  std::vector<llvm::SmallVector<uint32_t, 2>> Stops(S.Agents.size());
+  std::vector<std::vector<bool>> Walked(S.Agents.size());
+  // Per agent: whether it may finish first (a CTA whose agents all may ends, and reaching
+  // its barriers from elsewhere then fails).
+  std::vector<bool> Ends(S.Agents.size(), false);
   auto Walk = [&](unsigned B, uint32_t From) {
     const ConcreteAgent &Ag = S.Agents[B];
-    for (uint32_t Pc = From; Pc < Ag.Steps.size(); ++Pc) {
-      const ConcreteStep &C = Ag.Steps[Pc];
-      int Inner = InnerEndAt[B][Pc];
-      if ((Ag.hasCycle() && Pc + 1 == Ag.CycleEnd) || Inner >= 0) {
-        // Passes may repeat: everything from the cycle on.
-        uint32_t Begin = Inner >= 0 ? Ag.InnerCycles[Inner].first : Ag.CycleBegin;
-        Or(Suffix[B][Begin]);
-        Anything(EnablingSuffix[B][Begin]);
-        return;
+    std::vector<bool> &Seen = Walked[B];
+    if (Seen.empty())
+      Seen.assign(Ag.Steps.size(), false);
+    llvm::SmallVector<uint32_t, 4> Work{From};
+    while (!Work.empty()) {
+      uint32_t Pc = Work.pop_back_val();
+      for (; Pc < Ag.Steps.size(); ++Pc) {
+        if (Seen[Pc]) {
+          Or(Suffix[B][Pc]);
+          Anything(EnablingSuffix[B][Pc]);
+          Ends[B] = true;
+          break;
+        }
+        Seen[Pc] = true;
+        const ConcreteStep &C = Ag.Steps[Pc];
+        if (C.Kind == StepKind::Wait && C.Barrier != NoIndex &&
+            St.Barriers[C.Barrier].initialized() &&
+            !St.Barriers[C.Barrier].testWaitParity(C.Parity) && !MayComplete(C.Barrier)) {
+          Stops[B].push_back(Pc);
+          break;
+        }
+        Or(StepFootprint[B][Pc]);
+        Add(StepEnabling[B][Pc]);
+        if (Ag.hasCycle() && Pc + 1 == Ag.CycleEnd)
+          Work.push_back(Ag.CycleBegin);
+        if (int Inner = InnerEndAt[B][Pc]; Inner >= 0)
+          Work.push_back(Ag.InnerCycles[Inner].first);
       }
-      if (C.Kind == StepKind::Wait && C.Barrier != NoIndex &&
-          St.Barriers[C.Barrier].initialized() &&
-          !St.Barriers[C.Barrier].testWaitParity(C.Parity) && !MayComplete(C.Barrier)) {
-        Stop[B] = Pc;
-        return;
-      }
-      Or(StepFootprint[B][Pc]);
-      Add(StepEnabling[B][Pc]);
+      if (Pc >= Ag.Steps.size())
+        Ends[B] = true;
     }
   };
   for (unsigned B = 0; B < S.Agents.size(); ++B)
@@ -244,17 +348,32 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (unsigned B = 0; B < S.Agents.size(); ++B)
-      if (Stop[B] != NoIndex && MayComplete(S.Agents[B].Steps[Stop[B]].Barrier)) {
-        uint32_t From = Stop[B];
-        Stop[B] = NoIndex;
+      for (size_t I = 0; I < Stops[B].size(); ++I) {
+        uint32_t From = Stops[B][I];
+        if (!MayComplete(S.Agents[B].Steps[From].Barrier))
+          continue;
+        Stops[B].erase(Stops[B].begin() + I--);
         Or(StepFootprint[B][From]);
+        Add(StepEnabling[B][From]);
         Walk(B, From + 1);
         Changed = true;
       }
   }
-  // Writes conflict with everything, reads only with writes.
-  for (unsigned W = 0; W < Words; ++W)
-    if ((Mine[W] & (Others[W] | Others[Words + W])) || (Mine[Words + W] & Others[W]))
+  for (unsigned Cta = 0; Cta < S.ClusterSize; ++Cta) {
+    bool Exits = true;
+    for (unsigned B = 0; B < S.Agents.size() && Exits; ++B)
+      if (S.Agents[B].Cta == Cta)
+        Exits = B != Agent && Ends[B];
+    if (Exits)
+      add(Others, AliveBase + Cta);
+  }
+  // Writes conflict with everything, reads with writes and updates, updates (alike
+  // arrivals, fills) with writes and reads: a wait may pass or not, a read may race or not.
+  for (unsigned W = 0; W < Words; ++W) {
+    uint64_t Write = Others[W], Read = Others[Words + W], Arrival = Others[2 * Words + W];
+    if ((Mine[W] & (Write | Read | Arrival)) || (Mine[Words + W] & (Write | Arrival)) ||
+        (Mine[2 * Words + W] & (Write | Read)))
       return true;
+  }
   return false;
 }

@@ -89,12 +89,15 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   Bits += S.ClusterSize;
   QueueBase = Bits;
   Bits += 3 * S.Agents.size();
+  AliveBase = Bits;
+  Bits += S.ClusterSize;
   Words = (Bits + 63) / 64;
   CommitTargets.resize(S.Agents.size());
   for (unsigned A = 0; A < S.Agents.size(); ++A)
     for (const ConcreteStep &C : S.Agents[A].Steps)
       if (C.Kind == StepKind::MmaCommit)
         CommitTargets[A].insert(CommitTargets[A].end(), C.Targets.begin(), C.Targets.end());
+  findAlikeArrivals();
   Suffix.resize(S.Agents.size());
   EnablingSuffix.resize(S.Agents.size());
   StepFootprint.resize(S.Agents.size());
@@ -102,14 +105,14 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     const ConcreteAgent &Ag = S.Agents[A];
     const std::vector<ConcreteStep> &Steps = Ag.Steps;
-    Suffix[A].assign(Steps.size() + 1, Footprint(2 * Words, 0));
-    EnablingSuffix[A].assign(Steps.size() + 1, Footprint(2 * Words, 0));
+    Suffix[A].assign(Steps.size() + 1, Footprint(3 * Words, 0));
+    EnablingSuffix[A].assign(Steps.size() + 1, Footprint(3 * Words, 0));
     for (size_t I = 0; I < Steps.size(); ++I) {
       StepFootprint[A].push_back(footprint(A, Steps[I]));
       StepEnabling[A].push_back(enables(Steps[I]));
     }
     for (size_t I = Steps.size(); I-- > 0;) {
-      for (unsigned W = 0; W < 2 * Words; ++W) {
+      for (unsigned W = 0; W < 3 * Words; ++W) {
         Suffix[A][I][W] = Suffix[A][I + 1][W] | StepFootprint[A][I][W];
         EnablingSuffix[A][I][W] = EnablingSuffix[A][I + 1][W];
       }
@@ -127,7 +130,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     for (auto [Begin, End] : Cycles) {
       Periodic = true;
       for (uint32_t I = Begin + 1; I < End; ++I)
-        for (unsigned W = 0; W < 2 * Words; ++W) {
+        for (unsigned W = 0; W < 3 * Words; ++W) {
           Suffix[A][I][W] |= Suffix[A][Begin][W];
           EnablingSuffix[A][I][W] |= EnablingSuffix[A][Begin][W];
         }
@@ -137,7 +140,11 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       InnerEndAt[A][Ag.InnerCycles[I].second - 1] = static_cast<int>(I);
     if (!Ag.InnerCycles.empty())
       InnerAgents.push_back(A);
+    if (Ag.hasCycle() && LapAnchor == NoIndex)
+      LapAnchor = A;
   }
+  if (!InnerAgents.empty())
+    InnerAnchor = InnerAgents.front();
 }
 
 std::string Simulator::key(const State &St) const {
@@ -221,6 +228,45 @@ State Simulator::initial() const {
   St.TmemAllocs.resize(S.ClusterSize);
   St.Filled.assign(S.Buffers.size(), false);
   return St;
+}
+
+bool Simulator::exited(const State &St, unsigned Cta) const {
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    if (S.Agents[A].Cta == Cta && St.Agents[A].Pc < S.Agents[A].Steps.size())
+      return false;
+  return true;
+}
+
+Outcome Simulator::afterExit(const State &St, const ConcreteStep &C, const ScheduleStep &T,
+                             bool Lands) const {
+  // A CTA's shared memory and barriers end with it: a peer's arrival, multicast or remote
+  // copy reaching them later is undefined (the peer must not run past a cluster barrier
+  // that the exiting CTA joins last). A copy or tcgen05.commit landing after its own CTA
+  // exited is as bad: the CTA left with it in flight, and its memory may be another's.
+  Outcome O;
+  auto Gone = [&](unsigned Cta, const std::string &What) {
+    O.K = Outcome::Kind::Violation;
+    O.Message = What + " after CTA " + std::to_string(Cta) + " exited";
+    O.With = T;
+  };
+  unsigned Own = T.K == ScheduleStep::Kind::Execute ? S.Agents[T.Agent].Cta : NoIndex;
+  auto Reaches = [&](unsigned Barrier, const char *How) {
+    unsigned Cta = S.Barriers[Barrier].Cta;
+    if (Cta != Own && O.K == Outcome::Kind::Ok && exited(St, Cta))
+      Gone(Cta, std::string(How) + " " + S.barrierName(Barrier));
+  };
+  if (Lands) {
+    for (unsigned B : C.Targets)
+      Reaches(B, C.Kind == StepKind::MmaCommit ? "a tcgen05.commit arrives on"
+                                                : "a copy lands on");
+    return O;
+  }
+  if (C.Kind == StepKind::Arrive && C.Barrier != NoIndex)
+    Reaches(C.Barrier, "arrival on");
+  if (C.Kind == StepKind::MmaCommit || C.Kind == StepKind::AsyncLoad)
+    for (unsigned B : C.Targets)
+      Reaches(B, C.Kind == StepKind::MmaCommit ? "commit arrival on" : "copy issued to");
+  return O;
 }
 
 bool Simulator::finished(const State &St) const {
@@ -425,6 +471,8 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
       Violation(std::string(What) + " on " + S.barrierName(C.Barrier) + ": " +
                 models::toString(V));
   };
+  if ((O = afterExit(St, C, T, /*Lands=*/false)).K != Outcome::Kind::Ok)
+    return O;
   bool Advance = true;
   switch (C.Kind) {
   case StepKind::Init:
@@ -573,6 +621,8 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
   Outcome O;
   switch (C.Kind) {
   case StepKind::AsyncLoad: {
+    if ((O = afterExit(St, C, T, /*Lands=*/true)).K != Outcome::Kind::Ok)
+      return O;
     auto It = std::find(St.Loads.begin(), St.Loads.end(),
                         LoadInFlight{T.Agent, T.Step, T.Copy});
     if (It != St.Loads.end())
@@ -604,10 +654,14 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
       return O;
     }
     for (uint32_t Commit :
-         T.Copy == 1 ? AS.Tcgen05.completeOldest() : AS.Tcgen05.complete(T.Step))
-      for (unsigned B : S.Agents[T.Agent].Steps[Commit].Targets)
+         T.Copy == 1 ? AS.Tcgen05.completeOldest() : AS.Tcgen05.complete(T.Step)) {
+      const ConcreteStep &Done = S.Agents[T.Agent].Steps[Commit];
+      if (O.K == Outcome::Kind::Ok)
+        O = afterExit(St, Done, T, /*Lands=*/true);
+      for (unsigned B : Done.Targets)
         if (O.K == Outcome::Kind::Ok)
           O = arrive(St, B, 1, T);
+    }
     return O;
   default:
     return O;

@@ -106,6 +106,12 @@ public:
 
 private:
   bool started(const State &St, unsigned Agent) const;
+  /// Every agent of the CTA finished: its shared memory and barriers are gone.
+  bool exited(const State &St, unsigned Cta) const;
+  /// A violation when step C (executed by T, or landing: a copy's or a commit's arrival)
+  /// reaches a barrier of another CTA that exited.
+  Outcome afterExit(const State &St, const ConcreteStep &C, const ScheduleStep &T,
+                    bool Lands) const;
   /// Completions of wgmma, bulk-store and tcgen05 operations that may be taken in St.
   void completions(const State &St, std::vector<ScheduleStep> &Out, bool Eager) const;
   bool stepEnabled(const State &St, unsigned Agent) const;
@@ -126,6 +132,9 @@ private:
   std::vector<unsigned> choices(const State &St, unsigned Agent) const;
   /// Agents with inner cycles.
   std::vector<unsigned> InnerAgents;
+  /// The agents whose free pass ends are never taken alone (commutes): the first with a
+  /// cycle, the first with inner cycles.
+  unsigned LapAnchor = NoIndex, InnerAnchor = NoIndex;
   /// Per agent, per step: the inner cycle it ends (-1: none).
   std::vector<std::vector<int>> InnerEndAt;
   bool Periodic = false;
@@ -144,6 +153,9 @@ private:
   /// everything that may run before it and is taken alone (a stubborn set of one step).
   using Footprint = std::vector<uint64_t>;
   Footprint footprint(unsigned Agent, const ConcreteStep &C) const;
+  /// Per barrier instance: every arrival it gets is the same operation (ArrivalsAlike).
+  void findAlikeArrivals();
+  std::vector<bool> ArrivalsAlike;
   /// What a step (or the copy it issues) brings toward completing barrier phases: arrivals
   /// (barrier instance, count) and byte counts.
   struct Enabling {
@@ -155,20 +167,34 @@ private:
   /// Whether something that may happen before the transition (a step of Agent, or Load's
   /// completion; NoIndex / nullptr: neither) touches Mine.
   bool touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
-                    const Footprint &Mine) const;
+                    const Footprint &Mine, unsigned Landed = NoIndex) const;
+  /// The tx byte counts of the copies in flight to Barrier.
+  std::vector<uint64_t> landingSizes(const State &St, unsigned Barrier) const;
+  /// Whether some of the copies (Sizes), not none and not all, sum to Tx.
+  static bool someLandingsSum(const std::vector<uint64_t> &Sizes, int64_t Tx);
+  /// Whether an arrive.expect_tx commutes with the landings of the copies in flight to its
+  /// barrier (touchedFirst's Landed then leaves them out).
+  bool expectCommutesWithLandings(const State &St, const ConcreteStep &C) const;
   /// A copy's completion that commutes with everything that may happen before it.
   bool loadCommutes(const State &St, const LoadInFlight &L) const;
-  /// A footprint is 2 * Words words: objects written (or arrived on), then objects only read
-  /// (buffers read, barriers waited on), at the same bit positions.
+  /// A footprint is 3 * Words words at the same bit positions: objects written, objects only
+  /// read (buffers read, barriers waited on), objects given updates that commute with each
+  /// other (arrivals on a barrier whose arrivals are all alike, TMA fills of a slot).
   void add(Footprint &F, unsigned Bit) const { F[Bit / 64] |= uint64_t(1) << (Bit % 64); }
   void addRead(Footprint &F, unsigned Bit) const {
     F[Words + Bit / 64] |= uint64_t(1) << (Bit % 64);
+  }
+  void addUpdate(Footprint &F, unsigned Bit) const {
+    F[2 * Words + Bit / 64] |= uint64_t(1) << (Bit % 64);
   }
   bool commutes(const State &St, unsigned Agent) const;
 
   const ConcreteSystem &S;
   unsigned Words = 0;
-  unsigned NamedBase = 0, ClusterBit = 0, TmemBase = 0, QueueBase = 0;
+  /// Bit positions: named barriers, the cluster barrier, TMEM, each agent's queues, and per
+  /// CTA whether it is alive (its agents' last steps write it, reaching its barriers from
+  /// elsewhere reads it).
+  unsigned NamedBase = 0, ClusterBit = 0, TmemBase = 0, QueueBase = 0, AliveBase = 0;
   /// Per agent, per program counter: the union of the footprints of the steps from there on.
   std::vector<std::vector<Footprint>> Suffix;
   /// Per agent, per program counter: the barrier instances the steps from there on (the

@@ -2,7 +2,8 @@
 // one mbarrier. The correct handshake is clean; a consumer waiting for a phase nobody
 // completes deadlocks; a read of the buffer before the copy that fills it completes races.
 // Each bad verdict's schedule must replay to the same verdict, and a schedule cut short must
-// not.
+// not. A CTA that leaves while a peer's arrival or its own copy may still reach its barrier
+// is a violation; waiting for them, or a cluster barrier before leaving, is clean.
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -123,6 +124,112 @@ TEST(ExploreTest, ReplayRefusesAStepThatIsNotEnabled) {
       EXPECT_EQ(R.Verdict, ExploreVerdict::Unknown);
       EXPECT_NE(R.Message.find("not enabled"), std::string::npos) << R.Message;
     }
+}
+
+/// A cluster of two CTAs: thread 0 of each inits its `bar` (count 1), the cluster barrier
+/// makes the inits visible, then thread 0 arrives on the peer's `bar`. With Wait it then
+/// waits for its own `bar` (the peer's arrival) before leaving; with ClusterSyncAtEnd both
+/// CTAs meet at the cluster barrier once more before leaving.
+std::string peerArrival(bool Wait, bool ClusterSyncAtEnd) {
+  std::string Text = ".version 8.7\n.target sm_90a\n.address_size 64\n"
+                     ".shared .align 8 .b64 bar;\n"
+                     ".visible .entry k(.param .u32 k_param_0) .maxntid 32, 1, 1\n"
+                     ".explicitcluster\n.reqnctapercluster 2, 1, 1\n{\n"
+                     "  .reg .pred %p<4>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
+                     "  mov.u32 %r1, %tid.x;\n"
+                     "  mov.u32 %r2, %cluster_ctarank;\n"
+                     "  xor.b32 %r3, %r2, 1;\n"
+                     "  mov.u32 %r4, bar;\n"
+                     "  setp.ne.s32 %p1, %r1, 0;\n"
+                     "  @%p1 bra $L_sync;\n"
+                     "  mbarrier.init.shared::cta.b64 [bar], 1;\n"
+                     "  fence.mbarrier_init.release.cluster;\n"
+                     "$L_sync:\n"
+                     "  barrier.cluster.arrive.release.aligned;\n"
+                     "  barrier.cluster.wait.acquire.aligned;\n"
+                     "  @%p1 bra $L_done;\n"
+                     "  {\n  .reg .b32 remAddr32;\n"
+                     "  mapa.shared::cluster.u32 remAddr32, %r4, %r3;\n"
+                     "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remAddr32];\n"
+                     "  }\n";
+  if (Wait)
+    Text += "  mov.u32 %r5, 0;\n"
+            "$L_wait:\n"
+            "  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], %r5;\n"
+            "  @!%p2 bra $L_wait;\n";
+  Text += "$L_done:\n";
+  if (ClusterSyncAtEnd)
+    Text += "  barrier.cluster.arrive.release.aligned;\n"
+            "  barrier.cluster.wait.acquire.aligned;\n";
+  return Text + "  ret;\n}\n";
+}
+
+TEST(ExploreTest, ArrivalOnAPeerThatMayHaveExitedIsAViolation) {
+  auto E = run(peerArrival(/*Wait=*/false, /*ClusterSyncAtEnd=*/false));
+  ASSERT_EQ(E->S.Unknown, "");
+  EXPECT_EQ(E->S.ClusterSize, 2u);
+  ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
+  EXPECT_NE(E->R.Message.find("exited"), std::string::npos) << E->R.Message;
+  ExploreResult Again = replay(E->S, E->R.Schedule);
+  EXPECT_EQ(Again.Verdict, ExploreVerdict::Violation);
+  EXPECT_EQ(Again.Message, E->R.Message);
+}
+
+TEST(ExploreTest, PeerArrivalBeforeExitIsClean) {
+  // Waiting for the peer's arrival, or meeting it at the cluster barrier, keeps each CTA
+  // alive until the peer's arrival is done.
+  auto Waits = run(peerArrival(/*Wait=*/true, /*ClusterSyncAtEnd=*/false));
+  EXPECT_EQ(Waits->R.Verdict, ExploreVerdict::Clean) << Waits->R.Message;
+  auto Meets = run(peerArrival(/*Wait=*/false, /*ClusterSyncAtEnd=*/true));
+  EXPECT_EQ(Meets->R.Verdict, ExploreVerdict::Clean) << Meets->R.Message;
+  // The full search agrees.
+  ExploreOptions Full;
+  Full.PartialOrder = false;
+  EXPECT_EQ(explore(Waits->S, Full).Verdict, ExploreVerdict::Clean);
+  EXPECT_EQ(explore(Meets->S, Full).Verdict, ExploreVerdict::Clean);
+}
+
+/// Thread 0 inits `bar`, arms it for one 4-KiB copy into `buf` and issues the copy; with
+/// Wait, warp 1 waits for the copy before the CTA may leave.
+std::string copyThenExit(bool Wait) {
+  std::string Text = ".version 8.7\n.target sm_90a\n.address_size 64\n"
+                     ".shared .align 8 .b64 bar;\n"
+                     ".shared .align 128 .b8 buf[4096];\n"
+                     ".visible .entry k(.param .u64 k_param_0) .maxntid 64, 1, 1 {\n"
+                     "  .reg .pred %p<4>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
+                     "  ld.param.u64 %rd1, [k_param_0];\n"
+                     "  mov.u32 %r1, %tid.x;\n"
+                     "  setp.ne.s32 %p1, %r1, 0;\n"
+                     "  @%p1 bra $L_sync;\n"
+                     "  mbarrier.init.shared::cta.b64 [bar], 1;\n"
+                     "$L_sync:\n"
+                     "  bar.sync 0;\n"
+                     "  @%p1 bra $L_consumer;\n"
+                     "  mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [bar], 4096;\n"
+                     "  mov.u32 %r2, 0;\n"
+                     "  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx"
+                     "::bytes [buf], [%rd1, {%r2, %r2}], [bar];\n"
+                     "  bra.uni $L_done;\n"
+                     "$L_consumer:\n";
+  if (Wait)
+    Text += "  setp.lt.u32 %p2, %r1, 32;\n"
+            "  @%p2 bra $L_done;\n"
+            "  mov.u32 %r3, 0;\n"
+            "$L_wait:\n"
+            "  mbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], %r3;\n"
+            "  @!%p3 bra $L_wait;\n";
+  return Text + "$L_done:\n  ret;\n}\n";
+}
+
+TEST(ExploreTest, CopyLandingAfterItsCtaExitedIsAViolation) {
+  auto E = run(copyThenExit(/*Wait=*/false));
+  ASSERT_EQ(E->S.Unknown, "");
+  ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
+  EXPECT_NE(E->R.Message.find("a copy lands on bar after CTA 0 exited"), std::string::npos)
+      << E->R.Message;
+  EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
+  auto Ok = run(copyThenExit(/*Wait=*/true));
+  EXPECT_EQ(Ok->R.Verdict, ExploreVerdict::Clean) << Ok->R.Message;
 }
 
 } // namespace

@@ -12,10 +12,17 @@
 // reduction takes a step alone when nothing that may run before it touches what it touches:
 // no operation in flight, and no step another agent can reach before stopping at an mbarrier
 // wait whose phase cannot complete first (too few arrivals, or no bytes, can come from what
-// may run first). Such a step commutes with everything that may precede it, so the schedules
-// it skips reach the same states. A step that ends its agent, or a free pass of a periodic
-// system, is never taken alone (the next phase starts; every cycle of states keeps a state
-// with every transition taken).
+// may run first; a walk that ends a pass goes both into the next pass and out of the loop).
+// Such a step commutes with everything that may precede it, so the schedules it skips reach
+// the same states. Touching is by kind: writes conflict with everything, reads with writes
+// and updates, and updates that commute with each other (arrivals on a barrier whose
+// arrivals are all the same operation, TMA fills of one slot) only with writes and reads. An
+// arrive.expect_tx commutes with the copies in flight to its barrier unless one order
+// completes the phase and the other does not. Reaching another CTA's barrier touches that
+// CTA's exit, which may come first when every one of its agents may finish first. A step
+// that ends its agent is never taken alone (the next phase starts), nor the end of a free
+// pass of one agent with a cycle (the anchor: states recur only after every agent with a
+// cycle ran a pass more, so every cycle of states keeps a state with every transition taken).
 //
 // What is found:
 //  - deadlock: a state where some agent has not finished and nothing can move; each blocked
@@ -26,7 +33,9 @@
 //    bulk store or MMA may still read
 //  - violation: an operation the PTX ISA leaves undefined in the models (a barrier used
 //    before its init, more arrivals than pending, a named barrier whose participants name
-//    different counts, a TMEM dealloc of columns not allocated)
+//    different counts, a TMEM dealloc of columns not allocated), and an arrival, copy or
+//    tcgen05.commit reaching a CTA's barrier after every agent of that CTA finished (its
+//    shared memory is gone: a cluster peer left early, or a CTA left with a copy in flight)
 //  - clean: every schedule ends with every agent finished and nothing in flight
 //  - unknown: the system could not be built (ConcreteSystem::Unknown), or the state bound
 //    was reached before the search ended (never a clean verdict then)
