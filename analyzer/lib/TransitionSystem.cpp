@@ -374,8 +374,8 @@ void Lowering::run() {
     TS.Params.push_back({P.ParamSymbols[I], I < P.ParamNames.size() ? P.ParamNames[I]
                                                                      : P.ParamSymbols[I]});
   if (P.Launch.ClusterSize > 1)
-    TS.Assumptions.push_back("one CTA of a cluster of " + std::to_string(P.Launch.ClusterSize) +
-                             " is modeled");
+    TS.ClusterAssumption =
+        "one CTA of a cluster of " + std::to_string(P.Launch.ClusterSize) + " is modeled";
   TS.Assumptions.push_back("block of " + std::to_string(P.Launch.threads()) + " threads (" +
                            P.LaunchFrom + ")");
 

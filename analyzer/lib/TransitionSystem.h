@@ -117,6 +117,9 @@ struct TransitionSystem {
   /// establish).
   std::vector<const Expr *> ParamAssumptions;
   std::vector<std::string> Assumptions;
+  /// The model's view of a cluster (one CTA of it), apart from Assumptions: the explorer
+  /// runs every CTA of the cluster and says so instead.
+  std::string ClusterAssumption;
   /// Reasons no verdict can be trusted (by property; DeadlockFreedom's also hold for all).
   std::vector<std::string> Unknowns;
   std::vector<std::string> StageUnknowns;

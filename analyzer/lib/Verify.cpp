@@ -215,6 +215,12 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
       Verdict V = std::move(*Explored[PI]);
       V.Milliseconds = ExploreMs;
       V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
+      if (P.Launch.ClusterSize > 1)
+        V.Assumptions.insert(V.Assumptions.begin(),
+                             "every CTA of a cluster of " +
+                                 std::to_string(P.Launch.ClusterSize) +
+                                 " is modeled, with remote arrivals, multicast copies and "
+                                 "each CTA's exit");
       Out.push_back(std::move(V));
       continue;
     }
@@ -239,6 +245,8 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     if (NotExamined && V.unknown())
       V.Reason = Explored[PI]->Reason + "; " + V.Reason;
     V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
+    if (!TS.ClusterAssumption.empty())
+      V.Assumptions.insert(V.Assumptions.begin(), TS.ClusterAssumption);
     V.Milliseconds = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - Start)
                          .count();
