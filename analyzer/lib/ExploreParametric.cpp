@@ -700,10 +700,15 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Ins
   ExploreOptions EO;
   EO.MaxStates = O.MaxStates;
   EO.MaxLag = O.MaxLag;
+  auto Start = std::chrono::steady_clock::now();
   ExploreResult E = wsv::analyzer::explore(S, EO);
   R.States += E.States;
   R.Runs.push_back(What + ": " + toString(E.Verdict) + " (" + std::to_string(E.States) +
                    " states)");
+  if (O.OnRun)
+    O.OnRun(R.Runs.back(), std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - Start)
+                               .count());
   if (E.Verdict == ExploreVerdict::Clean)
     return true;
   if (E.Verdict == ExploreVerdict::Unknown)

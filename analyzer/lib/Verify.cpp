@@ -128,6 +128,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   ParametricOptions PO;
   PO.TileK = Options.TileK;
   PO.MaxStates = Options.MaxStates;
+  PO.OnRun = Options.OnExploreRun;
   PO.MinTiles = Options.MinTiles;
   for (const auto &[Name, Value] : Options.Params)
     PO.Params[Name] = Value;

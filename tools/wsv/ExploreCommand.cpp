@@ -11,6 +11,7 @@
 #include "wsv/ptx_parser/Parser.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -41,6 +42,8 @@ const char Usage[] =
     "  --tiles N            tiles per CTA for persistent kernels (default 1)\n"
     "  --param NAME=VALUE   a parameter by name (K, M, N or the PTX name); overrides\n"
     "  --max-states N       give up (verdict unknown) after N states (default 2000000)\n"
+    "  --progress           print each exploration of --all-k to stderr as it ends (the\n"
+    "                       default when stderr is a terminal)\n"
     "  --trace OUT.json     write the schedule as a wsv-trace/1 document\n"
     "  --replay TRACE.json  re-execute the trace's steps instead of exploring\n"
     "\n"
@@ -57,7 +60,7 @@ int runExplore(int Argc, char **Argv) {
   std::string Kernel, TraceOut, ReplayIn, File;
   unsigned KTiles = 2, Tiles = 1;
   uint64_t MaxStates = 2000000;
-  bool AllK = false;
+  bool AllK = false, Progress = llvm::errs().is_displayed();
   std::map<std::string, uint64_t> Params;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
@@ -70,6 +73,8 @@ int runExplore(int Argc, char **Argv) {
     std::string V;
     if (Arg == "--all-k") {
       AllK = true;
+    } else if (Arg == "--progress") {
+      Progress = true;
     } else if (Arg == "--kernel") {
       if (!Next(Kernel))
         return fail("--kernel needs a name", true);
@@ -129,6 +134,11 @@ int runExplore(int Argc, char **Argv) {
     Options.MaxStates = MaxStates;
     for (const auto &[Name, Value] : Params)
       Options.Params[Name] = Value;
+    if (Progress)
+      Options.OnRun = [](const std::string &Run, double Ms) {
+        llvm::errs() << "wsv explore: " << Run << ", " << llvm::format("%.1f", Ms / 1000)
+                     << " s\n";
+      };
     All = analyzer::exploreAllTrips(RP, Options);
     llvm::outs() << "kernel " << Entry->name() << ": " << analyzer::toString(All->Verdict);
     if (All->Verdict == analyzer::ExploreVerdict::Clean)

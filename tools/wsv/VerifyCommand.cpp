@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -49,6 +50,8 @@ const char Usage[] =
     "  --bound N             steps of the bounded search (48)\n"
     "  --unbounded           then try Z3's fixed-point engine (Spacer) for all parameters\n"
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
+    "  --progress            print each exploration to stderr as it ends (the default when\n"
+    "                        stderr is a terminal)\n"
     "\n"
     "exit codes: 0 no counterexample and no error finding, 1 a counterexample or an error\n"
     "finding, 2 bad input or usage, 3 a property stayed unknown under --require-proof\n";
@@ -146,7 +149,7 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 int runVerify(int Argc, char **Argv) {
   std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Bound;
   std::vector<std::string> ParamArgs;
-  bool RequireProof = false, Unbounded = false;
+  bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed();
   llvm::SmallVector<StringRef, 2> Files;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
@@ -175,6 +178,8 @@ int runVerify(int Argc, char **Argv) {
       RequireProof = true;
     } else if (Arg == "--unbounded") {
       Unbounded = true;
+    } else if (Arg == "--progress") {
+      Progress = true;
     } else if (Arg.starts_with("-") && Arg != "-") {
       return fail("unknown option or missing value '" + Arg.str() + "'", true);
     } else {
@@ -253,6 +258,11 @@ int runVerify(int Argc, char **Argv) {
       if (Spec->MinKTiles)
         KernelOptions.MinTiles = *Spec->MinKTiles;
     }
+    if (Progress)
+      KernelOptions.OnExploreRun = [&P](const std::string &Run, double Ms) {
+        llvm::errs() << "wsv verify: " << P.Kernel << ": explored " << Run << ", "
+                     << llvm::format("%.1f", Ms / 1000) << " s\n";
+      };
     R.Verdicts = analyzer::verifyProtocol(P, KernelOptions);
     R.Findings = analyzer::runChecks(P, analyzer::CheckSelection::all(), Solver.get());
     Results.push_back(std::move(R));

@@ -49,6 +49,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -134,6 +135,9 @@ struct ParametricOptions {
   uint64_t MaxStates = 2000000;
   uint32_t MaxLag = 16;
   unsigned TimeoutMs = 2000; ///< per Z3 query
+  /// Called after each exploration with its line of ParametricResult::Runs and its time:
+  /// progress for a caller to show while a long argument runs.
+  std::function<void(const std::string &Run, double Milliseconds)> OnRun;
 };
 
 struct ParametricResult {

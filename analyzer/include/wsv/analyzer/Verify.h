@@ -28,6 +28,7 @@
 #include "wsv/analyzer/Protocol.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -129,6 +130,8 @@ struct VerifyOptions {
   /// Z3's time for a property the exploration did not get to (it stopped at another
   /// property's counterexample), at most TimeoutMs.
   unsigned NotExaminedTimeoutMs = 300;
+  /// Progress of the exploration (ParametricOptions::OnRun).
+  std::function<void(const std::string &Run, double Milliseconds)> OnExploreRun;
 };
 
 /// The verdict of each requested property, in the order of Options.Properties.
