@@ -30,14 +30,12 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     else
       add(F, B);
   for (unsigned B : C.Reads)
-    addRead(F, S.Barriers.size() + B);
+    touchBuffer(F, B, Agent, C.PerCopy, Touch::Read);
   // TMA copies fill their own parts of a slot: fills commute with each other (each only
   // marks the slot filled when it lands), not with reads or generic writes.
   for (unsigned B : C.Writes)
-    if (C.Kind == StepKind::AsyncLoad)
-      addUpdate(F, S.Barriers.size() + B);
-    else
-      add(F, S.Barriers.size() + B);
+    touchBuffer(F, B, Agent, C.PerCopy,
+                C.Kind == StepKind::AsyncLoad ? Touch::Update : Touch::Write);
   // Reaching another CTA's barriers depends on whether it has exited.
   if (C.Barrier != NoIndex && S.Barriers[C.Barrier].Cta != Cta)
     addRead(F, AliveBase + S.Barriers[C.Barrier].Cta);
@@ -81,6 +79,22 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     break;
   }
   return F;
+}
+
+void Simulator::touchBuffer(Footprint &F, unsigned Buffer, unsigned Agent, bool Part,
+                            Touch How) const {
+  unsigned Offset = static_cast<unsigned>(How) * Words;
+  auto Set = [&](unsigned Bit) { F[Offset + Bit / 64] |= uint64_t(1) << (Bit % 64); };
+  const llvm::SmallVector<unsigned, 4> &Agents = PartAgents[Buffer];
+  if (!Part)
+    Set(S.Barriers.size() + Buffer);
+  const ConcreteAgent &Mine = S.Agents[Agent];
+  for (unsigned I = 0; I < Agents.size(); ++I) {
+    const ConcreteAgent &X = S.Agents[Agents[I]];
+    bool Sibling = Agents[I] != Agent && X.Program == Mine.Program && X.Cta == Mine.Cta;
+    if (!Part || !Sibling)
+      Set(PartBase[Buffer] + I);
+  }
 }
 
 void Simulator::findAlikeArrivals() {
@@ -154,7 +168,16 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
     // is a transition of its own (loadCommutes).
     Mine.assign(3 * Words, 0);
     for (unsigned B : C.Writes)
-      addUpdate(Mine, S.Barriers.size() + B);
+      touchBuffer(Mine, B, Agent, C.PerCopy, Touch::Update);
+  } else if (C.PerCopy) {
+    // A read of a slot nothing filled yet races, and a sibling's write fills it: until the
+    // slot is filled (for good), their order matters.
+    for (unsigned B : C.Reads)
+      if (!St.Filled[B])
+        touchBuffer(Mine, B, Agent, /*Part=*/false, Touch::Read);
+    for (unsigned B : C.Writes)
+      if (!St.Filled[B])
+        touchBuffer(Mine, B, Agent, /*Part=*/false, Touch::Write);
   }
   if (C.Kind == StepKind::GroupWait) {
     // It ends the reads of the operations it waits for: the agent's own queue is nobody
@@ -212,7 +235,7 @@ bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
     addRead(Mine, AliveBase + S.Barriers[B].Cta);
   }
   for (unsigned B : C.Writes)
-    addUpdate(Mine, S.Barriers.size() + B);
+    touchBuffer(Mine, B, L.Agent, C.PerCopy, Touch::Update);
   return !touchedFirst(St, NoIndex, &L, Mine);
 }
 

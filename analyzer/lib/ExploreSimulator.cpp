@@ -91,6 +91,20 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   Bits += 3 * S.Agents.size();
   AliveBase = Bits;
   Bits += S.ClusterSize;
+  PartAgents.resize(S.Buffers.size());
+  PartBase.assign(S.Buffers.size(), NoIndex);
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    for (const ConcreteStep &C : S.Agents[A].Steps)
+      if (C.PerCopy)
+        for (const auto *List : {&C.Reads, &C.Writes})
+          for (unsigned B : *List)
+            if (!llvm::is_contained(PartAgents[B], A))
+              PartAgents[B].push_back(A);
+  for (unsigned B = 0; B < S.Buffers.size(); ++B)
+    if (!PartAgents[B].empty()) {
+      PartBase[B] = Bits;
+      Bits += PartAgents[B].size();
+    }
   Words = (Bits + 63) / 64;
   CommitTargets.resize(S.Agents.size());
   for (unsigned A = 0; A < S.Agents.size(); ++A)
@@ -207,13 +221,14 @@ uint32_t Simulator::lag(const State &St) const {
       First = std::min(First, St.Agents[A].Occurrence);
       Last = std::max(Last, St.Agents[A].Occurrence);
     }
+    // Least first: an agent in a later tile counts from it (its passes there come on top of
+    // the fewest in the earliest tile).
     for (unsigned A : InnerAgents)
-      if (St.Agents[A].Occurrence == First) {
+      if (St.Agents[A].Occurrence == First)
         Least = std::min(Least, St.Agents[A].InnerLaps);
-        Most = std::max(Most, St.Agents[A].InnerLaps);
-      } else {
-        Most = std::max(Most, St.Agents[A].InnerLaps + Least); // passes ahead count whole
-      }
+    for (unsigned A : InnerAgents)
+      Most = std::max(Most, St.Agents[A].InnerLaps +
+                                (St.Agents[A].Occurrence == First ? 0 : Least));
     Lag = std::max({Lag, Last - First, Most - Least});
   }
   return Lag;

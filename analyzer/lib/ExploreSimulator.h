@@ -188,12 +188,23 @@ private:
     F[2 * Words + Bit / 64] |= uint64_t(1) << (Bit % 64);
   }
   bool commutes(const State &St, unsigned Agent) const;
+  /// Buffer accesses in footprints. Copies of one role (agents of one program in one CTA)
+  /// reach their own parts of a slot when either access is placed by the thread (the race
+  /// check's rule): such an access touches the agent's part bit and those of the agents that
+  /// are not its siblings; any other access touches the whole slot and every part.
+  enum class Touch : unsigned { Write = 0, Read = 1, Update = 2 };
+  void touchBuffer(Footprint &F, unsigned Buffer, unsigned Agent, bool Part, Touch How) const;
+  /// Per buffer instance: the agents with accesses placed by the thread, and the bit of the
+  /// first one's part (NoIndex: none).
+  std::vector<llvm::SmallVector<unsigned, 4>> PartAgents;
+  std::vector<unsigned> PartBase;
 
   const ConcreteSystem &S;
   unsigned Words = 0;
-  /// Bit positions: named barriers, the cluster barrier, TMEM, each agent's queues, and per
-  /// CTA whether it is alive (its agents' last steps write it, reaching its barriers from
-  /// elsewhere reads it).
+  /// Bit positions: barrier instances, buffer slots, named barriers, the cluster barrier,
+  /// TMEM, each agent's queues, per CTA whether it is alive (reaching its barriers from
+  /// elsewhere reads it; its exit, when every one of its agents may finish first, writes
+  /// it), and the parts of slots (PartBase).
   unsigned NamedBase = 0, ClusterBit = 0, TmemBase = 0, QueueBase = 0, AliveBase = 0;
   /// Per agent, per program counter: the union of the footprints of the steps from there on.
   std::vector<std::vector<Footprint>> Suffix;

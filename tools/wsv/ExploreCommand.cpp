@@ -42,6 +42,8 @@ const char Usage[] =
     "  --tiles N            tiles per CTA for persistent kernels (default 1)\n"
     "  --param NAME=VALUE   a parameter by name (K, M, N or the PTX name); overrides\n"
     "  --max-states N       give up (verdict unknown) after N states (default 2000000)\n"
+    "  --no-reduction       every interleaving, without the partial-order reduction (to\n"
+    "                       cross-check it on one launch)\n"
     "  --progress           print each exploration of --all-k to stderr as it ends (the\n"
     "                       default when stderr is a terminal)\n"
     "  --trace OUT.json     write the schedule as a wsv-trace/1 document\n"
@@ -60,7 +62,7 @@ int runExplore(int Argc, char **Argv) {
   std::string Kernel, TraceOut, ReplayIn, File;
   unsigned KTiles = 2, Tiles = 1;
   uint64_t MaxStates = 2000000;
-  bool AllK = false, Progress = llvm::errs().is_displayed();
+  bool AllK = false, Reduce = true, Progress = llvm::errs().is_displayed();
   std::map<std::string, uint64_t> Params;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
@@ -73,6 +75,8 @@ int runExplore(int Argc, char **Argv) {
     std::string V;
     if (Arg == "--all-k") {
       AllK = true;
+    } else if (Arg == "--no-reduction") {
+      Reduce = false;
     } else if (Arg == "--progress") {
       Progress = true;
     } else if (Arg == "--kernel") {
@@ -129,6 +133,8 @@ int runExplore(int Argc, char **Argv) {
   if (AllK) {
     if (!ReplayIn.empty())
       return fail("--all-k explores; it does not replay", true);
+    if (!Reduce)
+      return fail("--no-reduction cross-checks one launch (--k-tiles, --tiles)", true);
     analyzer::ParametricOptions Options;
     Options.TileK = TileK;
     Options.MaxStates = MaxStates;
@@ -179,6 +185,7 @@ int runExplore(int Argc, char **Argv) {
     R = std::move(All->Found);
   } else {
     analyzer::ExploreOptions Options;
+    Options.PartialOrder = Reduce;
     Options.MaxStates = MaxStates;
     R = analyzer::explore(S, Options);
   }
