@@ -700,8 +700,20 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Ins
   ExploreOptions EO;
   EO.MaxStates = O.MaxStates;
   EO.MaxLag = O.MaxLag;
+  bool Budget = false;
+  if (O.MaxTotalStates) {
+    if (R.States >= O.MaxTotalStates)
+      return unknown("the budget of " + std::to_string(O.MaxTotalStates) +
+                     " states for all explorations was spent after " +
+                     std::to_string(R.Runs.size()) + " of them, before " + What);
+    Budget = O.MaxTotalStates - R.States < EO.MaxStates;
+    EO.MaxStates = std::min(EO.MaxStates, O.MaxTotalStates - R.States);
+  }
   auto Start = std::chrono::steady_clock::now();
   ExploreResult E = wsv::analyzer::explore(S, EO);
+  if (Budget && E.Verdict == ExploreVerdict::Unknown && E.States > EO.MaxStates)
+    E.Message = "the budget of " + std::to_string(O.MaxTotalStates) +
+                " states for all explorations was spent in this one";
   R.States += E.States;
   R.Runs.push_back(What + ": " + toString(E.Verdict) + " (" + std::to_string(E.States) +
                    " states)");

@@ -287,6 +287,8 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         Expect[B] = true;
       }
   };
+  // Threads that may arrive at the cluster barrier's current phase first.
+  uint64_t ClusterThreads = St.Cluster.arrived();
   auto MayComplete = [&](unsigned B) {
     const models::Mbarrier &M = St.Barriers[B];
     int64_t Tx = M.txCount();
@@ -327,9 +329,25 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // may run passes without end: everything from there on may come.
   std::vector<llvm::SmallVector<uint32_t, 2>> Stops(S.Agents.size());
   std::vector<std::vector<bool>> Walked(S.Agents.size());
+  // The tx bytes of the copies to Landed that may be issued first.
+  std::vector<uint64_t> FutureLandings;
   // Per agent: whether it may finish first (a CTA whose agents all may ends, and reaching
   // its barriers from elsewhere then fails).
   std::vector<bool> Ends(S.Agents.size(), false);
+  // Whether agent B's step at Pc may be passed by what may run first: an mbarrier wait
+  // whose phase may complete; a barrier.cluster.wait B is at and may pass now, or whose
+  // phase the threads that may arrive first fill (Agent's threads, not arrived yet, are
+  // missing from every phase to come: it holds back the whole cluster).
+  auto MayPass = [&](unsigned B, uint32_t Pc) {
+    const ConcreteStep &C = S.Agents[B].Steps[Pc];
+    if (C.Kind == StepKind::Wait && C.Barrier != NoIndex)
+      return !St.Barriers[C.Barrier].initialized() ||
+             St.Barriers[C.Barrier].testWaitParity(C.Parity) || MayComplete(C.Barrier);
+    if (C.Kind == StepKind::ClusterWait && Agent != NoIndex &&
+        !(Pc == St.Agents[B].Pc && stepEnabled(St, B)))
+      return ClusterThreads >= ClusterCount;
+    return true;
+  };
   auto Walk = [&](unsigned B, uint32_t From) {
     const ConcreteAgent &Ag = S.Agents[B];
     std::vector<bool> &Seen = Walked[B];
@@ -342,19 +360,30 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         if (Seen[Pc]) {
           Or(Suffix[B][Pc]);
           Anything(EnablingSuffix[B][Pc]);
+          ClusterThreads = UINT64_MAX;
           Ends[B] = true;
           break;
         }
         Seen[Pc] = true;
         const ConcreteStep &C = Ag.Steps[Pc];
-        if (C.Kind == StepKind::Wait && C.Barrier != NoIndex &&
-            St.Barriers[C.Barrier].initialized() &&
-            !St.Barriers[C.Barrier].testWaitParity(C.Parity) && !MayComplete(C.Barrier)) {
+        if (!MayPass(B, Pc)) {
           Stops[B].push_back(Pc);
           break;
         }
-        Or(StepFootprint[B][Pc]);
+        if (Landed != NoIndex && C.Kind == StepKind::AsyncLoad &&
+            llvm::is_contained(C.Targets, Landed)) {
+          // A copy issued first may land first: its landing joins those the arrive.expect_tx
+          // must commute with (checked below with every size).
+          Footprint F = StepFootprint[B][Pc];
+          F[Landed / 64] &= ~(uint64_t(1) << (Landed % 64));
+          Or(F);
+          FutureLandings.push_back(C.TxBytes);
+        } else {
+          Or(StepFootprint[B][Pc]);
+        }
         Add(StepEnabling[B][Pc]);
+        if (C.Kind == StepKind::ClusterArrive && ClusterThreads != UINT64_MAX)
+          ClusterThreads += (C.Arriving + 31) / 32 * 32;
         if (Ag.hasCycle() && Pc + 1 == Ag.CycleEnd)
           Work.push_back(Ag.CycleBegin);
         if (int Inner = InnerEndAt[B][Pc]; Inner >= 0)
@@ -364,8 +393,17 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         Ends[B] = true;
     }
   };
+  // Agents of Agent's CTA that start only once it finished (the roles after the prologue,
+  // the epilogue after the roles) run nothing first.
+  auto Held = [&](unsigned B) {
+    if (Agent == NoIndex || started(St, B) || S.Agents[B].Cta != S.Agents[Agent].Cta)
+      return false;
+    Placement Mine = S.Agents[Agent].Place, Theirs = S.Agents[B].Place;
+    return (Theirs == Placement::Role && Mine == Placement::Prologue) ||
+           (Theirs == Placement::Epilogue && Mine != Placement::Epilogue);
+  };
   for (unsigned B = 0; B < S.Agents.size(); ++B)
-    if (B != Agent)
+    if (B != Agent && !Held(B))
       Walk(B, St.Agents[B].Pc);
   // A stopped agent goes on once what may run first may complete its phase.
   for (bool Changed = true; Changed;) {
@@ -373,7 +411,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     for (unsigned B = 0; B < S.Agents.size(); ++B)
       for (size_t I = 0; I < Stops[B].size(); ++I) {
         uint32_t From = Stops[B][I];
-        if (!MayComplete(S.Agents[B].Steps[From].Barrier))
+        if (!MayPass(B, From))
           continue;
         Stops[B].erase(Stops[B].begin() + I--);
         Or(StepFootprint[B][From]);
@@ -381,6 +419,17 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         Walk(B, From + 1);
         Changed = true;
       }
+  }
+  if (!FutureLandings.empty()) {
+    // The arrival is the phase's last: no landings, in flight or to come, but not all of
+    // them, may sum to what it leaves (expectCommutesWithLandings on every size).
+    const ConcreteStep &C = S.Agents[Agent].Steps[St.Agents[Agent].Pc];
+    const models::Mbarrier &M = St.Barriers[Landed];
+    std::vector<uint64_t> Sizes = landingSizes(St, Landed);
+    Sizes.insert(Sizes.end(), FutureLandings.begin(), FutureLandings.end());
+    if (M.pending() == std::max(1u, C.Count) &&
+        someLandingsSum(Sizes, M.txCount() + static_cast<int64_t>(C.TxBytes)))
+      return true;
   }
   for (unsigned Cta = 0; Cta < S.ClusterSize; ++Cta) {
     bool Exits = true;

@@ -112,6 +112,10 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       if (C.Kind == StepKind::MmaCommit)
         CommitTargets[A].insert(CommitTargets[A].end(), C.Targets.begin(), C.Targets.end());
   findAlikeArrivals();
+  for (const ConcreteAgent &Ag : S.Agents)
+    for (const ConcreteStep &C : Ag.Steps)
+      if (C.Kind == StepKind::ClusterArrive)
+        ClusterCount = std::max<uint64_t>(ClusterCount, C.Count);
   Suffix.resize(S.Agents.size());
   EnablingSuffix.resize(S.Agents.size());
   StepFootprint.resize(S.Agents.size());

@@ -156,6 +156,8 @@ private:
   /// Per barrier instance: every arrival it gets is the same operation (ArrivalsAlike).
   void findAlikeArrivals();
   std::vector<bool> ArrivalsAlike;
+  /// The threads a phase of the cluster barrier waits for (its arrive steps' count).
+  uint64_t ClusterCount = 0;
   /// What a step (or the copy it issues) brings toward completing barrier phases: arrivals
   /// (barrier instance, count) and byte counts.
   struct Enabling {

@@ -122,19 +122,23 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
 /// The explorer's verdicts for every value of the k-loop's parameter, or nothing where it
 /// has none to give (then Z3 answers).
 std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
-                                                    const VerifyOptions &Options) {
+                                                    const VerifyOptions &Options,
+                                                    std::string &Unknown) {
   std::vector<std::optional<Verdict>> Out(Options.Properties.size());
   RolePrograms RP = lowerRolePrograms(P);
   ParametricOptions PO;
   PO.TileK = Options.TileK;
   PO.MaxStates = Options.MaxStates;
+  PO.MaxTotalStates = Options.MaxTotalStates;
   PO.OnRun = Options.OnExploreRun;
   PO.MinTiles = Options.MinTiles;
   for (const auto &[Name, Value] : Options.Params)
     PO.Params[Name] = Value;
   ParametricResult E = exploreAllTrips(RP, PO);
-  if (E.Verdict == ExploreVerdict::Unknown)
+  if (E.Verdict == ExploreVerdict::Unknown) {
+    Unknown = E.Reason;
     return Out;
+  }
   // A value fixed for the trip count's parameter must be one the statement covers.
   if (!E.Parameter.empty() && Options.Params.count(E.Parameter)) {
     uint64_t K = Options.Params.at(E.Parameter);
@@ -201,8 +205,10 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
   std::vector<Verdict> Out;
   auto ExploreStart = std::chrono::steady_clock::now();
   std::vector<std::optional<Verdict>> Explored(Options.Properties.size());
+  // Why the exploration said unknown (Z3 answers then, and says so too when it cannot).
+  std::string ExploreUnknown;
   if (Options.ExploreAllTrips)
-    Explored = exploreVerdicts(P, Options);
+    Explored = exploreVerdicts(P, Options, ExploreUnknown);
   double ExploreMs = std::chrono::duration<double, std::milli>(
                          std::chrono::steady_clock::now() - ExploreStart)
                          .count();
@@ -245,6 +251,8 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     }
     if (NotExamined && V.unknown())
       V.Reason = Explored[PI]->Reason + "; " + V.Reason;
+    else if (!ExploreUnknown.empty() && V.unknown())
+      V.Reason = "the exploration: " + ExploreUnknown + "; Z3: " + V.Reason;
     V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
     if (!TS.ClusterAssumption.empty())
       V.Assumptions.insert(V.Assumptions.begin(), TS.ClusterAssumption);

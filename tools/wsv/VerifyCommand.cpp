@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace wsv;
@@ -50,6 +51,9 @@ const char Usage[] =
     "  --bound N             steps of the bounded search (48)\n"
     "  --unbounded           then try Z3's fixed-point engine (Spacer) for all parameters\n"
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
+    "  --max-states N        states one exploration may visit (default 400000)\n"
+    "  --max-total-states N  states all explorations of a kernel may visit (default\n"
+    "                        1000000); beyond, the exploration's verdict is unknown\n"
     "  --progress            print each exploration to stderr as it ends (the default when\n"
     "                        stderr is a terminal)\n"
     "\n"
@@ -147,7 +151,8 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 }
 
 int runVerify(int Argc, char **Argv) {
-  std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Bound;
+  std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Bound, MaxStates,
+      MaxTotalStates;
   std::vector<std::string> ParamArgs;
   bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed();
   llvm::SmallVector<StringRef, 2> Files;
@@ -167,7 +172,8 @@ int runVerify(int Argc, char **Argv) {
     std::string P;
     if (Value("--kernel", Kernel) || Value("--launch", Launch) ||
         Value("--trace-out", TraceOut) || Value("--timeout-ms", Timeout) ||
-        Value("--bound", Bound)) {
+        Value("--bound", Bound) || Value("--max-states", MaxStates) ||
+        Value("--max-total-states", MaxTotalStates)) {
       continue;
     } else if (Value("--format", Format)) {
       if (Format != "text" && Format != "json" && Format != "sarif")
@@ -205,6 +211,14 @@ int runVerify(int Argc, char **Argv) {
       return fail("--bound takes a number of steps up to 10000", true);
     Options.MaxBmcSteps = static_cast<unsigned>(N);
   }
+  for (auto [Text, Out, Name] :
+       {std::tuple{&MaxStates, &Options.MaxStates, "--max-states"},
+        std::tuple{&MaxTotalStates, &Options.MaxTotalStates, "--max-total-states"}})
+    if (!Text->empty()) {
+      if (!Number(*Text, N) || N == 0)
+        return fail(std::string(Name) + " takes a positive number of states", true);
+      *Out = N;
+    }
   if (!Launch.empty() && !ParamArgs.empty())
     return fail("--launch and --param are exclusive", true);
   if (!Launch.empty()) {

@@ -133,6 +133,9 @@ struct ParametricOptions {
   std::map<std::string, uint64_t> Params = {{"M", 256}, {"N", 256}};
   uint64_t ScanTiles = 256; ///< multiples of TileK evaluated for the small trip counts
   uint64_t MaxStates = 2000000;
+  /// States all the explorations together may visit (0: no limit); spent, the verdict is
+  /// unknown, never clean.
+  uint64_t MaxTotalStates = 0;
   uint32_t MaxLag = 16;
   unsigned TimeoutMs = 2000; ///< per Z3 query
   /// Called after each exploration with its line of ParametricResult::Runs and its time:
