@@ -169,7 +169,16 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
     Mine.assign(3 * Words, 0);
     for (unsigned B : C.Writes)
       touchBuffer(Mine, B, Agent, C.PerCopy, Touch::Update);
-  } else if (C.PerCopy) {
+  } else if (C.Queue == AsyncQueue::Tcgen05 &&
+             (C.Kind == StepKind::MmaIssue || C.Kind == StepKind::MmaCommit)) {
+    // Issuing or committing tcgen05 work only queues it: the commits' barriers see it
+    // complete, which is a transition of its own.
+    for (unsigned B : CommitTargets[Agent])
+      if (B != C.Barrier)
+        for (unsigned K = 0; K < 3; ++K)
+          Mine[K * Words + B / 64] &= ~(uint64_t(1) << (B % 64));
+  }
+  if (C.PerCopy && C.Kind != StepKind::AsyncLoad) {
     // A read of a slot nothing filled yet races, and a sibling's write fills it: until the
     // slot is filled (for good), their order matters.
     for (unsigned B : C.Reads)

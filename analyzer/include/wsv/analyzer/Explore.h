@@ -12,17 +12,21 @@
 // reduction takes a step alone when nothing that may run before it touches what it touches:
 // no operation in flight, and no step another agent can reach before stopping at an mbarrier
 // wait whose phase cannot complete first (too few arrivals, or no bytes, can come from what
-// may run first; a walk that ends a pass goes both into the next pass and out of the loop).
+// may run first; a walk that ends a pass goes both into the next pass and out of the loop),
+// or at a barrier.cluster.wait whose phase lacks the held-back agent's threads; agents that
+// start only once it finished (the epilogue after the roles) run nothing first.
 // Such a step commutes with everything that may precede it, so the schedules it skips reach
 // the same states. Touching is by kind: writes conflict with everything, reads with writes
 // and updates, and updates that commute with each other (arrivals on a barrier whose
 // arrivals are all the same operation, TMA fills of one slot) only with writes and reads. An
-// arrive.expect_tx commutes with the copies in flight to its barrier unless one order
-// completes the phase and the other does not. Reaching another CTA's barrier touches that
-// CTA's exit, which may come first when every one of its agents may finish first. A step
-// that ends its agent is never taken alone (the next phase starts), nor the end of a free
-// pass of one agent with a cycle (the anchor: states recur only after every agent with a
-// cycle ran a pass more, so every cycle of states keeps a state with every transition taken).
+// arrive.expect_tx commutes with the copies in flight or issued first to its barrier unless
+// one order completes the phase and the other does not. Copies of one role reach their own
+// parts of a slot (as in the race check), so their accesses commute once the slot is
+// filled. Reaching another CTA's barrier touches that CTA's exit, which may come first when
+// every one of its agents may finish first. A step that ends its agent is never taken alone
+// (the next phase starts), nor the end of a free pass of one agent with a cycle (the anchor:
+// states recur only after every agent with a cycle ran a pass more, so every cycle of states
+// keeps a state with every transition taken).
 //
 // What is found:
 //  - deadlock: a state where some agent has not finished and nothing can move; each blocked
