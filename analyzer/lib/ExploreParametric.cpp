@@ -87,7 +87,14 @@ private:
   bool classifyLoops();
   void collectUses();
   const Expr *domain(const Expr *KLeaf);
-  bool valid(const Expr *Hyp, const Expr *Goal, const std::string &What);
+  /// Grid: the query reads the grid's tile count, whose product and division make it slow;
+  /// it gets ten times the time, so that a loaded machine does not turn a proof into unknown.
+  bool valid(const Expr *Hyp, const Expr *Goal, const std::string &What, bool Grid = false);
+  Solver &gridZ3() {
+    if (!GridZ3)
+      GridZ3 = Solver::createZ3(10 * O.TimeoutMs);
+    return *GridZ3;
+  }
   /// What holds whatever the period: the varying loops' trip counts in T, and every value
   /// depending on the parameter only through T. Proved once.
   bool proveTripForms();
@@ -433,8 +440,8 @@ bool Prover::findTileLoops() {
   return true;
 }
 
-bool Prover::valid(const Expr *Hyp, const Expr *Goal, const std::string &What) {
-  SolverResult V = Z3->isValid(Ctx.implies(Hyp, Goal));
+bool Prover::valid(const Expr *Hyp, const Expr *Goal, const std::string &What, bool Grid) {
+  SolverResult V = (Grid ? gridZ3() : *Z3).isValid(Ctx.implies(Hyp, Goal));
   ++R.SolverQueries;
   if (V.Answer == SolverAnswer::Yes)
     return true;
@@ -462,11 +469,7 @@ bool Prover::decidedByTiles(const Expr *E) {
   const Expr *None = Ctx.logicalNot(Some);
   auto Fixed = [&](const Expr *Case) {
     for (const Expr *Goal : {E, Ctx.logicalNot(E)}) {
-      // The tile count's product and division make these the slowest queries: a timeout
-      // here would turn a proof into unknown on a loaded machine, so they get longer.
-      if (!GridZ3)
-        GridZ3 = Solver::createZ3(10 * O.TimeoutMs);
-      SolverResult V = GridZ3->isValid(Ctx.implies(Ctx.logicalAnd(D, Case), Goal));
+      SolverResult V = gridZ3().isValid(Ctx.implies(Ctx.logicalAnd(D, Case), Goal));
       ++R.SolverQueries;
       if (V.Answer == SolverAnswer::Yes)
         return true;
@@ -526,7 +529,8 @@ bool Prover::proveTripForms() {
           Ctx.eq(Ctx.urem(Nctaid, C), c(0, W)));
       if (!valid(First, Ctx.eq(NT, Ctx.substitute(NT, Ctaid, Ctx.add(Ctaid, c(Rank, W)))),
                  "every CTA of a cluster runs as many tiles (rank " + std::to_string(Rank) +
-                     ")"))
+                     ")",
+                 /*Grid=*/true))
         return false;
     }
   }
@@ -542,7 +546,8 @@ bool Prover::proveTripForms() {
         !valid(readsGrid(U.E) ? SameTiles : Same,
                Ctx.eq(U.E, Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime)),
                "an expression of " + RP.Programs[U.Program].Name + " (" + P.exprString(U.E) +
-                   ") depends on " + R.Parameter + " only through the trip count"))
+                   ") depends on " + R.Parameter + " only through the trip count",
+               Tiles && readsGrid(U.E)))
       return false;
   return true;
 }
