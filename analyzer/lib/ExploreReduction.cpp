@@ -20,13 +20,13 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
   // same function of its state whoever makes them, so they commute with each other.
   if (C.Barrier != NoIndex && C.Kind == StepKind::Wait)
     addRead(F, C.Barrier);
-  else if (C.Barrier != NoIndex && C.Kind == StepKind::Arrive && ArrivalsAlike[C.Barrier])
-    addUpdate(F, C.Barrier);
+  else if (C.Barrier != NoIndex && C.Kind == StepKind::Arrive)
+    addArrival(F, C.Barrier);
   else if (C.Barrier != NoIndex)
     add(F, C.Barrier);
   for (unsigned B : C.Targets)
-    if (C.Kind == StepKind::MmaCommit && ArrivalsAlike[B])
-      addUpdate(F, B);
+    if (C.Kind == StepKind::MmaCommit)
+      addArrival(F, B);
     else
       add(F, B);
   for (unsigned B : C.Reads)
@@ -67,12 +67,8 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     add(F, QueueBase + 3 * Agent + Queue);
     // A tcgen05 operation's completion is what makes the agent's commits arrive.
     if (Queue == 2)
-      for (unsigned B : CommitTargets[Agent]) {
-        if (ArrivalsAlike[B])
-          addUpdate(F, B);
-        else
-          add(F, B);
-      }
+      for (unsigned B : CommitTargets[Agent])
+        addArrival(F, B);
     break;
   }
   default:
@@ -175,8 +171,7 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
     // complete, which is a transition of its own.
     for (unsigned B : CommitTargets[Agent])
       if (B != C.Barrier)
-        for (unsigned K = 0; K < 3; ++K)
-          Mine[K * Words + B / 64] &= ~(uint64_t(1) << (B % 64));
+        clear(Mine, B, /*Every=*/true);
   }
   if (C.PerCopy && C.Kind != StepKind::AsyncLoad) {
     // A read of a slot nothing filled yet races, and a sibling's write fills it: until the
@@ -327,9 +322,9 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     // loadCommutes or expectCommutesWithLandings checked that their order does not matter.
     if (Load)
       for (unsigned B : S.Agents[Load->Agent].Steps[Load->Step].Targets)
-        F[B / 64] &= ~(uint64_t(1) << (B % 64));
+        clear(F, B);
     if (Landed != NoIndex)
-      F[Landed / 64] &= ~(uint64_t(1) << (Landed % 64));
+      clear(F, Landed);
     Or(F);
     Add(StepEnabling[L.Agent][L.Step]);
   }
@@ -384,7 +379,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
           // A copy issued first may land first: its landing joins those the arrive.expect_tx
           // must commute with (checked below with every size).
           Footprint F = StepFootprint[B][Pc];
-          F[Landed / 64] &= ~(uint64_t(1) << (Landed % 64));
+          clear(F, Landed);
           Or(F);
           FutureLandings.push_back(C.TxBytes);
         } else {

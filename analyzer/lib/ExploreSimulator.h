@@ -189,6 +189,18 @@ private:
   void addUpdate(Footprint &F, unsigned Bit) const {
     F[2 * Words + Bit / 64] |= uint64_t(1) << (Bit % 64);
   }
+  /// An arrival on barrier B: an update when all its arrivals are alike, else a write.
+  void addArrival(Footprint &F, unsigned B) const {
+    if (ArrivalsAlike[B])
+      addUpdate(F, B);
+    else
+      add(F, B);
+  }
+  /// Drops Bit from the footprint: from its writes only, or (Every) from every kind.
+  void clear(Footprint &F, unsigned Bit, bool Every = false) const {
+    for (unsigned K = 0; K < (Every ? 3u : 1u); ++K)
+      F[K * Words + Bit / 64] &= ~(uint64_t(1) << (Bit % 64));
+  }
   bool commutes(const State &St, unsigned Agent) const;
   /// Buffer accesses in footprints. Copies of one role (agents of one program in one CTA)
   /// reach their own parts of a slot when either access is placed by the thread (the race
