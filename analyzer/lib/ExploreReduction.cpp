@@ -157,7 +157,8 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
       (Agent == LapAnchor && atFreeLapEnd(St, Agent)) ||
       (Agent == InnerAnchor && atFreeInnerEnd(St, Agent)))
     return false;
-  Footprint Mine = StepFootprint[Agent][AS.Pc];
+  Footprint &Mine = Scratch.Mine;
+  Mine = StepFootprint[Agent][AS.Pc];
   const ConcreteStep &C = S.Agents[Agent].Steps[AS.Pc];
   if (C.Kind == StepKind::AsyncLoad) {
     // Issuing a copy only checks the slots' readers; its barriers see the copy land, which
@@ -187,9 +188,12 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
     // It ends the reads of the operations it waits for: the agent's own queue is nobody
     // else's, so what counts is what they read.
     const models::AsyncGroupQueue &Q = C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma;
-    for (uint32_t Op : Q.readsInFlight())
-      for (unsigned W = 0; W < 3 * Words; ++W)
-        Mine[W] |= StepFootprint[Agent][Op][W];
+    Q.forEachInFlight(
+        [&](uint32_t Op) {
+          for (unsigned W = 0; W < 3 * Words; ++W)
+            Mine[W] |= StepFootprint[Agent][Op][W];
+        },
+        /*Reads=*/true);
   }
   unsigned Landed = expectCommutesWithLandings(St, C) ? C.Barrier : NoIndex;
   return !touchedFirst(St, Agent, nullptr, Mine, Landed);
@@ -233,7 +237,8 @@ bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
     if (B.pending() == 0 && someLandingsSum(landingSizes(St, X), B.txCount()))
       return false;
   }
-  Footprint Mine(3 * Words, 0);
+  Footprint &Mine = Scratch.Mine;
+  Mine.assign(3 * Words, 0);
   for (unsigned B : C.Targets) {
     add(Mine, B);
     addRead(Mine, AliveBase + S.Barriers[B].Cta);
@@ -260,21 +265,37 @@ bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &
   return Sizes.empty() || (Tx != 0 && !someLandingsSum(Sizes, Tx));
 }
 
+bool Simulator::conflicts(const Footprint &Mine, const Footprint &F) const {
+  // Writes conflict with everything, reads with writes and updates, updates (alike
+  // arrivals, fills) with writes and reads: a wait may pass or not, a read may race or not.
+  for (unsigned W = 0; W < Words; ++W) {
+    uint64_t Write = F[W], Read = F[Words + W], Update = F[2 * Words + W];
+    if ((Mine[W] & (Write | Read | Update)) || (Mine[Words + W] & (Write | Update)) ||
+        (Mine[2 * Words + W] & (Write | Read)))
+      return true;
+  }
+  return false;
+}
+
 bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
                              const Footprint &Mine, unsigned Landed) const {
   // What may happen before the transition (a step of Agent, or the completion of Load): the
   // operations in flight, and each agent's steps up to a wait on an mbarrier whose phase
   // cannot complete first (it is not complete now, and what may run first brings fewer
   // arrivals than it lacks, or too few bytes when no expect_tx may come). The transition is
-  // taken alone when it touches none of that: it then commutes with all of it.
-  Footprint Others(3 * Words, 0);
-  std::vector<uint32_t> Arrivals(S.Barriers.size(), 0);
-  std::vector<uint64_t> Bytes(S.Barriers.size(), 0);
-  std::vector<bool> Expect(S.Barriers.size(), false);
-  auto Or = [&](const Footprint &F) {
-    for (unsigned W = 0; W < 3 * Words; ++W)
-      Others[W] |= F[W];
-  };
+  // taken alone when it touches none of that: it then commutes with all of it. The union of
+  // those footprints only grows, so the first one the transition conflicts with decides.
+  // Scratch space lives in the simulator: this runs for most states, and allocating it each
+  // time cost more than the walk.
+  TouchScratch &X = Scratch;
+  unsigned NB = S.Barriers.size();
+  X.Arrivals.assign(NB, 0);
+  X.Bytes.assign(NB, 0);
+  X.Expect.assign(NB, false);
+  std::vector<uint32_t> &Arrivals = X.Arrivals;
+  std::vector<uint64_t> &Bytes = X.Bytes;
+  std::vector<bool> &Expect = X.Expect;
+  auto Hits = [&](const Footprint &F) { return conflicts(Mine, F); };
   auto Add = [&](const Enabling &E) {
     for (auto [B, N] : E.Arrivals)
       Arrivals[B] = N > UINT32_MAX - Arrivals[B] ? UINT32_MAX : Arrivals[B] + N;
@@ -284,7 +305,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       Expect[B] = true;
   };
   auto Anything = [&](const Footprint &Barriers) {
-    for (unsigned B = 0; B < S.Barriers.size(); ++B)
+    for (unsigned B = 0; B < NB; ++B)
       if ((Barriers[B / 64] >> (B % 64)) & 1) {
         Arrivals[B] = UINT32_MAX;
         Bytes[B] = uint64_t(1) << 40;
@@ -302,14 +323,18 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   };
   for (unsigned B = 0; B < S.Agents.size(); ++B) {
     const AgentState &BS = St.Agents[B];
+    bool Hit = false;
+    auto Op = [&](uint32_t Op) { Hit = Hit || Hits(StepFootprint[B][Op]); };
     // An agent's own wgmma and bulk stores end only at its own wait_group (lazily), which
     // counts them in its footprint below.
-    if (B != Agent)
-      for (const models::AsyncGroupQueue *Q : {&BS.Wgmma, &BS.Bulk})
-        for (uint32_t Op : Q->inFlight())
-          Or(StepFootprint[B][Op]);
-    for (uint32_t Op : BS.Tcgen05.inFlight())
-      Or(StepFootprint[B][Op]);
+    if (B != Agent) {
+      BS.Wgmma.forEachInFlight(Op);
+      BS.Bulk.forEachInFlight(Op);
+    }
+    for (uint32_t I : BS.Tcgen05.inFlight())
+      Op(I);
+    if (Hit)
+      return true;
     if (BS.Tcgen05.pendingCommits())
       for (unsigned T : CommitTargets[B])
         Arrivals[T] = UINT32_MAX;
@@ -317,7 +342,8 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   for (const LoadInFlight &L : St.Loads) {
     if (Load && L == *Load)
       continue;
-    Footprint F = StepFootprint[L.Agent][L.Step];
+    Footprint &F = X.Copy;
+    F = StepFootprint[L.Agent][L.Step];
     // Copies to the same barrier, or to the one Agent's arrive.expect_tx raises:
     // loadCommutes or expectCommutesWithLandings checked that their order does not matter.
     if (Load)
@@ -325,19 +351,37 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         clear(F, B);
     if (Landed != NoIndex)
       clear(F, Landed);
-    Or(F);
+    if (Hits(F))
+      return true;
     Add(StepEnabling[L.Agent][L.Step]);
   }
   // Each other agent's walk: the waits it stopped at. At the end of a pass it goes both
   // ways, into the next pass and out of the cycle; reaching a step it already walked, it
-  // may run passes without end: everything from there on may come.
-  std::vector<llvm::SmallVector<uint32_t, 2>> Stops(S.Agents.size());
-  std::vector<std::vector<bool>> Walked(S.Agents.size());
+  // may run passes without end: everything from there on may come. Walked marks steps with
+  // this call's generation, so that nothing needs clearing between calls.
+  unsigned NA = S.Agents.size();
+  X.Stops.resize(NA);
+  for (auto &Stop : X.Stops)
+    Stop.clear();
+  std::vector<llvm::SmallVector<uint32_t, 2>> &Stops = X.Stops;
+  if (X.Walked.size() != NA) {
+    X.Walked.resize(NA);
+    for (unsigned B = 0; B < NA; ++B)
+      X.Walked[B].assign(S.Agents[B].Steps.size(), 0);
+  }
+  if (++X.Generation == 0) { // wrapped: old marks would read as this call's
+    for (auto &W : X.Walked)
+      std::fill(W.begin(), W.end(), 0);
+    X.Generation = 1;
+  }
+  uint32_t Gen = X.Generation;
   // The tx bytes of the copies to Landed that may be issued first.
-  std::vector<uint64_t> FutureLandings;
+  std::vector<uint64_t> &FutureLandings = X.FutureLandings;
+  FutureLandings.clear();
   // Per agent: whether it may finish first (a CTA whose agents all may ends, and reaching
   // its barriers from elsewhere then fails).
-  std::vector<bool> Ends(S.Agents.size(), false);
+  std::vector<bool> &Ends = X.Ends;
+  Ends.assign(NA, false);
   // Whether agent B's step at Pc may be passed by what may run first: an mbarrier wait
   // whose phase may complete; a barrier.cluster.wait B is at and may pass now, or whose
   // phase the threads that may arrive first fill (Agent's threads, not arrived yet, are
@@ -352,23 +396,23 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       return ClusterThreads >= ClusterCount;
     return true;
   };
+  // Walks agent B from From; true as soon as a step it may take conflicts.
   auto Walk = [&](unsigned B, uint32_t From) {
     const ConcreteAgent &Ag = S.Agents[B];
-    std::vector<bool> &Seen = Walked[B];
-    if (Seen.empty())
-      Seen.assign(Ag.Steps.size(), false);
+    std::vector<uint32_t> &Seen = X.Walked[B];
     llvm::SmallVector<uint32_t, 4> Work{From};
     while (!Work.empty()) {
       uint32_t Pc = Work.pop_back_val();
       for (; Pc < Ag.Steps.size(); ++Pc) {
-        if (Seen[Pc]) {
-          Or(Suffix[B][Pc]);
+        if (Seen[Pc] == Gen) {
+          if (Hits(Suffix[B][Pc]))
+            return true;
           Anything(EnablingSuffix[B][Pc]);
           ClusterThreads = UINT64_MAX;
           Ends[B] = true;
           break;
         }
-        Seen[Pc] = true;
+        Seen[Pc] = Gen;
         const ConcreteStep &C = Ag.Steps[Pc];
         if (!MayPass(B, Pc)) {
           Stops[B].push_back(Pc);
@@ -378,12 +422,14 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
             llvm::is_contained(C.Targets, Landed)) {
           // A copy issued first may land first: its landing joins those the arrive.expect_tx
           // must commute with (checked below with every size).
-          Footprint F = StepFootprint[B][Pc];
+          Footprint &F = X.Copy;
+          F = StepFootprint[B][Pc];
           clear(F, Landed);
-          Or(F);
+          if (Hits(F))
+            return true;
           FutureLandings.push_back(C.TxBytes);
-        } else {
-          Or(StepFootprint[B][Pc]);
+        } else if (Hits(StepFootprint[B][Pc])) {
+          return true;
         }
         Add(StepEnabling[B][Pc]);
         if (C.Kind == StepKind::ClusterArrive && ClusterThreads != UINT64_MAX)
@@ -396,6 +442,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       if (Pc >= Ag.Steps.size())
         Ends[B] = true;
     }
+    return false;
   };
   // Agents of Agent's CTA that start only once it finished (the roles after the prologue,
   // the epilogue after the roles) run nothing first.
@@ -406,21 +453,23 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     return (Theirs == Placement::Role && Mine == Placement::Prologue) ||
            (Theirs == Placement::Epilogue && Mine != Placement::Epilogue);
   };
-  for (unsigned B = 0; B < S.Agents.size(); ++B)
-    if (B != Agent && !Held(B))
-      Walk(B, St.Agents[B].Pc);
+  for (unsigned B = 0; B < NA; ++B)
+    if (B != Agent && !Held(B) && Walk(B, St.Agents[B].Pc))
+      return true;
   // A stopped agent goes on once what may run first may complete its phase.
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (unsigned B = 0; B < S.Agents.size(); ++B)
+    for (unsigned B = 0; B < NA; ++B)
       for (size_t I = 0; I < Stops[B].size(); ++I) {
         uint32_t From = Stops[B][I];
         if (!MayPass(B, From))
           continue;
         Stops[B].erase(Stops[B].begin() + I--);
-        Or(StepFootprint[B][From]);
+        if (Hits(StepFootprint[B][From]))
+          return true;
         Add(StepEnabling[B][From]);
-        Walk(B, From + 1);
+        if (Walk(B, From + 1))
+          return true;
         Changed = true;
       }
   }
@@ -435,21 +484,17 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         someLandingsSum(Sizes, M.txCount() + static_cast<int64_t>(C.TxBytes)))
       return true;
   }
+  // A CTA whose agents all may finish first exits: reaching its barriers reads that.
   for (unsigned Cta = 0; Cta < S.ClusterSize; ++Cta) {
     bool Exits = true;
-    for (unsigned B = 0; B < S.Agents.size() && Exits; ++B)
+    for (unsigned B = 0; B < NA && Exits; ++B)
       if (S.Agents[B].Cta == Cta)
         Exits = B != Agent && Ends[B];
-    if (Exits)
-      add(Others, AliveBase + Cta);
-  }
-  // Writes conflict with everything, reads with writes and updates, updates (alike
-  // arrivals, fills) with writes and reads: a wait may pass or not, a read may race or not.
-  for (unsigned W = 0; W < Words; ++W) {
-    uint64_t Write = Others[W], Read = Others[Words + W], Arrival = Others[2 * Words + W];
-    if ((Mine[W] & (Write | Read | Arrival)) || (Mine[Words + W] & (Write | Arrival)) ||
-        (Mine[2 * Words + W] & (Write | Read)))
-      return true;
+    if (Exits) {
+      unsigned Bit = AliveBase + Cta;
+      if ((Mine[Bit / 64] | Mine[Words + Bit / 64] | Mine[2 * Words + Bit / 64]) >> (Bit % 64) & 1)
+        return true;
+    }
   }
   return false;
 }

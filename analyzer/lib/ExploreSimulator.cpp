@@ -9,76 +9,29 @@ using namespace wsv::analyzer::exploration;
 
 namespace {
 
-void put(std::string &K, uint64_t V) { K.append(reinterpret_cast<const char *>(&V), sizeof V); }
+/// A state's key: variable-length integers, so that the many zeros and small counts take a
+/// byte each (keys are hashed, compared and stored for every state).
+class KeyWriter {
+public:
+  void put(uint64_t V) {
+    while (V >= 0x80) {
+      Bytes.push_back(static_cast<char>(V | 0x80));
+      V >>= 7;
+    }
+    Bytes.push_back(static_cast<char>(V));
+  }
+  void putSigned(int64_t V) { put(uint64_t(V) << 1 ^ uint64_t(V >> 63)); }
+  std::string str() const { return std::string(Bytes.data(), Bytes.size()); }
 
-void putList(std::string &K, const std::vector<uint32_t> &L) {
-  put(K, L.size());
-  for (uint32_t V : L)
-    put(K, V);
-}
+private:
+  llvm::SmallVector<char, 512> Bytes;
+};
 
 bool contains(llvm::ArrayRef<unsigned> L, unsigned V) {
   return std::find(L.begin(), L.end(), V) != L.end();
 }
 
 } // namespace
-
-std::string State::key(bool Periodic) const {
-  std::string K;
-  K.reserve(256);
-  if (Periodic)
-    put(K, static_cast<uint64_t>(ExitLaps));
-  if (Periodic) {
-    put(K, InnerExits.size());
-    for (auto [Occurrence, Exit] : InnerExits)
-      put(K, uint64_t(Occurrence) << 32 | Exit);
-  }
-  for (const AgentState &A : Agents) {
-    put(K, A.Pc);
-    if (Periodic)
-      put(K, uint64_t(A.Laps) | uint64_t(A.Occurrence) << 24 | uint64_t(A.InnerLaps) << 48);
-    put(K, A.Arrived | A.ClusterArrived << 1);
-    put(K, A.Ticket);
-    put(K, A.ClusterTicket);
-    putList(K, A.Wgmma.inFlight());
-    put(K, A.Wgmma.committedGroups() << 16 | A.Wgmma.uncommitted());
-    putList(K, A.Bulk.inFlight());
-    putList(K, A.Bulk.readsInFlight());
-    put(K, A.Bulk.committedGroups() << 16 | A.Bulk.uncommitted());
-    putList(K, A.Tcgen05.inFlight());
-    put(K, A.Tcgen05.pendingCommits());
-  }
-  for (const models::Mbarrier &B : Barriers) {
-    put(K, B.initialized() | uint64_t(B.expected()) << 1 | uint64_t(B.pending()) << 22);
-    put(K, static_cast<uint64_t>(B.txCount()));
-    put(K, Periodic ? B.completedPhases() & 1 : B.completedPhases());
-  }
-  for (const models::NamedBarrierFile &F : Named)
-    for (uint32_t Id = 0; Id < models::NamedBarrier::NumIds; ++Id) {
-      const models::NamedBarrier &B = F.get(Id);
-      uint64_t Done = Periodic ? 0 : B.completedInstances();
-      if (Done || B.arrived())
-        put(K, Id | uint64_t(B.arrived()) << 8 | Done << 24);
-    }
-  put(K, Cluster.arrived() | (Periodic ? 0 : Cluster.completedInstances()) << 24);
-  for (const auto &Allocs : TmemAllocs) {
-    put(K, Allocs.size());
-    for (auto [Column, Columns] : Allocs)
-      put(K, uint64_t(Column) << 32 | Columns);
-  }
-  for (const LoadInFlight &L : Loads)
-    put(K, uint64_t(L.Agent) << 48 | uint64_t(L.Copy) << 32 | L.Step);
-  uint64_t Bits = 0;
-  for (size_t I = 0; I < Filled.size(); ++I) {
-    Bits = Bits << 1 | Filled[I];
-    if (I % 64 == 63) {
-      put(K, Bits);
-      Bits = 0;
-    }
-  }
-  put(K, Bits);
-  return K;
-}
 
 Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   unsigned Bits = S.Barriers.size() + S.Buffers.size();
@@ -166,49 +119,113 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
 }
 
 std::string Simulator::key(const State &St) const {
-  if (!Periodic)
-    return St.key();
-  // Tickets become distances to the instance they wait for, so that the instance counts can
-  // be left out; passes count from the fewest any agent with a cycle ran.
-  State N = St;
-  uint32_t Fewest = UINT32_MAX;
-  for (unsigned A = 0; A < S.Agents.size(); ++A)
-    if (S.Agents[A].hasCycle())
-      Fewest = std::min(Fewest, St.Agents[A].Laps);
-  for (unsigned A = 0; A < S.Agents.size(); ++A) {
-    AgentState &AS = N.Agents[A];
-    const ConcreteAgent &Ag = S.Agents[A];
-    if (AS.Arrived && AS.Pc < Ag.Steps.size())
-      AS.Ticket -= N.Named[Ag.Cta].get(Ag.Steps[AS.Pc].NamedId).completedInstances();
-    if (AS.ClusterArrived)
-      AS.ClusterTicket -= N.Cluster.completedInstances();
-    if (Ag.hasCycle())
-      AS.Laps -= Fewest;
-  }
-  if (N.ExitLaps >= 0)
-    N.ExitLaps -= Fewest;
-  if (!InnerAgents.empty()) {
-    // Tiles count from the earliest any agent is in; in that tile, passes count from the
-    // fewest any agent in it ran (every agent has entered it: none is behind).
-    uint32_t First = UINT32_MAX, Least = UINT32_MAX;
-    for (unsigned A : InnerAgents)
-      First = std::min(First, N.Agents[A].Occurrence);
-    for (unsigned A : InnerAgents)
-      if (N.Agents[A].Occurrence == First)
-        Least = std::min(Least, N.Agents[A].InnerLaps);
-    for (unsigned A : InnerAgents) {
-      AgentState &AS = N.Agents[A];
-      if (AS.Occurrence == First)
-        AS.InnerLaps -= Least;
-      AS.Occurrence -= First;
+  // Equal keys, equal futures. Periodic systems leave out what grows without bound but
+  // cannot change what happens next: completed mbarrier phases count only by parity, named
+  // and cluster barriers only by the threads arrived (tickets become distances to the
+  // instance they wait for), passes relative to the fewest any agent with a cycle ran.
+  KeyWriter K;
+  uint32_t Fewest = 0, First = 0, Least = 0;
+  if (Periodic) {
+    Fewest = UINT32_MAX;
+    for (unsigned A = 0; A < S.Agents.size(); ++A)
+      if (S.Agents[A].hasCycle())
+        Fewest = std::min(Fewest, St.Agents[A].Laps);
+    K.putSigned(St.ExitLaps >= 0 ? St.ExitLaps - int64_t(Fewest) : -1);
+    if (!InnerAgents.empty()) {
+      // Tiles count from the earliest any agent is in; in that tile, passes count from the
+      // fewest any agent in it ran (every agent has entered it: none is behind).
+      First = Least = UINT32_MAX;
+      for (unsigned A : InnerAgents)
+        First = std::min(First, St.Agents[A].Occurrence);
+      for (unsigned A : InnerAgents)
+        if (St.Agents[A].Occurrence == First)
+          Least = std::min(Least, St.Agents[A].InnerLaps);
     }
-    std::vector<std::pair<uint32_t, uint32_t>> Exits;
-    for (auto [Occurrence, Exit] : N.InnerExits)
-      if (Occurrence >= First)
-        Exits.push_back({Occurrence - First, Occurrence == First ? Exit - Least : Exit});
-    N.InnerExits = std::move(Exits);
+    unsigned Exits = 0;
+    for (auto [Occurrence, Exit] : St.InnerExits)
+      Exits += Occurrence >= First;
+    K.put(Exits);
+    for (auto [Occurrence, Exit] : St.InnerExits)
+      if (Occurrence >= First) {
+        K.put(Occurrence - First);
+        K.put(Occurrence == First ? Exit - Least : Exit);
+      }
   }
-  return N.key(/*Periodic=*/true);
+  auto PutOps = [&](const models::AsyncGroupQueue &Q, bool Reads) {
+    unsigned N = 0;
+    Q.forEachInFlight([&](uint32_t) { ++N; }, Reads);
+    K.put(N);
+    Q.forEachInFlight([&](uint32_t Op) { K.put(Op); }, Reads);
+  };
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    const AgentState &AS = St.Agents[A];
+    const ConcreteAgent &Ag = S.Agents[A];
+    K.put(AS.Pc);
+    uint64_t Ticket = AS.Ticket, ClusterTicket = AS.ClusterTicket;
+    if (Periodic) {
+      if (AS.Arrived && AS.Pc < Ag.Steps.size())
+        Ticket -= St.Named[Ag.Cta].get(Ag.Steps[AS.Pc].NamedId).completedInstances();
+      if (AS.ClusterArrived)
+        ClusterTicket -= St.Cluster.completedInstances();
+      uint32_t Occurrence = AS.Occurrence, InnerLaps = AS.InnerLaps;
+      if (!InnerAgents.empty() && llvm::is_contained(InnerAgents, A)) {
+        if (Occurrence == First)
+          InnerLaps -= Least;
+        Occurrence -= First;
+      }
+      K.put(Ag.hasCycle() ? AS.Laps - Fewest : AS.Laps);
+      K.put(Occurrence);
+      K.put(InnerLaps);
+    }
+    K.put(AS.Arrived | AS.ClusterArrived << 1);
+    K.put(Ticket);
+    K.put(ClusterTicket);
+    PutOps(AS.Wgmma, false);
+    K.put(AS.Wgmma.committedGroups());
+    K.put(AS.Wgmma.uncommitted());
+    PutOps(AS.Bulk, false);
+    PutOps(AS.Bulk, true);
+    K.put(AS.Bulk.committedGroups());
+    K.put(AS.Bulk.uncommitted());
+    K.put(AS.Tcgen05.inFlight().size());
+    for (uint32_t Op : AS.Tcgen05.inFlight())
+      K.put(Op);
+    K.put(AS.Tcgen05.pendingCommits());
+  }
+  for (const models::Mbarrier &B : St.Barriers) {
+    K.put(B.initialized() | uint64_t(B.expected()) << 1 | uint64_t(B.pending()) << 22);
+    K.putSigned(B.txCount());
+    K.put(Periodic ? B.completedPhases() & 1 : B.completedPhases());
+  }
+  for (const models::NamedBarrierFile &F : St.Named) {
+    for (uint32_t Id = 0; Id < models::NamedBarrier::NumIds; ++Id) {
+      const models::NamedBarrier &B = F.get(Id);
+      uint64_t Done = Periodic ? 0 : B.completedInstances();
+      if (Done || B.arrived())
+        K.put(Id | uint64_t(B.arrived()) << 8 | Done << 24);
+    }
+    // Ends the CTA's list (no entry is the bare id NumIds), so that CTAs do not run together.
+    K.put(models::NamedBarrier::NumIds);
+  }
+  K.put(St.Cluster.arrived() | (Periodic ? 0 : St.Cluster.completedInstances()) << 24);
+  for (const auto &Allocs : St.TmemAllocs) {
+    K.put(Allocs.size());
+    for (auto [Column, Columns] : Allocs)
+      K.put(uint64_t(Column) << 32 | Columns);
+  }
+  K.put(St.Loads.size());
+  for (const LoadInFlight &L : St.Loads)
+    K.put(uint64_t(L.Agent) << 48 | uint64_t(L.Copy) << 32 | L.Step);
+  uint64_t Bits = 0;
+  for (size_t I = 0; I < St.Filled.size(); ++I) {
+    Bits = Bits << 1 | St.Filled[I];
+    if (I % 64 == 63) {
+      K.put(Bits);
+      Bits = 0;
+    }
+  }
+  K.put(Bits);
+  return K.str();
 }
 
 uint32_t Simulator::lag(const State &St) const {

@@ -64,10 +64,6 @@ struct State {
   /// the passes every agent runs in it; sorted by occurrence.
   std::vector<std::pair<uint32_t, uint32_t>> InnerExits;
 
-  /// A canonical encoding for hashing: equal keys, equal futures. Periodic (Simulator::key
-  /// prepares the state): completed mbarrier phases only by parity, named and cluster
-  /// barriers only by the threads arrived, passes relative to the fewest any agent ran.
-  std::string key(bool Periodic = false) const;
 };
 
 /// What a transition did beyond moving the state.
@@ -170,6 +166,21 @@ private:
   /// completion; NoIndex / nullptr: neither) touches Mine.
   bool touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
                     const Footprint &Mine, unsigned Landed = NoIndex) const;
+  /// Whether a transition with footprint Mine and one with F may not commute.
+  bool conflicts(const Footprint &Mine, const Footprint &F) const;
+  /// touchedFirst's and commutes' working space, kept between calls (they run in nearly
+  /// every state; one simulator serves one search, on one thread).
+  struct TouchScratch {
+    Footprint Mine, Copy;
+    std::vector<uint32_t> Arrivals;
+    std::vector<uint64_t> Bytes, FutureLandings;
+    std::vector<bool> Expect, Ends;
+    std::vector<llvm::SmallVector<uint32_t, 2>> Stops;
+    /// Per agent, per step: the generation of the last call that walked it.
+    std::vector<std::vector<uint32_t>> Walked;
+    uint32_t Generation = 0;
+  };
+  mutable TouchScratch Scratch;
   /// The tx byte counts of the copies in flight to Barrier.
   std::vector<uint64_t> landingSizes(const State &St, unsigned Barrier) const;
   /// Whether some of the copies (Sizes), not none and not all, sum to Tx.

@@ -86,25 +86,13 @@ void AsyncGroupQueue::completeAll() {
 
 std::vector<uint32_t> AsyncGroupQueue::inFlight() const {
   std::vector<uint32_t> Ids;
-  for (const auto &G : Groups)
-    for (const Op &O : G)
-      if (!O.Done)
-        Ids.push_back(O.Id);
-  for (const Op &O : OpenOps)
-    if (!O.Done)
-      Ids.push_back(O.Id);
+  forEachInFlight([&](uint32_t Id) { Ids.push_back(Id); });
   return Ids;
 }
 
 std::vector<uint32_t> AsyncGroupQueue::readsInFlight() const {
   std::vector<uint32_t> Ids;
-  for (const auto &G : Groups)
-    for (const Op &O : G)
-      if (!O.ReadDone)
-        Ids.push_back(O.Id);
-  for (const Op &O : OpenOps)
-    if (!O.ReadDone)
-      Ids.push_back(O.Id);
+  forEachInFlight([&](uint32_t Id) { Ids.push_back(Id); }, /*Reads=*/true);
   return Ids;
 }
 

@@ -49,6 +49,17 @@ public:
   std::vector<uint32_t> inFlight() const;
   /// Operations whose reads may still be in progress.
   std::vector<uint32_t> readsInFlight() const;
+  /// The same without building a list (an explorer asks for them in every state): F(Id) for
+  /// each operation in flight, or (Reads) whose reads may be, in issue order.
+  template <typename Fn> void forEachInFlight(Fn F, bool Reads = false) const {
+    for (const auto &G : Groups)
+      for (const Op &O : G)
+        if (!(Reads ? O.ReadDone : O.Done))
+          F(O.Id);
+    for (const Op &O : OpenOps)
+      if (!(Reads ? O.ReadDone : O.Done))
+        F(O.Id);
+  }
   /// Operations issued since the last commit: nothing can wait for them.
   size_t uncommitted() const { return OpenOps.size(); }
   /// Committed groups that still hold an operation in flight (the finished oldest ones are
@@ -81,7 +92,7 @@ public:
   /// flight when no commit is pending); returns the commits now due, oldest first.
   std::vector<uint32_t> completeOldest();
 
-  std::vector<uint32_t> inFlight() const { return InFlight; }
+  const std::vector<uint32_t> &inFlight() const { return InFlight; }
   size_t pendingCommits() const { return Commits.size(); }
 
 private:
