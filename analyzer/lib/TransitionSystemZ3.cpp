@@ -95,6 +95,19 @@ z3::expr Encoding::param(const Expr *Leaf) {
   return V;
 }
 
+z3::expr Encoding::paramValue(const Expr *Leaf) {
+  // A fixed parameter is its value in every formula, not a variable that the initial state
+  // pins (that too, for the schedule's report): the incremental solver does not propagate
+  // the pinned value, and `K / 64 * t` would stay a division and a product of variables.
+  z3::expr V = param(Leaf);
+  std::string Name = Leaf->name().str();
+  for (const auto &[Given, Value] : Options.Params)
+    for (const auto &[Symbol, Display] : TS.Params)
+      if (Symbol == Name && (Given == Symbol || Given == Display))
+        return C.int_val(static_cast<uint64_t>(Value));
+  return V;
+}
+
 z3::expr Encoding::boolOf(const Expr *E, unsigned Agent) {
   switch (E->kind()) {
   case ExprKind::Constant:
@@ -154,7 +167,7 @@ z3::expr Encoding::intOf(const Expr *E, unsigned Agent) {
     return C.int_val(S);
   }
   case ExprKind::Param:
-    return param(E);
+    return paramValue(E);
   case ExprKind::IterationVar: {
     if (Agent != NoIndex)
       for (unsigned I = 0; I < TS.Agents[Agent].Counters.size(); ++I)
@@ -169,20 +182,27 @@ z3::expr Encoding::intOf(const Expr *E, unsigned Agent) {
     return Op(0);
   case ExprKind::Add:
     return Op(0) + Op(1);
-  case ExprKind::Mul:
-    if (!ConstOp(0) && !ConstOp(1))
+  case ExprKind::Mul: {
+    // Linear only: one side constant, in the expression or once fixed parameters are in.
+    z3::expr A = Op(0).simplify(), B = Op(1).simplify();
+    if (!A.is_numeral() && !B.is_numeral())
       throw EncodeError{"a product of two variables: " + P.exprString(E)};
-    return Op(0) * Op(1);
+    return A * B;
+  }
   case ExprKind::UDiv:
   case ExprKind::SDiv:
-    if (!ConstOp(1) || *ConstOp(1) == 0)
-      throw EncodeError{"a division by a variable: " + P.exprString(E)};
-    return Op(0) / Op(1);
   case ExprKind::URem:
-  case ExprKind::SRem:
-    if (!ConstOp(1) || *ConstOp(1) == 0)
-      throw EncodeError{"a remainder by a variable: " + P.exprString(E)};
-    return z3::mod(Op(0), Op(1));
+  case ExprKind::SRem: {
+    bool Div = E->is(ExprKind::UDiv) || E->is(ExprKind::SDiv);
+    z3::expr A = Op(0).simplify(), B = Op(1).simplify();
+    int64_t By = 0;
+    if (!B.is_numeral_i64(By) || By <= 0)
+      throw EncodeError{std::string(Div ? "a division" : "a remainder") + " by a variable: " +
+                        P.exprString(E)};
+    if (int64_t Value = 0; A.is_numeral_i64(Value) && Value >= 0)
+      return C.int_val(Div ? Value / By : Value % By);
+    return Div ? A / B : z3::mod(A, B);
+  }
   case ExprKind::And: {
     if (E->width() == 1)
       return z3::ite(boolOf(E, Agent), C.int_val(1), C.int_val(0));

@@ -73,6 +73,8 @@ private:
   z3::expr v(unsigned I) const { return X[I]; }
   void layout();
   z3::expr param(const Expr *Leaf);
+  /// The parameter's fixed value (VerifyOptions::Params) when it has one, else param().
+  z3::expr paramValue(const Expr *Leaf);
   z3::expr intOf(const Expr *E, unsigned Agent);
   z3::expr boolOf(const Expr *E, unsigned Agent);
   z3::expr slotSelect(const std::vector<unsigned> &Vars, const z3::expr &Slot);

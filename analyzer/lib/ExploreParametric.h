@@ -1,0 +1,133 @@
+//===- ExploreParametric.h - the prover behind exploreAllTrips, private ------------===//
+//
+// ExploreParametric.cpp says what the argument is. The prover's parts live in three files:
+// ExploreParametricLemmas.cpp (the parameter, the loops, and Z3's lemmas over them),
+// ExploreParametric.cpp (the k-loop's classes and their explorations) and
+// ExploreParametricTiles.cpp (persistent kernels: classes of tiles and k-tiles).
+//
+//===----------------------------------------------------------------------------------===//
+#pragma once
+
+#include "wsv/analyzer/Explore.h"
+#include "wsv/analyzer/FunctionAnalysis.h"
+#include "wsv/analyzer/Solver.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace wsv {
+namespace analyzer {
+namespace parametric {
+
+/// An expression of a program, with the varying loop around it (NoIndex: none).
+struct Use {
+  const Expr *E = nullptr;
+  unsigned VaryingLoop = NoIndex; ///< into RoleProgram::Loops of Program
+  unsigned Program = 0;
+  bool InTile = false; ///< inside the program's tile loop (persistent kernels)
+};
+
+/// exploreAllTrips's work for one kernel: run() fills the result with a statement for every
+/// K (and tile count), a counterexample of a real launch, or unknown with the reason.
+class Prover {
+public:
+  Prover(const RolePrograms &RP, const ParametricOptions &O, ParametricResult &R)
+      : RP(RP), P(*RP.P), O(O), R(R), Ctx(P.Analysis->context()),
+        Z3(Solver::createZ3(O.TimeoutMs)) {}
+
+  void run();
+
+private:
+  bool unknown(std::string Why) {
+    R.Verdict = ExploreVerdict::Unknown;
+    R.Reason = std::move(Why);
+    return false;
+  }
+  const Expr *c(uint64_t V, unsigned W) { return Ctx.constant(V & ExprContext::mask(W), W); }
+  std::optional<uint64_t> eval(const Expr *E, uint64_t KValue) const;
+  bool findParameter();
+  bool classifyLoops();
+  void collectUses();
+  const Expr *domain(const Expr *KLeaf);
+  /// Grid: the query reads the grid's tile count, whose product and division make it slow;
+  /// it gets ten times the time, so that a loaded machine does not turn a proof into unknown.
+  bool valid(const Expr *Hyp, const Expr *Goal, const std::string &What, bool Grid = false);
+  Solver &gridZ3() {
+    if (!GridZ3)
+      GridZ3 = Solver::createZ3(10 * O.TimeoutMs);
+    return *GridZ3;
+  }
+  /// What holds whatever the period: the varying loops' trip counts in T, and every value
+  /// depending on the parameter only through T. Proved once.
+  bool proveTripForms();
+  /// The period's lemmas for one threshold and tail (and Tmin from them).
+  bool proveLemmas(unsigned Period, unsigned Threshold, unsigned Tail);
+  std::string paramName(const Expr *Leaf) const;
+  Instance launch(uint64_t KValue) const;
+  ConcreteSystem instance(uint64_t KValue) const { return instantiate(RP, launch(KValue)); }
+  void smallLaunches(std::string Why);
+  bool makePeriodic(ConcreteSystem &S, uint64_t T) const;
+  bool explore(const ConcreteSystem &S, const std::string &What, const Instance &At);
+
+  const RolePrograms &RP;
+  const Protocol &P;
+  const ParametricOptions &O;
+  ParametricResult &R;
+  ExprContext &Ctx;
+  std::unique_ptr<Solver> Z3;
+
+  const Expr *K = nullptr, *KPrime = nullptr;
+  unsigned KWidth = 32;
+  const Expr *T = nullptr; ///< the reference trip count
+  /// Per program: its varying loop (NoIndex: none) and that loop's offset from T.
+  std::vector<unsigned> Varying;
+  std::vector<int64_t> Offset;
+  std::vector<unsigned> Rates; ///< k-tiles per iteration of the varying loop
+  std::vector<Use> Uses;
+  unsigned Period = 1, Threshold = 0, TailLength = 0;
+  std::set<uint64_t> CleanK; ///< launches already explored without a bug
+  uint64_t Tmin = 0;
+
+  // Persistent kernels: every role's top-level loop over the grid's tiles runs NT times, the
+  // same expression for all; its iterations repeat with the period too (NTmin as Tmin).
+  bool Tiles = false;
+  const Expr *NT = nullptr;
+  std::vector<unsigned> TileLoop;      ///< per program, into Loops (NoIndex: none)
+  std::vector<const Expr *> Grid;      ///< leaves NT and the uses read besides K
+  std::vector<const Expr *> GridPrime; ///< their primed copies
+  unsigned TileThreshold = 0;
+  uint64_t NTmin = 0;
+  const Expr *prime(const Expr *E);
+  const Expr *gridDomain(bool Primed);
+  bool findTileLoops();
+  std::optional<Instance> tileLaunch(uint64_t KValue, uint64_t Tiles) const;
+  bool makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TPeriodic,
+                        std::optional<uint64_t> NTPeriodic) const;
+  void runTiles();
+  unsigned slotPeriod() const;
+  unsigned deepestRing() const;
+  /// Sets Period, Threshold, TailLength, TileThreshold, Tmin and NTmin to the first
+  /// candidates whose lemmas hold; false (unknown) when none do.
+  bool findThresholds(unsigned M, std::initializer_list<unsigned> TileThresholds);
+  /// A condition outside the loops that reads the grid (`%ctaid.x < tiles`), shown to be
+  /// decided by whether the CTA has a tile at all: then every launch with as many tiles, or
+  /// with at least one in both, agrees on it (cheaper for Z3 than comparing two launches).
+  bool decidedByTiles(const Expr *E);
+  /// E reads a value of the launch besides K (a Grid leaf).
+  bool readsGrid(const Expr *E) const {
+    return E->mentions([&](const Expr *L) {
+      return std::find(Grid.begin(), Grid.end(), L) != Grid.end();
+    });
+  }
+  std::map<const Expr *, bool> Decided;
+  std::unique_ptr<Solver> GridZ3;
+};
+
+} // namespace parametric
+} // namespace analyzer
+} // namespace wsv

@@ -1,0 +1,515 @@
+//===- ExploreParametricLemmas.cpp - the k-loop's parameter and Z3's lemmas ---------===//
+//
+// Which parameter the k-loop counts with, which loops vary with it (and the tile loop of a
+// persistent kernel), and the lemmas of ExploreParametric.cpp's argument, proved by Z3 over
+// bit vectors: trip counts in one T, and every value repeating with the period.
+//
+//===----------------------------------------------------------------------------------===//
+#include "ExploreParametric.h"
+
+#include <functional>
+#include <numeric>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::parametric;
+
+std::string Prover::paramName(const Expr *Leaf) const {
+  for (size_t I = 0; I < P.ParamSymbols.size() && I < P.ParamNames.size(); ++I)
+    if (P.ParamSymbols[I] == Leaf->name())
+      return P.ParamNames[I];
+  return Leaf->name().str();
+}
+
+std::optional<uint64_t> Prover::eval(const Expr *E, uint64_t KValue) const {
+  return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+    if (L == K)
+      return KValue;
+    if (L->is(ExprKind::Param)) {
+      auto It = O.Params.find(paramName(L));
+      if (It != O.Params.end())
+        return It->second;
+    }
+    return std::nullopt;
+  });
+}
+
+bool Prover::findParameter() {
+  std::set<const Expr *> Leaves;
+  for (const RoleProgram &Prog : RP.Programs)
+    for (const RoleLoop &L : Prog.Loops) {
+      if (!L.Trip)
+        return unknown("the trip count of the loop at ptx line " +
+                       std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) +
+                       " has no closed form" + (L.Unknown.empty() ? "" : ": " + L.Unknown));
+      bool Grid = L.Trip->mentions([](const Expr *E) {
+        return E->is(ExprKind::SpecialReg) &&
+               (E->specialRegister() == SpecialRegister::CtaidX ||
+                E->specialRegister() == SpecialRegister::NctaidX);
+      });
+      if (Grid) {
+        Tiles = true;
+        continue; // findTileLoops
+      }
+      L.Trip->mentions([&](const Expr *E) {
+        if (E->is(ExprKind::Param))
+          Leaves.insert(E);
+        return false;
+      });
+    }
+  if (Leaves.size() > 1) {
+    std::string Names;
+    for (const Expr *L : Leaves)
+      Names += (Names.empty() ? "" : ", ") + paramName(L);
+    return unknown("trip counts depend on several parameters (" + Names + ")");
+  }
+  if (Leaves.empty() && !Tiles)
+    return true; // every trip count is a constant: one instance is every launch
+  if (Leaves.empty())
+    return unknown("the tile loop's trip count varies but no k-loop's does");
+  K = *Leaves.begin();
+  KWidth = K->width();
+  KPrime = Ctx.param(Ctx.save(K->name().str() + "'"), K->payload(), KWidth);
+  R.Parameter = paramName(K);
+  return !Tiles || findTileLoops();
+}
+
+bool Prover::classifyLoops() {
+  Varying.assign(RP.Programs.size(), NoIndex);
+  Offset.assign(RP.Programs.size(), 0);
+  Rates.assign(RP.Programs.size(), 1);
+  if (!K)
+    return true;
+  // The reference trip: the top-level loop that runs longest for a large K; loops that keep
+  // a constant distance from it vary with it, the others (a prefill of min(K / 64, S)) are
+  // fixed for large K, which the lemmas check.
+  uint64_t Big1 = O.TileK * 1000, Big2 = O.TileK * 1016;
+  // T counts k-tiles: the domain makes K a multiple of the tile, so T determines K.
+  T = Ctx.udiv(K, c(O.TileK, KWidth));
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+    const RoleProgram &Prog = RP.Programs[PI];
+    // In a persistent kernel the k-loop is in the tile loop's body.
+    const std::vector<RoleItem> &Items =
+        Tiles && TileLoop[PI] != NoIndex ? Prog.Loops[TileLoop[PI]].Body : Prog.Body;
+    for (const RoleItem &It : Items) {
+      if (!It.IsLoop || (Tiles && It.Index == TileLoop[PI]))
+        continue;
+      const Expr *Trip = Prog.Loops[It.Index].Trip;
+      std::optional<uint64_t> A1 = eval(Trip, Big1), A2 = eval(Trip, Big2);
+      std::optional<uint64_t> T1 = eval(T, Big1), T2 = eval(T, Big2);
+      if (!A1 || !A2 || !T1 || !T2)
+        continue;
+      if (*A2 <= *A1 || (*T2 - *T1) % (*A2 - *A1))
+        continue;
+      // A loop unrolled by the compiler runs Rate k-tiles per iteration: (T + c) / Rate
+      // iterations, c found on one sample per residue and proved with the other lemmas.
+      uint64_t Rate = (*T2 - *T1) / (*A2 - *A1);
+      if (Rate > 16)
+        continue;
+      std::optional<int64_t> Found;
+      for (int64_t C = -2 * int64_t(Rate); C <= 2 * int64_t(Rate) && !Found; ++C) {
+        bool All = true;
+        for (uint64_t S = 0; S <= Rate && All; ++S) {
+          std::optional<uint64_t> A = eval(Trip, Big1 + S * O.TileK), TT = eval(T, Big1 + S * O.TileK);
+          All = A && TT && int64_t(*A) * int64_t(Rate) <= int64_t(*TT) + C &&
+                int64_t(*TT) + C < (int64_t(*A) + 1) * int64_t(Rate);
+        }
+        if (All)
+          Found = C;
+      }
+      if (!Found)
+        continue;
+      if (Varying[PI] != NoIndex)
+        return unknown(Prog.Name + " has two loops whose trip counts grow with " + R.Parameter);
+      Varying[PI] = It.Index;
+      Offset[PI] = *Found;
+      Rates[PI] = static_cast<unsigned>(Rate);
+    }
+  }
+  return true;
+}
+
+void Prover::collectUses() {
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+    const RoleProgram &Prog = RP.Programs[PI];
+    bool InTile = false;
+    auto Add = [&](const Expr *E, unsigned Loop) {
+      if (E && !E->isConstant())
+        Uses.push_back({E, Loop, PI, InTile});
+    };
+    Add(Prog.When, NoIndex);
+    std::function<void(const std::vector<RoleItem> &, unsigned)> Walk =
+        [&](const std::vector<RoleItem> &Items, unsigned In) {
+          for (const RoleItem &It : Items) {
+            if (It.IsLoop) {
+              const RoleLoop &L = Prog.Loops[It.Index];
+              Add(L.When, In);
+              bool Tile = Tiles && It.Index == TileLoop[PI];
+              if (It.Index != Varying[PI] && !Tile)
+                Add(L.Trip, In);
+              InTile |= Tile;
+              Walk(L.Body, It.Index == Varying[PI] ? It.Index : In);
+              InTile &= !Tile;
+              continue;
+            }
+            const RoleStep &S = Prog.Steps[It.Index];
+            for (const Expr *E : {S.When, S.Count, S.TxBytes, S.Parity, S.Bytes, S.CtaMask,
+                                  S.WaitN, S.NamedId, S.NamedThreads, S.Columns,
+                                  S.Barrier.Slot, S.Barrier.PeerRank})
+              Add(E, In);
+            for (const auto &[Cond, N] : S.Threads.Conditional)
+              Add(Cond, In);
+            for (const std::vector<SlotExpr> *Slots : {&S.Reads, &S.Writes})
+              for (const SlotExpr &X : *Slots) {
+                Add(X.Slot, In);
+                Add(X.Address, In);
+              }
+          }
+        };
+    Walk(Prog.Body, NoIndex);
+  }
+}
+
+const Expr *Prover::domain(const Expr *Leaf) {
+  unsigned W = KWidth;
+  const Expr *D = Ctx.logicalAnd(Ctx.eq(Ctx.urem(Leaf, c(O.TileK, W)), c(0, W)),
+                                 Ctx.uge(Leaf, c(O.TileK * O.MinTiles, W)));
+  D = Ctx.logicalAnd(D, Ctx.ult(Leaf, c(uint64_t(1) << 24, W)));
+  for (const ProtocolLoop &L : P.Loops)
+    for (const auto &[Cond, Established] : L.TripConditions)
+      if (!Established)
+        D = Ctx.logicalAnd(D, Leaf == K ? Cond : prime(Cond));
+  return Tiles ? Ctx.logicalAnd(D, gridDomain(Leaf != K)) : D;
+}
+
+const Expr *Prover::prime(const Expr *E) {
+  E = Ctx.substitute(E, K, KPrime);
+  for (size_t I = 0; I < Grid.size(); ++I)
+    E = Ctx.substitute(E, Grid[I], GridPrime[I]);
+  return E;
+}
+
+const Expr *Prover::gridDomain(bool Primed) {
+  // Launches: 1 <= %nctaid.x < 2^16 whole clusters, %ctaid.x < %nctaid.x, other parameters
+  // below 2^20.
+  const Expr *D = Ctx.constant(1, 1);
+  const Expr *Ctaid = nullptr, *Nctaid = nullptr;
+  for (size_t I = 0; I < Grid.size(); ++I) {
+    const Expr *L = Primed ? GridPrime[I] : Grid[I];
+    unsigned W = L->width();
+    if (Grid[I]->is(ExprKind::SpecialReg)) {
+      (Grid[I]->specialRegister() == SpecialRegister::CtaidX ? Ctaid : Nctaid) = L;
+      continue;
+    }
+    D = Ctx.logicalAnd(D, Ctx.ult(L, c(uint64_t(1) << 20, W)));
+  }
+  if (Nctaid) {
+    // A grid is whole clusters (CUDA refuses a launch otherwise).
+    unsigned W = Nctaid->width();
+    D = Ctx.logicalAnd(D, Ctx.logicalAnd(Ctx.uge(Nctaid, c(1, W)), Ctx.ult(Nctaid, c(1 << 16, W))));
+    if (RP.ClusterSize > 1)
+      D = Ctx.logicalAnd(D, Ctx.eq(Ctx.urem(Nctaid, c(RP.ClusterSize, W)), c(0, W)));
+  }
+  if (Ctaid && Nctaid)
+    D = Ctx.logicalAnd(D, Ctx.ult(Ctaid, Nctaid));
+  else if (Ctaid)
+    D = Ctx.logicalAnd(D, Ctx.ult(Ctaid, c(1 << 16, Ctaid->width())));
+  return D;
+}
+
+bool Prover::findTileLoops() {
+  TileLoop.assign(RP.Programs.size(), NoIndex);
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+    const RoleProgram &Prog = RP.Programs[PI];
+    for (unsigned LI = 0; LI < Prog.Loops.size(); ++LI) {
+      const RoleLoop &L = Prog.Loops[LI];
+      bool Grid = L.Trip->mentions([](const Expr *E) {
+        return E->is(ExprKind::SpecialReg) &&
+               (E->specialRegister() == SpecialRegister::CtaidX ||
+                E->specialRegister() == SpecialRegister::NctaidX);
+      });
+      if (!Grid)
+        continue;
+      bool Top = false;
+      for (const RoleItem &It : Prog.Body)
+        Top |= It.IsLoop && It.Index == LI;
+      if (!Top || TileLoop[PI] != NoIndex)
+        return unknown(Prog.Name + ": a loop over the grid's tiles that is not the one loop "
+                                   "around the role's work (ptx line " +
+                       std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + ")");
+      TileLoop[PI] = LI;
+      if (!NT)
+        NT = L.Trip;
+    }
+  }
+  // The launch's values besides K: every parameter and grid register the tile count or a
+  // step reads; each gets a primed copy for the launch it is compared with.
+  std::set<const Expr *> Leaves;
+  auto Collect = [&](const Expr *E) {
+    if (E)
+      E->mentions([&](const Expr *L) {
+        if ((L->is(ExprKind::Param) && L != K) ||
+            (L->is(ExprKind::SpecialReg) &&
+             (L->specialRegister() == SpecialRegister::CtaidX ||
+              L->specialRegister() == SpecialRegister::NctaidX)))
+          Leaves.insert(L);
+        return false;
+      });
+  };
+  for (const RoleProgram &Prog : RP.Programs) {
+    Collect(Prog.When);
+    for (const RoleLoop &L : Prog.Loops) {
+      Collect(L.Trip);
+      Collect(L.When);
+    }
+    for (const RoleStep &St : Prog.Steps)
+      for (const Expr *E : {St.When, St.Count, St.TxBytes, St.Parity, St.Bytes, St.CtaMask,
+                            St.WaitN, St.NamedId, St.NamedThreads, St.Columns, St.Barrier.Slot,
+                            St.Barrier.PeerRank})
+        Collect(E);
+    for (const RoleStep &St : Prog.Steps) {
+      for (const auto &[Cond, N] : St.Threads.Conditional)
+        Collect(Cond);
+      for (const std::vector<SlotExpr> *Slots : {&St.Reads, &St.Writes})
+        for (const SlotExpr &X : *Slots) {
+          Collect(X.Slot);
+          Collect(X.Address);
+        }
+    }
+  }
+  for (const ProtocolLoop &L : P.Loops)
+    for (const auto &[Cond, Established] : L.TripConditions)
+      Collect(Cond);
+  for (const Expr *L : Leaves) {
+    Grid.push_back(L);
+    std::string Name = (L->is(ExprKind::Param) ? L->name().str()
+                                               : std::string(L->specialRegister() ==
+                                                                     SpecialRegister::CtaidX
+                                                                 ? "%ctaid.x"
+                                                                 : "%nctaid.x")) +
+                       "'";
+    GridPrime.push_back(Ctx.param(Ctx.save(Name), 0, L->width()));
+  }
+  return true;
+}
+
+bool Prover::valid(const Expr *Hyp, const Expr *Goal, const std::string &What, bool Grid) {
+  SolverResult V = (Grid ? gridZ3() : *Z3).isValid(Ctx.implies(Hyp, Goal));
+  ++R.SolverQueries;
+  if (V.Answer == SolverAnswer::Yes)
+    return true;
+  if (V.Answer == SolverAnswer::Unknown)
+    return unknown("Z3 could not decide whether " + What + ": " + V.Reason);
+  return unknown(What + " does not hold");
+}
+
+bool Prover::decidedByTiles(const Expr *E) {
+  if (!Tiles || E->width() != 1)
+    return false;
+  auto [It, New] = Decided.emplace(E, false);
+  if (!New)
+    return It->second;
+  bool Iter = E->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); });
+  if (Iter)
+    return false;
+  const Expr *D = domain(K);
+  // NT = X / Y is nonzero exactly when X >= Y or Y = 0 (a bit-vector division by zero gives
+  // all ones), which Z3 finds far easier than the division.
+  const Expr *Some = Ctx.ne(NT, c(0, NT->width()));
+  if (NT->is(ExprKind::UDiv))
+    Some = Ctx.logicalOr(Ctx.uge(NT->ops()[0], NT->ops()[1]),
+                         Ctx.eq(NT->ops()[1], c(0, NT->width())));
+  const Expr *None = Ctx.logicalNot(Some);
+  auto Fixed = [&](const Expr *Case) {
+    for (const Expr *Goal : {E, Ctx.logicalNot(E)}) {
+      SolverResult V = gridZ3().isValid(Ctx.implies(Ctx.logicalAnd(D, Case), Goal));
+      ++R.SolverQueries;
+      if (V.Answer == SolverAnswer::Yes)
+        return true;
+    }
+    return false;
+  };
+  return It->second = Fixed(Some) && Fixed(None);
+}
+
+bool Prover::proveTripForms() {
+  unsigned TW = T->width();
+  const Expr *D = domain(K);
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+    if (Varying[PI] != NoIndex) {
+      const RoleLoop &L = RP.Programs[PI].Loops[Varying[PI]];
+      const Expr *Want = Ctx.udiv(Ctx.add(T, c(static_cast<uint64_t>(Offset[PI]), TW)),
+                                  c(Rates[PI], TW));
+      // Where the loop's condition fails it does not run, and its trip count means nothing.
+      const Expr *Runs = L.When ? Ctx.logicalAnd(D, Ctx.ne(L.When, c(0, L.When->width()))) : D;
+      if (!valid(Runs, Ctx.eq(Ctx.resize(L.Trip, TW), Want),
+                 "the loop at ptx line " +
+                     std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + " runs (T + " +
+                     std::to_string(Offset[PI]) + ") / " + std::to_string(Rates[PI]) +
+                     " times (" + P.exprString(L.Trip) + ", T = " + P.exprString(T) + ")"))
+        return false;
+    }
+  if (Tiles) {
+    // One tile count for every role, and for every CTA of a cluster (the first CTA's
+    // %ctaid.x a multiple of the cluster size).
+    for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+      if (TileLoop[PI] != NoIndex) {
+        const RoleLoop &L = RP.Programs[PI].Loops[TileLoop[PI]];
+        if (L.Trip != NT && !valid(D, Ctx.eq(L.Trip, NT),
+                                   RP.Programs[PI].Name + " runs as many tiles as the others"))
+          return false;
+      }
+    const Expr *Ctaid = Ctx.specialRegister(SpecialRegister::CtaidX);
+    // Usually %ctaid.x appears only as the cluster's index, %ctaid.x / C: then it is so by
+    // construction (Z3 finds division by %nctaid.x hard).
+    std::function<bool(const Expr *)> ByCluster = [&](const Expr *E) {
+      if (E == Ctaid)
+        return false;
+      if (E->is(ExprKind::UDiv) && E->ops()[0] == Ctaid && E->ops()[1]->isConstant() &&
+          E->ops()[1]->payload() == RP.ClusterSize)
+        return true;
+      for (const Expr *Op : E->ops())
+        if (!ByCluster(Op))
+          return false;
+      return true;
+    };
+    for (unsigned Rank = 1; Rank < RP.ClusterSize && !ByCluster(NT); ++Rank) {
+      unsigned W = Ctaid->width();
+      const Expr *C = c(RP.ClusterSize, W);
+      const Expr *Nctaid = Ctx.specialRegister(SpecialRegister::NctaidX);
+      const Expr *First = Ctx.logicalAnd(
+          Ctx.logicalAnd(D, Ctx.eq(Ctx.urem(Ctaid, C), c(0, W))),
+          Ctx.eq(Ctx.urem(Nctaid, C), c(0, W)));
+      if (!valid(First, Ctx.eq(NT, Ctx.substitute(NT, Ctaid, Ctx.add(Ctaid, c(Rank, W)))),
+                 "every CTA of a cluster runs as many tiles (rank " + std::to_string(Rank) +
+                     ")",
+                 /*Grid=*/true))
+        return false;
+    }
+  }
+  // The same T (and tile count): the same value, for every expression.
+  const Expr *Same = Ctx.logicalAnd(Ctx.logicalAnd(D, domain(KPrime)),
+                                    Ctx.eq(Ctx.substitute(T, K, KPrime), T));
+  // What reads no grid value needs no tile count in its hypothesis (the count's divisions
+  // are what Z3 finds hard).
+  const Expr *SameTiles = Tiles ? Ctx.logicalAnd(Same, Ctx.eq(prime(NT), NT)) : Same;
+  std::set<const Expr *> Done;
+  for (const Use &U : Uses)
+    if (Done.insert(U.E).second && !(!U.InTile && decidedByTiles(U.E)) &&
+        !valid(readsGrid(U.E) ? SameTiles : Same,
+               Ctx.eq(U.E, Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime)),
+               "an expression of " + RP.Programs[U.Program].Name + " (" + P.exprString(U.E) +
+                   ") depends on " + R.Parameter + " only through the trip count",
+               Tiles && readsGrid(U.E)))
+      return false;
+  return true;
+}
+
+bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
+  unsigned TW = T->width();
+  auto Resize = [&](const Expr *E) { return Ctx.resize(E, TW); };
+  const Expr *D = domain(K), *DP = domain(KPrime);
+  const Expr *TP = Ctx.substitute(T, K, KPrime);
+  // j and p: how many periods K' is ahead, and which pass of the cycle.
+  const Expr *J = Ctx.param(Ctx.save("wsv.periods"), 0, TW);
+  const Expr *Pass = Ctx.param(Ctx.save("wsv.pass"), 0, TW);
+  const Expr *Small = c(uint64_t(1) << 20, TW);
+  const Expr *Ahead = Ctx.logicalAnd(
+      Ctx.logicalAnd(Ctx.ult(J, Small), Ctx.ult(T, c(uint64_t(1) << 24, TW))),
+      Ctx.eq(TP, Ctx.add(T, Ctx.mul(J, c(M, TW)))));
+  // (j = 0 needs no threshold: it is the same-T lemma, for the tile-count periods alone.)
+  const Expr *Large = Ctx.logicalAnd(
+      Ahead, Ctx.logicalOr(Ctx.eq(J, c(0, TW)), Ctx.uge(T, c(Tmin, TW))));
+  const Expr *Both = Ctx.logicalAnd(D, DP);
+  // Persistent kernels: NT' = NT + i*M tiles, tile t of the launch with NT standing for
+  // tile t + q*M of the other (q <= i; q = 0 below the tile threshold).
+  const Expr *I = nullptr, *Q = nullptr;
+  const Expr *GridLarge = Large, *FreeLarge = Large; ///< with the tile count, or a free one
+  const Expr *NTw = nullptr, *NTFree = nullptr;
+  if (Tiles) {
+    NTw = Resize(NT);
+    NTFree = Ctx.param(Ctx.save("wsv.tiles"), 0, TW);
+    I = Ctx.param(Ctx.save("wsv.tile_periods"), 0, TW);
+    Q = Ctx.param(Ctx.save("wsv.tile_pass"), 0, TW);
+    auto Periods = [&](const Expr *N, const Expr *NPrime) {
+      return Ctx.logicalAnd(
+          Ctx.logicalAnd(Ctx.ult(I, Small), Ctx.eq(NPrime, Ctx.add(N, Ctx.mul(I, c(M, TW))))),
+          Ctx.logicalOr(Ctx.eq(I, c(0, TW)), Ctx.uge(N, c(NTmin, TW))));
+    };
+    GridLarge = Ctx.logicalAnd(Large, Periods(NTw, Resize(prime(NT))));
+    // An expression that reads no grid value holds for every tile count if it holds for a
+    // free one: NT' = NT + i*M is all it needs.
+    FreeLarge = Ctx.logicalAnd(
+        Ctx.logicalAnd(Large, Ctx.ult(NTFree, c(uint64_t(1) << 28, TW))),
+        Periods(NTFree, Ctx.add(NTFree, Ctx.mul(I, c(M, TW)))));
+  }
+
+  // Q0: the domain's K with a small (or wrapped) T are the scanned ones.
+  uint64_t Scan = O.TileK * O.ScanTiles;
+  if (!valid(Ctx.logicalAnd(D, Ctx.logicalNot(Ctx.logicalAnd(
+                                   Ctx.uge(T, c(Tmin, TW)),
+                                   Ctx.ult(T, c(uint64_t(1) << 24, TW))))),
+             Ctx.ule(K, c(Scan, KWidth)),
+             "every " + R.Parameter + " with fewer than " + std::to_string(Tmin) +
+                 " iterations is at most " + std::to_string(Scan)))
+    return false;
+
+  std::set<std::pair<const Expr *, unsigned>> Done;
+  for (const Use &U : Uses) {
+    if (!Done.insert({U.E, U.VaryingLoop == NoIndex && !U.InTile ? NoIndex : U.Program})
+             .second)
+      continue;
+    const Expr *EP = Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime);
+    std::string Where = "an expression of " + RP.Programs[U.Program].Name + " (" +
+                        P.exprString(U.E) + ")";
+    bool Grid = Tiles && readsGrid(U.E);
+    const Expr *Hyp = Ctx.logicalAnd(Both, Grid ? GridLarge : FreeLarge);
+    if (U.InTile) {
+      const RoleLoop &TL = RP.Programs[U.Program].Loops[TileLoop[U.Program]];
+      const Expr *Tv = Ctx.iterationVar(TL.Loop);
+      unsigned VW = Tv->width();
+      EP = Ctx.substitute(EP, Tv, Ctx.add(Tv, Ctx.mul(Ctx.resize(Q, VW), c(M, VW))));
+      Hyp = Ctx.logicalAnd(
+          Hyp, Ctx.logicalAnd(
+                   Ctx.logicalAnd(Ctx.ult(Ctx.resize(Tv, TW), Grid ? NTw : NTFree),
+                                  Ctx.ule(Q, I)),
+                   Ctx.logicalOr(Ctx.eq(Q, c(0, TW)), Ctx.uge(Tv, c(TileThreshold, VW)))));
+    }
+    if (U.VaryingLoop == NoIndex) {
+      if (!U.InTile && decidedByTiles(U.E))
+        continue; // both launches have a tile (NT >= NTmin, NT' >= NT)
+      if (!valid(Hyp, Ctx.eq(U.E, EP),
+                 Where + " is the same for every trip count >= " + std::to_string(Tmin) +
+                     " in steps of " + std::to_string(M)))
+        return false;
+      continue;
+    }
+    // Iteration k of the loop under K: before the tail it stands for iteration k + p*M under
+    // K' for every pass p <= j (only p = 0 before the threshold); in the tail, for k + j*M.
+    const RoleLoop &L = RP.Programs[U.Program].Loops[U.VaryingLoop];
+    unsigned LoopPeriod = M / Rates[U.Program];
+    const Expr *Iter = Ctx.iterationVar(L.Loop);
+    unsigned IW = Iter->width();
+    const Expr *Trip = Resize(L.Trip), *Kth = Ctx.resize(Iter, TW);
+    // (k < Trip first: k + E must not wrap around.)
+    const Expr *Body = Ctx.logicalAnd(Ctx.ult(Kth, Trip), Ctx.ult(Ctx.add(Kth, c(E, TW)), Trip));
+    const Expr *Tail = Ctx.logicalAnd(Ctx.ult(Kth, Trip), Ctx.logicalNot(Body));
+    auto Shift = [&](const Expr *By) {
+      return Ctx.substitute(EP, Iter,
+                            Ctx.add(Iter, Ctx.mul(Ctx.resize(By, IW), c(LoopPeriod, IW))));
+    };
+    const Expr *PassOk = Ctx.logicalAnd(
+        Ctx.ule(Pass, J), Ctx.logicalOr(Ctx.eq(Pass, c(0, TW)), Ctx.uge(Iter, c(C0, IW))));
+    if (!valid(Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Body, PassOk)), Ctx.eq(U.E, Shift(Pass)),
+               Where + " repeats every " + std::to_string(LoopPeriod) +
+                   " iterations from iteration " +
+                   std::to_string(C0) + " up to the last " + std::to_string(E)))
+      return false;
+    if (E && !valid(Ctx.logicalAnd(Hyp, Tail), Ctx.eq(U.E, Shift(J)),
+                    Where + " in the last " + std::to_string(E) +
+                        " iterations depends only on the distance to the end"))
+      return false;
+  }
+  return true;
+}
+

@@ -1,0 +1,211 @@
+//===- ExploreParametricTiles.cpp - persistent kernels: every tile count and K -------===//
+//
+// The launches that give a CTA a number of tiles, the periodic systems of tiles (an outer
+// cycle of the last M tiles, an inner cycle of k-tiles in each), and the classes of tile and
+// k-tile counts that stand for every launch (ExploreParametric.cpp says why).
+//
+//===----------------------------------------------------------------------------------===//
+#include "ExploreParametric.h"
+
+#include <numeric>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::parametric;
+
+std::optional<Instance> Prover::tileLaunch(uint64_t KValue, uint64_t Count) const {
+  // The smallest M x N (multiples of 128) and grid (1, 2 or 4 clusters) where CTA 0 runs
+  // Count tiles; none tiles: the last cluster of a grid with one tile per cluster less.
+  std::optional<Instance> Best;
+  uint64_t BestArea = UINT64_MAX;
+  for (uint64_t A = 1; A <= 32; ++A)
+    for (uint64_t B = 1; B <= 32 && A * B * 16384 < BestArea; ++B)
+      for (uint64_t Clusters : {1u, 2u, 4u})
+        for (bool Last : {false, true}) {
+          Instance I = launch(KValue);
+          I.Params["M"] = 128 * A;
+          I.Params["N"] = 128 * B;
+          I.GridCtas = Clusters * RP.ClusterSize;
+          I.FirstCta = Last ? I.GridCtas - RP.ClusterSize : 0;
+          auto Value = [&](const Expr *L) -> std::optional<uint64_t> {
+            if (L == K)
+              return KValue;
+            if (L->is(ExprKind::SpecialReg))
+              return L->specialRegister() == SpecialRegister::CtaidX   ? I.FirstCta
+                     : L->specialRegister() == SpecialRegister::NctaidX ? I.GridCtas
+                                                                        : std::optional<uint64_t>();
+            if (L->is(ExprKind::Param)) {
+              auto It = I.Params.find(paramName(L));
+              if (It != I.Params.end())
+                return It->second;
+            }
+            return std::nullopt;
+          };
+          std::optional<uint64_t> V = ExprContext::evaluate(NT, Value);
+          if (!V || *V != Count)
+            continue;
+          bool Ok = true;
+          for (const ProtocolLoop &L : P.Loops)
+            for (const auto &[Cond, Established] : L.TripConditions)
+              if (!Established) {
+                std::optional<uint64_t> C = ExprContext::evaluate(Cond, Value);
+                Ok &= C && *C;
+              }
+          if (Ok && A * B * 16384 < BestArea) {
+            BestArea = A * B * 16384;
+            Best = I;
+          }
+        }
+  return Best;
+}
+
+bool Prover::makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TValue,
+                              std::optional<uint64_t> NTValue) const {
+  for (ConcreteAgent &A : S.Agents) {
+    unsigned PI = A.Program;
+    if (A.Place != Placement::Role || TileLoop[PI] == NoIndex)
+      continue;
+    LoopId TL = RP.Programs[PI].Loops[TileLoop[PI]].Loop;
+    auto TileOf = [&](const ConcreteStep &C) -> int64_t {
+      for (const auto &[Loop, V] : C.Iterations)
+        if (Loop == TL)
+          return static_cast<int64_t>(V);
+      return -1;
+    };
+    // Steps [Begin, End) where Pick holds, and nothing else in between; false if split.
+    auto Range = [&](auto Pick, uint32_t &Begin, uint32_t &End) {
+      int64_t B = -1, L = -1;
+      for (size_t I = 0; I < A.Steps.size(); ++I)
+        if (Pick(A.Steps[I])) {
+          if (B < 0)
+            B = static_cast<int64_t>(I);
+          L = static_cast<int64_t>(I);
+        }
+      if (B < 0)
+        return true; // nothing to repeat
+      for (int64_t I = B; I <= L; ++I)
+        if (!Pick(A.Steps[I]))
+          return false;
+      Begin = static_cast<uint32_t>(B);
+      End = static_cast<uint32_t>(L + 1);
+      return true;
+    };
+    if (NTValue) {
+      int64_t First = int64_t(*NTValue) - Period;
+      if (!Range([&](const ConcreteStep &C) { return TileOf(C) >= First; }, A.CycleBegin,
+                 A.CycleEnd))
+        return false;
+    }
+    if (!TValue || Varying[PI] == NoIndex)
+      continue;
+    LoopId KL = RP.Programs[PI].Loops[Varying[PI]].Loop;
+    int64_t Trip = (int64_t(*TValue) + Offset[PI]) / Rates[PI];
+    int64_t End = Trip - TailLength, First = End - Period / Rates[PI];
+    uint64_t Count = NTValue ? *NTValue : 0;
+    for (const ConcreteStep &C : A.Steps)
+      Count = std::max<uint64_t>(Count, static_cast<uint64_t>(TileOf(C) + 1));
+    for (int64_t Tile = 0; Tile < int64_t(Count); ++Tile) {
+      uint32_t Begin = 0, Stop = 0;
+      auto In = [&](const ConcreteStep &C) {
+        if (TileOf(C) != Tile)
+          return false;
+        for (const auto &[Loop, V] : C.Iterations)
+          if (Loop == KL)
+            return int64_t(V) >= First && int64_t(V) < End;
+        return false;
+      };
+      if (!Range(In, Begin, Stop))
+        return false;
+      if (Stop > Begin)
+        A.InnerCycles.push_back({Begin, Stop});
+    }
+    // One inner cycle per tile, or the tiles would not line up between agents.
+    if (!A.InnerCycles.empty() && A.InnerCycles.size() != Count)
+      return false;
+  }
+  return true;
+}
+
+void Prover::runTiles() {
+  auto Launch = [&](uint64_t TV, uint64_t NTV) { return tileLaunch(TV * O.TileK, NTV); };
+  auto Explore = [&](uint64_t TV, uint64_t NTV, bool TP, bool NP) {
+    std::optional<Instance> I = Launch(TV, NTV);
+    std::string What = R.Parameter + " = " + std::to_string(TV * O.TileK) +
+                       (TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
+                       std::to_string(NTV) + (NP ? " + " + std::to_string(Period) + "i" : "") +
+                       " tile(s) per CTA";
+    if (!I)
+      return unknown("no launch found where a CTA runs " + std::to_string(NTV) + " tiles");
+    ConcreteSystem S = instantiate(RP, *I);
+    if (!S.Unknown.empty())
+      return unknown(What + ": " + S.Unknown);
+    if ((TP || NP) && !makeTilePeriodic(S, TP ? std::optional<uint64_t>(TV) : std::nullopt,
+                                        NP ? std::optional<uint64_t>(NTV) : std::nullopt))
+      return unknown(What + ": the steps of the last " + std::to_string(Period) +
+                     " iterations are not contiguous");
+    if (explore(S, What, *I))
+      return true;
+    if (R.Verdict == ExploreVerdict::Unknown || (!TP && !NP))
+      return false;
+    // Reproduce it on a real launch of that class.
+    ExploreResult Periodic = std::move(R.Found);
+    for (uint64_t Jn = 0; Jn < 3; ++Jn)
+      for (uint64_t In = 0; In < 3; ++In) {
+        uint64_t TJ = TV + (TP ? Jn * Period : 0), NJ = NTV + (NP ? In * Period : 0);
+        std::optional<Instance> L = Launch(TJ, NJ);
+        if (!L)
+          continue;
+        ExploreResult E = wsv::analyzer::explore(instantiate(RP, *L));
+        if (E.Verdict != ExploreVerdict::Clean && E.Verdict != ExploreVerdict::Unknown) {
+          R.Verdict = E.Verdict;
+          R.Found = std::move(E);
+          R.Launch = *L;
+          R.Reason = R.Parameter + " = " + std::to_string(TJ * O.TileK) + ", " +
+                     std::to_string(NJ) + " tile(s) per CTA: " + R.Found.Message;
+          return false;
+        }
+      }
+    return unknown("the periodic search found '" + Periodic.Message +
+                   "' but no launch with up to 2 more periods reproduces it");
+  };
+  // Bugs first: small launches.
+  unsigned Ring = deepestRing();
+  for (uint64_t NTV : {1u, 2u})
+    for (uint64_t TV = O.MinTiles; TV <= O.MinTiles + Ring; ++TV)
+      if (!Explore(TV, NTV, false, false))
+        return;
+  collectUses();
+  unsigned M = slotPeriod();
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+    M = std::lcm(M, Rates[PI]);
+  if (M > 16)
+    return void(unknown("the slots' period " + std::to_string(M) +
+                        " is too long for tiles and k-tiles together"));
+  if (!proveTripForms())
+    return;
+  if (!findThresholds(M, {0u, 1u}))
+    return;
+  R.Period = Period;
+  R.Threshold = Threshold;
+  R.Tail = TailLength;
+  R.Tiles = true;
+  R.TileThreshold = TileThreshold;
+  // The classes: each small count as it is, each residue above the threshold periodic.
+  std::vector<std::pair<uint64_t, bool>> TClasses, NTClasses;
+  for (uint64_t TV = O.MinTiles; TV < Tmin + Period; ++TV)
+    TClasses.push_back({TV, TV >= Tmin});
+  for (uint64_t NTV = 0; NTV < NTmin + Period; ++NTV)
+    NTClasses.push_back({NTV, NTV >= NTmin});
+  for (auto [NTV, NP] : NTClasses)
+    for (auto [TV, TP] : TClasses) {
+      if (!NP && !TP && NTV >= 1 && NTV <= 2 && TV <= O.MinTiles + Ring)
+        continue; // explored above
+      if (!Explore(TV, NTV, TP, NP))
+        return;
+    }
+  R.Verdict = ExploreVerdict::Clean;
+  R.ForParameters = "every " + R.Parameter + " = " + std::to_string(O.TileK) + "*j with j >= " +
+                    std::to_string(O.MinTiles) + " and " + R.Parameter +
+                    " < 2^24, and every grid and tile count (M, N < 2^20, %nctaid.x < 2^16)";
+}
+
