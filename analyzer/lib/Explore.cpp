@@ -104,6 +104,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     return R;
   }
   Simulator Sim(S);
+  unsigned Groups = Options.PartialOrder && Options.Symmetry ? Sim.useSymmetry() : 0;
   struct Node {
     uint32_t Parent;
     ScheduleStep Via;
@@ -128,6 +129,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   auto Finish = [&](std::vector<ScheduleStep> Schedule) {
     ExploreResult Replayed = replay(S, Schedule);
     Replayed.States = Nodes.size();
+    Replayed.SymmetryGroups = Groups;
     Replayed.Transitions = R.Transitions;
     return Replayed;
   };
@@ -155,6 +157,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.Message = "agents drift apart by more than " + std::to_string(Options.MaxLag) +
                     " passes of the loop: the periodic search would not end";
         R.States = Nodes.size();
+        R.SymmetryGroups = Groups;
         return R;
       }
       Nodes.push_back({Id, T});
@@ -163,6 +166,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.Message = "state bound of " + std::to_string(Options.MaxStates) +
                     " reached before every schedule was explored";
         R.States = Nodes.size();
+        R.SymmetryGroups = Groups;
         return R;
       }
       Frontier.emplace_back(std::move(Next), It->second);
@@ -170,6 +174,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   }
   R.Verdict = ExploreVerdict::Clean;
   R.States = Nodes.size();
+  R.SymmetryGroups = Groups;
   return R;
 }
 

@@ -9,24 +9,6 @@ using namespace wsv::analyzer::exploration;
 
 namespace {
 
-/// A state's key: variable-length integers, so that the many zeros and small counts take a
-/// byte each (keys are hashed, compared and stored for every state).
-class KeyWriter {
-public:
-  void put(uint64_t V) {
-    while (V >= 0x80) {
-      Bytes.push_back(static_cast<char>(V | 0x80));
-      V >>= 7;
-    }
-    Bytes.push_back(static_cast<char>(V));
-  }
-  void putSigned(int64_t V) { put(uint64_t(V) << 1 ^ uint64_t(V >> 63)); }
-  std::string str() const { return std::string(Bytes.data(), Bytes.size()); }
-
-private:
-  llvm::SmallVector<char, 512> Bytes;
-};
-
 bool contains(llvm::ArrayRef<unsigned> L, unsigned V) {
   return std::find(L.begin(), L.end(), V) != L.end();
 }
@@ -123,89 +105,55 @@ std::string Simulator::key(const State &St) const {
   // cannot change what happens next: completed mbarrier phases count only by parity, named
   // and cluster barriers only by the threads arrived (tickets become distances to the
   // instance they wait for), passes relative to the fewest any agent with a cycle ran.
+  // With symmetry, each group of copies of a role comes sorted (ExploreSymmetry.cpp).
   KeyWriter K;
-  uint32_t Fewest = 0, First = 0, Least = 0;
+  KeyShift Shift;
   if (Periodic) {
-    Fewest = UINT32_MAX;
+    Shift.Fewest = UINT32_MAX;
     for (unsigned A = 0; A < S.Agents.size(); ++A)
       if (S.Agents[A].hasCycle())
-        Fewest = std::min(Fewest, St.Agents[A].Laps);
-    K.putSigned(St.ExitLaps >= 0 ? St.ExitLaps - int64_t(Fewest) : -1);
+        Shift.Fewest = std::min(Shift.Fewest, St.Agents[A].Laps);
+    K.putSigned(St.ExitLaps >= 0 ? St.ExitLaps - int64_t(Shift.Fewest) : -1);
     if (!InnerAgents.empty()) {
       // Tiles count from the earliest any agent is in; in that tile, passes count from the
       // fewest any agent in it ran (every agent has entered it: none is behind).
-      First = Least = UINT32_MAX;
+      Shift.First = Shift.Least = UINT32_MAX;
       for (unsigned A : InnerAgents)
-        First = std::min(First, St.Agents[A].Occurrence);
+        Shift.First = std::min(Shift.First, St.Agents[A].Occurrence);
       for (unsigned A : InnerAgents)
-        if (St.Agents[A].Occurrence == First)
-          Least = std::min(Least, St.Agents[A].InnerLaps);
+        if (St.Agents[A].Occurrence == Shift.First)
+          Shift.Least = std::min(Shift.Least, St.Agents[A].InnerLaps);
     }
     unsigned Exits = 0;
     for (auto [Occurrence, Exit] : St.InnerExits)
-      Exits += Occurrence >= First;
+      Exits += Occurrence >= Shift.First;
     K.put(Exits);
     for (auto [Occurrence, Exit] : St.InnerExits)
-      if (Occurrence >= First) {
-        K.put(Occurrence - First);
-        K.put(Occurrence == First ? Exit - Least : Exit);
+      if (Occurrence >= Shift.First) {
+        K.put(Occurrence - Shift.First);
+        K.put(Occurrence == Shift.First ? Exit - Shift.Least : Exit);
       }
   }
-  auto PutOps = [&](const models::AsyncGroupQueue &Q, bool Reads) {
-    unsigned N = 0;
-    Q.forEachInFlight([&](uint32_t) { ++N; }, Reads);
-    K.put(N);
-    Q.forEachInFlight([&](uint32_t Op) { K.put(Op); }, Reads);
-  };
-  for (unsigned A = 0; A < S.Agents.size(); ++A) {
-    const AgentState &AS = St.Agents[A];
-    const ConcreteAgent &Ag = S.Agents[A];
-    K.put(AS.Pc);
-    uint64_t Ticket = AS.Ticket, ClusterTicket = AS.ClusterTicket;
-    if (Periodic) {
-      if (AS.Arrived && AS.Pc < Ag.Steps.size())
-        Ticket -= St.Named[Ag.Cta].get(Ag.Steps[AS.Pc].NamedId).completedInstances();
-      if (AS.ClusterArrived)
-        ClusterTicket -= St.Cluster.completedInstances();
-      uint32_t Occurrence = AS.Occurrence, InnerLaps = AS.InnerLaps;
-      if (!InnerAgents.empty() && llvm::is_contained(InnerAgents, A)) {
-        if (Occurrence == First)
-          InnerLaps -= Least;
-        Occurrence -= First;
-      }
-      K.put(Ag.hasCycle() ? AS.Laps - Fewest : AS.Laps);
-      K.put(Occurrence);
-      K.put(InnerLaps);
-    }
-    K.put(AS.Arrived | AS.ClusterArrived << 1);
-    K.put(Ticket);
-    K.put(ClusterTicket);
-    PutOps(AS.Wgmma, false);
-    K.put(AS.Wgmma.committedGroups());
-    K.put(AS.Wgmma.uncommitted());
-    PutOps(AS.Bulk, false);
-    PutOps(AS.Bulk, true);
-    K.put(AS.Bulk.committedGroups());
-    K.put(AS.Bulk.uncommitted());
-    K.put(AS.Tcgen05.inFlight().size());
-    for (uint32_t Op : AS.Tcgen05.inFlight())
-      K.put(Op);
-    K.put(AS.Tcgen05.pendingCommits());
-  }
-  for (const models::Mbarrier &B : St.Barriers) {
-    K.put(B.initialized() | uint64_t(B.expected()) << 1 | uint64_t(B.pending()) << 22);
-    K.putSigned(B.txCount());
-    K.put(Periodic ? B.completedPhases() & 1 : B.completedPhases());
-  }
-  for (const models::NamedBarrierFile &F : St.Named) {
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    if (GroupOf.empty() || GroupOf[A] == NoIndex)
+      putAgent(K, St, A, Shift);
+  putGroups(K, St, Shift);
+  for (unsigned Cta = 0; Cta < St.Named.size(); ++Cta) {
     for (uint32_t Id = 0; Id < models::NamedBarrier::NumIds; ++Id) {
-      const models::NamedBarrier &B = F.get(Id);
+      if (!Owned.empty() && Owned[Cta][Id])
+        continue; // in its owner's record
+      const models::NamedBarrier &B = St.Named[Cta].get(Id);
       uint64_t Done = Periodic ? 0 : B.completedInstances();
       if (Done || B.arrived())
         K.put(Id | uint64_t(B.arrived()) << 8 | Done << 24);
     }
     // Ends the CTA's list (no entry is the bare id NumIds), so that CTAs do not run together.
     K.put(models::NamedBarrier::NumIds);
+  }
+  for (const models::Mbarrier &B : St.Barriers) {
+    K.put(B.initialized() | uint64_t(B.expected()) << 1 | uint64_t(B.pending()) << 22);
+    K.putSigned(B.txCount());
+    K.put(Periodic ? B.completedPhases() & 1 : B.completedPhases());
   }
   K.put(St.Cluster.arrived() | (Periodic ? 0 : St.Cluster.completedInstances()) << 24);
   for (const auto &Allocs : St.TmemAllocs) {
@@ -226,6 +174,49 @@ std::string Simulator::key(const State &St) const {
   }
   K.put(Bits);
   return K.str();
+}
+
+void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
+                         const KeyShift &Shift) const {
+  auto PutOps = [&](const models::AsyncGroupQueue &Q, bool Reads) {
+    unsigned N = 0;
+    Q.forEachInFlight([&](uint32_t) { ++N; }, Reads);
+    K.put(N);
+    Q.forEachInFlight([&](uint32_t Op) { K.put(Op); }, Reads);
+  };
+  const AgentState &AS = St.Agents[A];
+  const ConcreteAgent &Ag = S.Agents[A];
+  K.put(AS.Pc);
+  uint64_t Ticket = AS.Ticket, ClusterTicket = AS.ClusterTicket;
+  if (Periodic) {
+    if (AS.Arrived && AS.Pc < Ag.Steps.size())
+      Ticket -= St.Named[Ag.Cta].get(Ag.Steps[AS.Pc].NamedId).completedInstances();
+    if (AS.ClusterArrived)
+      ClusterTicket -= St.Cluster.completedInstances();
+    uint32_t Occurrence = AS.Occurrence, InnerLaps = AS.InnerLaps;
+    if (!Ag.InnerCycles.empty()) {
+      if (Occurrence == Shift.First)
+        InnerLaps -= Shift.Least;
+      Occurrence -= Shift.First;
+    }
+    K.put(Ag.hasCycle() ? AS.Laps - Shift.Fewest : AS.Laps);
+    K.put(Occurrence);
+    K.put(InnerLaps);
+  }
+  K.put(AS.Arrived | AS.ClusterArrived << 1);
+  K.put(Ticket);
+  K.put(ClusterTicket);
+  PutOps(AS.Wgmma, false);
+  K.put(AS.Wgmma.committedGroups());
+  K.put(AS.Wgmma.uncommitted());
+  PutOps(AS.Bulk, false);
+  PutOps(AS.Bulk, true);
+  K.put(AS.Bulk.committedGroups());
+  K.put(AS.Bulk.uncommitted());
+  K.put(AS.Tcgen05.inFlight().size());
+  for (uint32_t Op : AS.Tcgen05.inFlight())
+    K.put(Op);
+  K.put(AS.Tcgen05.pendingCommits());
 }
 
 uint32_t Simulator::lag(const State &St) const {

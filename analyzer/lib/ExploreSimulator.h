@@ -66,6 +66,27 @@ struct State {
 
 };
 
+/// A state's key: variable-length integers, so that the many zeros and small counts take a
+/// byte each (keys are hashed, compared and stored for every state). Every field is a whole
+/// number of integers and every list is counted, so concatenations stay unambiguous.
+class KeyWriter {
+public:
+  void put(uint64_t V) {
+    while (V >= 0x80) {
+      Bytes.push_back(static_cast<char>(V | 0x80));
+      V >>= 7;
+    }
+    Bytes.push_back(static_cast<char>(V));
+  }
+  void putSigned(int64_t V) { put(uint64_t(V) << 1 ^ uint64_t(V >> 63)); }
+  void append(const KeyWriter &O) { Bytes.append(O.Bytes.begin(), O.Bytes.end()); }
+  llvm::StringRef bytes() const { return llvm::StringRef(Bytes.data(), Bytes.size()); }
+  std::string str() const { return bytes().str(); }
+
+private:
+  llvm::SmallVector<char, 256> Bytes;
+};
+
 /// What a transition did beyond moving the state.
 struct Outcome {
   enum class Kind : uint8_t { Ok, Race, Violation } K = Kind::Ok;
@@ -89,6 +110,13 @@ public:
   /// named-barrier instances beyond the ones agents wait for, passes beyond the differences
   /// between agents.
   std::string key(const State &St) const;
+  /// Symmetry (the explorer turns it on with the partial-order reduction): copies of a role
+  /// in one CTA (the consumer warpgroups) that run the same steps, each on named barriers
+  /// of its own, are interchangeable: swapping two of them, with their named barriers, maps
+  /// every state to one with the same future up to the swap, so key() sorts each group and
+  /// the search visits one state of each class (ExploreSymmetry.cpp says why that is sound
+  /// next to the reduction). Returns the number of groups found.
+  unsigned useSymmetry();
   /// The largest difference between the passes two agents with cycles have completed.
   uint32_t lag(const State &St) const;
   /// Applies an enabled transition. Executing the last step of a cycle: Copy bit 0 clear runs
@@ -101,6 +129,22 @@ public:
   std::vector<BlockedAgent> blocked(const State &St) const;
 
 private:
+  /// key()'s normalization of passes and tiles (Fewest, First, Least: see there).
+  struct KeyShift {
+    uint32_t Fewest = 0, First = 0, Least = 0;
+  };
+  void putAgent(KeyWriter &K, const State &St, unsigned Agent, const KeyShift &Shift) const;
+  /// Each symmetry group's members (their agent records and their own named barriers), in
+  /// sorted order.
+  void putGroups(KeyWriter &K, const State &St, const KeyShift &Shift) const;
+  struct SymmetryGroup {
+    std::vector<unsigned> Agents;
+    /// Per member, its named barrier ids, in the order of the first member's.
+    std::vector<std::vector<uint32_t>> Ids;
+  };
+  std::vector<SymmetryGroup> Groups;
+  std::vector<unsigned> GroupOf;         ///< per agent: its group (NoIndex: none); empty: off
+  std::vector<std::vector<bool>> Owned;  ///< per CTA, per named id: a group member's own
   bool started(const State &St, unsigned Agent) const;
   /// Every agent of the CTA finished: its shared memory and barriers are gone.
   bool exited(const State &St, unsigned Cta) const;

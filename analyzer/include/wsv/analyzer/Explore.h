@@ -26,7 +26,10 @@
 // every one of its agents may finish first. A step that ends its agent is never taken alone
 // (the next phase starts), nor the end of a free pass of one agent with a cycle (the anchor:
 // states recur only after every agent with a cycle ran a pass more, so every cycle of states
-// keeps a state with every transition taken).
+// keeps a state with every transition taken). With the reduction comes symmetry: copies of
+// a role in one CTA that run the same steps, each on named barriers of its own (H5's
+// consumer warpgroups), are interchangeable, and a state whose swapped image was seen is not
+// expanded again (ExploreSymmetry.cpp says why that keeps the reduction sound).
 //
 // What is found:
 //  - deadlock: a state where some agent has not finished and nothing can move; each blocked
@@ -91,6 +94,9 @@ struct ExploreOptions {
   /// States to visit at most; reaching it is an unknown verdict, never clean.
   uint64_t MaxStates = 2000000;
   bool PartialOrder = true;
+  /// With PartialOrder: copies of a role that are interchangeable (consumer warpgroups with
+  /// their own named barriers) are visited once per class of swapped states.
+  bool Symmetry = true;
   /// Periodic systems: the most passes of the loop one agent may run ahead of another
   /// before the search gives up (unknown).
   uint32_t MaxLag = 16;
@@ -108,6 +114,7 @@ struct ExploreResult {
   /// Every barrier instance's state at the end of the schedule.
   std::vector<models::Mbarrier> Barriers;
   uint64_t States = 0;      ///< distinct states visited
+  unsigned SymmetryGroups = 0; ///< groups of interchangeable agents (ExploreOptions::Symmetry)
   uint64_t Transitions = 0; ///< transitions taken
 };
 
