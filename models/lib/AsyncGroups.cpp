@@ -6,11 +6,10 @@
 namespace wsv {
 namespace models {
 
-void AsyncGroupQueue::issue(uint32_t OpId) { OpenOps.push_back(Op{OpId}); }
+void AsyncGroupQueue::issue(uint32_t OpId) { Ops.push_back(Op{OpId}); }
 
 void AsyncGroupQueue::commit() {
-  Groups.push_back(std::move(OpenOps));
-  OpenOps.clear();
+  Ends.push_back(static_cast<uint32_t>(Ops.size()));
   dropFinished();
 }
 
@@ -18,22 +17,28 @@ void AsyncGroupQueue::dropFinished() {
   // A wait_group N checks the groups before the N most recent; the oldest groups, once every
   // operation in them is done, pass every such check whether they are kept or not. Dropping
   // them keeps the queue as long as what is in flight (a loop commits without end).
-  size_t Done = 0;
-  while (Done < Groups.size() &&
-         std::all_of(Groups[Done].begin(), Groups[Done].end(),
+  size_t Groups = 0, End = 0;
+  while (Groups < Ends.size() &&
+         std::all_of(Ops.begin() + End, Ops.begin() + Ends[Groups],
                      [](const Op &O) { return O.Done && O.ReadDone; }))
-    ++Done;
-  Groups.erase(Groups.begin(), Groups.begin() + Done);
+    End = Ends[Groups++];
+  if (!Groups)
+    return;
+  Ops.erase(Ops.begin(), Ops.begin() + End);
+  Ends.erase(Ends.begin(), Ends.begin() + Groups);
+  for (uint32_t &E : Ends)
+    E -= static_cast<uint32_t>(End);
 }
 
 AsyncGroupQueue::Op *AsyncGroupQueue::find(uint32_t OpId) {
-  for (Op &O : OpenOps)
-    if (O.Id == OpId)
-      return &O;
-  for (auto &G : Groups)
-    for (Op &O : G)
-      if (O.Id == OpId)
-        return &O;
+  // The open group first, then the committed ones from the oldest: a loop may issue the same
+  // operation again while an older instance is still in flight.
+  for (size_t I = committedEnd(); I < Ops.size(); ++I)
+    if (Ops[I].Id == OpId)
+      return &Ops[I];
+  for (size_t I = 0; I < committedEnd(); ++I)
+    if (Ops[I].Id == OpId)
+      return &Ops[I];
   return nullptr;
 }
 
@@ -57,29 +62,26 @@ bool AsyncGroupQueue::complete(uint32_t OpId) {
 bool AsyncGroupQueue::waitPasses(uint32_t N, bool ReadOnly) const {
   // Every committed group except the N most recent must be complete; the open group is not
   // waited for at all.
-  size_t MustFinish = Groups.size() > N ? Groups.size() - N : 0;
-  for (size_t I = 0; I < MustFinish; ++I)
-    for (const Op &O : Groups[I])
-      if (!(ReadOnly ? O.ReadDone : O.Done))
-        return false;
+  size_t MustFinish = Ends.size() > N ? Ends.size() - N : 0;
+  size_t End = MustFinish ? Ends[MustFinish - 1] : 0;
+  for (size_t I = 0; I < End; ++I)
+    if (!(ReadOnly ? Ops[I].ReadDone : Ops[I].Done))
+      return false;
   return true;
 }
 
 void AsyncGroupQueue::retire(uint32_t N, bool ReadOnly) {
-  size_t MustFinish = Groups.size() > N ? Groups.size() - N : 0;
-  for (size_t I = 0; I < MustFinish; ++I)
-    for (Op &O : Groups[I]) {
-      O.ReadDone = true;
-      O.Done |= !ReadOnly;
-    }
+  size_t MustFinish = Ends.size() > N ? Ends.size() - N : 0;
+  size_t End = MustFinish ? Ends[MustFinish - 1] : 0;
+  for (size_t I = 0; I < End; ++I) {
+    Ops[I].ReadDone = true;
+    Ops[I].Done |= !ReadOnly;
+  }
   dropFinished();
 }
 
 void AsyncGroupQueue::completeAll() {
-  for (auto &G : Groups)
-    for (Op &O : G)
-      O.ReadDone = O.Done = true;
-  for (Op &O : OpenOps)
+  for (Op &O : Ops)
     O.ReadDone = O.Done = true;
   dropFinished();
 }

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "llvm/ADT/SmallVector.h"
+
 namespace wsv {
 namespace models {
 
@@ -52,19 +54,15 @@ public:
   /// The same without building a list (an explorer asks for them in every state): F(Id) for
   /// each operation in flight, or (Reads) whose reads may be, in issue order.
   template <typename Fn> void forEachInFlight(Fn F, bool Reads = false) const {
-    for (const auto &G : Groups)
-      for (const Op &O : G)
-        if (!(Reads ? O.ReadDone : O.Done))
-          F(O.Id);
-    for (const Op &O : OpenOps)
+    for (const Op &O : Ops)
       if (!(Reads ? O.ReadDone : O.Done))
         F(O.Id);
   }
   /// Operations issued since the last commit: nothing can wait for them.
-  size_t uncommitted() const { return OpenOps.size(); }
+  size_t uncommitted() const { return Ops.size() - committedEnd(); }
   /// Committed groups that still hold an operation in flight (the finished oldest ones are
   /// dropped: no wait_group can tell them from absent ones).
-  size_t committedGroups() const { return Groups.size(); }
+  size_t committedGroups() const { return Ends.size(); }
 
 private:
   struct Op {
@@ -74,9 +72,13 @@ private:
   };
   Op *find(uint32_t OpId);
   void dropFinished();
+  size_t committedEnd() const { return Ends.empty() ? 0 : Ends.back(); }
 
-  std::vector<Op> OpenOps;             ///< the open group
-  std::vector<std::vector<Op>> Groups; ///< committed groups, oldest first
+  // One flat list, so that copying a queue (an explorer copies every state it steps from)
+  // needs no allocation while a few groups are in flight.
+  llvm::SmallVector<Op, 8> Ops;        ///< committed groups' operations, oldest first, then
+                                       ///< the open group's
+  llvm::SmallVector<uint32_t, 4> Ends; ///< per committed group: the end of its part of Ops
 };
 
 /// tcgen05.commit bookkeeping of one issuing thread.
