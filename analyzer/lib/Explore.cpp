@@ -10,9 +10,9 @@
 #include "wsv/analyzer/Explore.h"
 
 #include "ExploreSimulator.h"
+#include "ExploreVisited.h"
 
 #include <deque>
-#include <unordered_map>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -110,10 +110,10 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     ScheduleStep Via;
   };
   std::vector<Node> Nodes;
-  std::unordered_map<std::string, uint32_t> Seen;
+  VisitedSet Seen; // ids are indices into Nodes
   std::deque<std::pair<State, uint32_t>> Frontier;
   State Init = Sim.initial();
-  Seen.emplace(Sim.key(Init), 0);
+  Seen.insert(Sim.key(Init).bytes());
   Nodes.push_back({UINT32_MAX, {}});
   Frontier.emplace_back(std::move(Init), 0);
 
@@ -149,7 +149,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
       ++R.Transitions;
       if (O.K != Outcome::Kind::Ok)
         return Finish(Path(Id, &T));
-      auto [It, New] = Seen.emplace(Sim.key(Next), static_cast<uint32_t>(Nodes.size()));
+      auto [NextId, New] = Seen.insert(Sim.key(Next).bytes());
       if (!New)
         continue;
       if (Sim.lag(Next) > Options.MaxLag) {
@@ -169,7 +169,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.SymmetryGroups = Groups;
         return R;
       }
-      Frontier.emplace_back(std::move(Next), It->second);
+      Frontier.emplace_back(std::move(Next), NextId);
     }
   }
   R.Verdict = ExploreVerdict::Clean;

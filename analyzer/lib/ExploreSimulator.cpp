@@ -100,7 +100,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     InnerAnchor = InnerAgents.front();
 }
 
-std::string Simulator::key(const State &St) const {
+KeyWriter Simulator::key(const State &St) const {
   // Equal keys, equal futures. Periodic systems leave out what grows without bound but
   // cannot change what happens next: completed mbarrier phases count only by parity, named
   // and cluster barriers only by the threads arrived (tickets become distances to the
@@ -173,7 +173,7 @@ std::string Simulator::key(const State &St) const {
     }
   }
   K.put(Bits);
-  return K.str();
+  return K;
 }
 
 void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,

@@ -109,7 +109,7 @@ public:
   /// without bound but cannot change what happens next: completed phases beyond their parity,
   /// named-barrier instances beyond the ones agents wait for, passes beyond the differences
   /// between agents.
-  std::string key(const State &St) const;
+  KeyWriter key(const State &St) const;
   /// Symmetry (the explorer turns it on with the partial-order reduction): copies of a role
   /// in one CTA (the consumer warpgroups) that run the same steps, each on named barriers
   /// of its own, are interchangeable: swapping two of them, with their named barriers, maps
