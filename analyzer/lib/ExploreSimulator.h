@@ -81,7 +81,6 @@ public:
   void putSigned(int64_t V) { put(uint64_t(V) << 1 ^ uint64_t(V >> 63)); }
   void append(const KeyWriter &O) { Bytes.append(O.Bytes.begin(), O.Bytes.end()); }
   llvm::StringRef bytes() const { return llvm::StringRef(Bytes.data(), Bytes.size()); }
-  std::string str() const { return bytes().str(); }
 
 private:
   llvm::SmallVector<char, 256> Bytes;

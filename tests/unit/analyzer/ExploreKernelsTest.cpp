@@ -171,6 +171,22 @@ protected:
                 O.Instance.c_str(), O.Instance.empty() ? "" : ": ", O.Message.c_str());
   }
 
+  /// Fn(label, PTX file) for every kernel of the manifest and every variant of it.
+  template <typename Fn> void forEachFile(Fn F) {
+    for (const llvm::json::Value &K : *Manifest.getAsObject()->getArray("kernels")) {
+      const llvm::json::Object &KO = *K.getAsObject();
+      std::string Name = KO.getString("name")->str();
+      F(Name, KO.getString("ptx")->str());
+      for (const llvm::json::Value &V : *KO.getArray("variants"))
+        F(Name + " " + V.getAsObject()->getString("bug")->str(),
+          V.getAsObject()->getString("ptx")->str());
+    }
+  }
+  static bool isBad(ExploreVerdict V) {
+    return V == ExploreVerdict::Deadlock || V == ExploreVerdict::Race ||
+           V == ExploreVerdict::Violation;
+  }
+
   llvm::json::Value Manifest = nullptr;
   unsigned Missed = 0, Checked = 0;
 };
@@ -229,10 +245,6 @@ TEST_F(ExploreKernelsTest, CorrectKernelsCleanVariantsFoundAndReplayed) {
 // not hide a deadlock, race or violation (or make one up), and the reduction must visit no
 // more states than the full search.
 TEST_F(ExploreKernelsTest, ReductionAgreesWithTheFullSearch) {
-  auto Bad = [](ExploreVerdict V) {
-    return V == ExploreVerdict::Deadlock || V == ExploreVerdict::Race ||
-           V == ExploreVerdict::Violation;
-  };
   unsigned Compared = 0, BadCompared = 0;
   uint64_t Reduced = 0, Full = 0;
   auto Check = [&](const std::string &What, const std::string &File) {
@@ -246,23 +258,16 @@ TEST_F(ExploreKernelsTest, ReductionAgreesWithTheFullSearch) {
       if (R.Verdict == ExploreVerdict::Unknown || F.Verdict == ExploreVerdict::Unknown)
         continue;
       ++Compared;
-      BadCompared += Bad(F.Verdict);
+      BadCompared += isBad(F.Verdict);
       Reduced += R.States;
       Full += F.States;
-      EXPECT_EQ(Bad(R.Verdict), Bad(F.Verdict))
+      EXPECT_EQ(isBad(R.Verdict), isBad(F.Verdict))
           << What << " " << Name << ": reduced " << toString(R.Verdict) << " (" << R.Message
           << "), full " << toString(F.Verdict) << " (" << F.Message << ")";
       EXPECT_LE(R.States, F.States) << What << " " << Name;
     }
   };
-  for (const llvm::json::Value &K : *Manifest.getAsObject()->getArray("kernels")) {
-    const llvm::json::Object &KO = *K.getAsObject();
-    std::string Name = KO.getString("name")->str();
-    Check(Name, KO.getString("ptx")->str());
-    for (const llvm::json::Value &V : *KO.getArray("variants"))
-      Check(Name + " " + V.getAsObject()->getString("bug")->str(),
-            V.getAsObject()->getString("ptx")->str());
-  }
+  forEachFile(Check);
   std::printf("%u instances compared (%u bad), %llu states reduced, %llu full\n", Compared,
               BadCompared, static_cast<unsigned long long>(Reduced),
               static_cast<unsigned long long>(Full));
@@ -274,10 +279,6 @@ TEST_F(ExploreKernelsTest, SymmetryAgreesWithoutIt) {
   // Where copies of a role are interchangeable (H5's consumer warpgroups), the search with
   // symmetry must reach the verdict the reduced search without it reaches (the full search
   // cannot finish on these: H5's smallest launch has over a million states), on fewer states.
-  auto Bad = [](ExploreVerdict V) {
-    return V == ExploreVerdict::Deadlock || V == ExploreVerdict::Race ||
-           V == ExploreVerdict::Violation;
-  };
   unsigned Compared = 0, BadCompared = 0;
   uint64_t With = 0, Without = 0;
   auto Check = [&](const std::string &What, const std::string &File) {
@@ -293,23 +294,16 @@ TEST_F(ExploreKernelsTest, SymmetryAgreesWithoutIt) {
       if (R.Verdict == ExploreVerdict::Unknown || N.Verdict == ExploreVerdict::Unknown)
         continue;
       ++Compared;
-      BadCompared += Bad(N.Verdict);
+      BadCompared += isBad(N.Verdict);
       With += R.States;
       Without += N.States;
-      EXPECT_EQ(Bad(R.Verdict), Bad(N.Verdict))
+      EXPECT_EQ(isBad(R.Verdict), isBad(N.Verdict))
           << What << " " << Name << ": with symmetry " << toString(R.Verdict) << " ("
           << R.Message << "), without " << toString(N.Verdict) << " (" << N.Message << ")";
       EXPECT_LE(R.States, N.States) << What << " " << Name;
     }
   };
-  for (const llvm::json::Value &K : *Manifest.getAsObject()->getArray("kernels")) {
-    const llvm::json::Object &KO = *K.getAsObject();
-    std::string Name = KO.getString("name")->str();
-    Check(Name, KO.getString("ptx")->str());
-    for (const llvm::json::Value &V : *KO.getArray("variants"))
-      Check(Name + " " + V.getAsObject()->getString("bug")->str(),
-            V.getAsObject()->getString("ptx")->str());
-  }
+  forEachFile(Check);
   std::printf("%u instances with symmetry compared (%u bad), %llu states with it, %llu "
               "without\n",
               Compared, BadCompared, static_cast<unsigned long long>(With),
