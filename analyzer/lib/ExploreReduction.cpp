@@ -77,6 +77,42 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
   return F;
 }
 
+void Simulator::findPlainRuns() {
+  RunOf.resize(S.Agents.size());
+  RunEnd.resize(S.Agents.size());
+  NextEnabling.resize(S.Agents.size());
+  RunUnion.resize(S.Agents.size());
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    const ConcreteAgent &Ag = S.Agents[A];
+    size_t N = Ag.Steps.size();
+    auto Plain = [&](size_t I) {
+      const ConcreteStep &C = Ag.Steps[I];
+      return C.Kind != StepKind::Wait && C.Kind != StepKind::ClusterWait &&
+             C.Kind != StepKind::AsyncLoad && C.Kind != StepKind::ClusterArrive &&
+             !(Ag.hasCycle() && I + 1 == Ag.CycleEnd) && InnerEndAt[A][I] < 0;
+    };
+    RunOf[A].assign(N, NoIndex);
+    RunEnd[A].assign(N, 0);
+    NextEnabling[A].assign(N, 0);
+    RunUnion[A].assign(N, Footprint());
+    for (size_t I = N; I-- > 0;) {
+      if (!Plain(I))
+        continue;
+      bool Continues = I + 1 < N && RunOf[A][I + 1] != NoIndex;
+      RunOf[A][I] = Continues ? RunOf[A][I + 1] : Runs++;
+      RunEnd[A][I] = Continues ? RunEnd[A][I + 1] : static_cast<uint32_t>(I + 1);
+      RunUnion[A][I] = StepFootprint[A][I];
+      if (Continues)
+        for (unsigned W = 0; W < 3 * Words; ++W)
+          RunUnion[A][I][W] |= RunUnion[A][I + 1][W];
+      const Enabling &E = StepEnabling[A][I];
+      bool Brings = !E.Arrivals.empty() || !E.Bytes.empty() || !E.Expects.empty();
+      NextEnabling[A][I] =
+          Brings ? static_cast<uint32_t>(I) : Continues ? NextEnabling[A][I + 1] : RunEnd[A][I];
+    }
+  }
+}
+
 void Simulator::touchBuffer(Footprint &F, unsigned Buffer, unsigned Agent, bool Part,
                             Touch How) const {
   unsigned Offset = static_cast<unsigned>(How) * Words;
@@ -369,9 +405,14 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     for (unsigned B = 0; B < NA; ++B)
       X.Walked[B].assign(S.Agents[B].Steps.size(), 0);
   }
+  if (X.RunWalked.size() != Runs) {
+    X.RunWalked.assign(Runs, 0);
+    X.RunEntry.assign(Runs, 0);
+  }
   if (++X.Generation == 0) { // wrapped: old marks would read as this call's
     for (auto &W : X.Walked)
       std::fill(W.begin(), W.end(), 0);
+    std::fill(X.RunWalked.begin(), X.RunWalked.end(), 0);
     X.Generation = 1;
   }
   uint32_t Gen = X.Generation;
@@ -403,13 +444,46 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     llvm::SmallVector<uint32_t, 4> Work{From};
     while (!Work.empty()) {
       uint32_t Pc = Work.pop_back_val();
+      // Reaching a step walked before: passes may run without end from there.
+      auto Again = [&](uint32_t At) {
+        if (Hits(Suffix[B][At]))
+          return true;
+        Anything(EnablingSuffix[B][At]);
+        ClusterThreads = UINT64_MAX;
+        Ends[B] = true;
+        return false;
+      };
       for (; Pc < Ag.Steps.size(); ++Pc) {
-        if (Seen[Pc] == Gen) {
-          if (Hits(Suffix[B][Pc]))
+        if (unsigned Run = RunOf[B][Pc]; Run != NoIndex) {
+          // A run of plain steps in one go: its footprints, what it brings, and where an
+          // earlier walk entered it (from there on it was walked).
+          bool Entered = X.RunWalked[Run] == Gen;
+          uint32_t Earlier = X.RunEntry[Run];
+          if (Entered && Pc >= Earlier) {
+            if (Again(Pc))
+              return true;
+            break;
+          }
+          X.RunWalked[Run] = Gen;
+          X.RunEntry[Run] = Pc;
+          if (Hits(RunUnion[B][Pc]))
             return true;
-          Anything(EnablingSuffix[B][Pc]);
-          ClusterThreads = UINT64_MAX;
-          Ends[B] = true;
+          uint32_t End = RunEnd[B][Pc];
+          for (uint32_t I = NextEnabling[B][Pc]; I < End;) {
+            Add(StepEnabling[B][I]);
+            I = I + 1 < End ? NextEnabling[B][I + 1] : End;
+          }
+          if (Entered) {
+            if (Again(Earlier))
+              return true;
+            break;
+          }
+          Pc = End - 1; // the loop's ++Pc goes on after the run
+          continue;
+        }
+        if (Seen[Pc] == Gen) {
+          if (Again(Pc))
+            return true;
           break;
         }
         Seen[Pc] = Gen;

@@ -98,6 +98,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   }
   if (!InnerAgents.empty())
     InnerAnchor = InnerAgents.front();
+  findPlainRuns();
 }
 
 KeyWriter Simulator::key(const State &St) const {

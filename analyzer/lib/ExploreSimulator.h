@@ -221,6 +221,9 @@ private:
     std::vector<llvm::SmallVector<uint32_t, 2>> Stops;
     /// Per agent, per step: the generation of the last call that walked it.
     std::vector<std::vector<uint32_t>> Walked;
+    /// Per plain run: the generation of the last call that entered it, and where it
+    /// entered first (a later entry at or after that point has been walked).
+    std::vector<uint32_t> RunWalked, RunEntry;
     uint32_t Generation = 0;
   };
   mutable TouchScratch Scratch;
@@ -282,6 +285,15 @@ private:
   /// Per agent, per step: its footprint and what it brings to barrier phases.
   std::vector<std::vector<Footprint>> StepFootprint;
   std::vector<std::vector<Enabling>> StepEnabling;
+  /// Runs of plain steps, which a walk passes whatever the state (not a wait, a copy, a
+  /// cluster arrival or the end of a pass): touchedFirst takes a run in one go. Per agent,
+  /// per step: its run (NoIndex: not plain), where the run ends, the union of the
+  /// footprints from the step to the run's end, and the next step of the run at or after it
+  /// that brings arrivals or bytes (the run's end: none).
+  void findPlainRuns();
+  std::vector<std::vector<uint32_t>> RunOf, RunEnd, NextEnabling;
+  std::vector<std::vector<Footprint>> RunUnion;
+  unsigned Runs = 0;
   /// Per agent: the barrier instances its tcgen05.commits arrive on.
   std::vector<std::vector<unsigned>> CommitTargets;
 };
