@@ -1,9 +1,8 @@
 //===- Explore.cpp - breadth-first search over schedules, and replay --------------===//
 //
-// Breadth first, so that the first bad state is reached by a shortest schedule (depth first
-// on request, where the frontier would outgrow memory). Only keys of visited states are kept
-// (with the parent and the transition that reached them); the states themselves live in the
-// frontier. The schedule found is then replayed from the initial
+// Breadth first, so that the first bad state is reached by a shortest schedule. Only keys of
+// visited states are kept (with the parent and the transition that reached them); the states
+// themselves live in the frontier. The schedule found is then replayed from the initial
 // state, which rebuilds the final state (barriers, blocked agents) and checks the search and
 // the replay agree.
 //
@@ -136,11 +135,8 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   };
 
   while (!Frontier.empty()) {
-    auto [St, Id] = std::move(Options.DepthFirst ? Frontier.back() : Frontier.front());
-    if (Options.DepthFirst)
-      Frontier.pop_back();
-    else
-      Frontier.pop_front();
+    auto [St, Id] = std::move(Frontier.front());
+    Frontier.pop_front();
     std::vector<ScheduleStep> Moves = Sim.enabled(St, Options.PartialOrder);
     if (Moves.empty()) {
       if (Sim.finished(St))

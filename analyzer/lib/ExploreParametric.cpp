@@ -98,11 +98,6 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Ins
   ExploreOptions EO;
   EO.MaxStates = O.MaxStates;
   EO.MaxLag = O.MaxLag;
-  // A periodic system's bad state is reproduced on real launches (breadth first) before it
-  // is reported, so its own search needs no shortest schedule: depth first keeps the
-  // states waiting to be expanded few.
-  for (const ConcreteAgent &A : S.Agents)
-    EO.DepthFirst |= A.hasCycle() || !A.InnerCycles.empty();
   bool Budget = false;
   if (O.MaxTotalStates) {
     if (R.States >= O.MaxTotalStates)

@@ -97,11 +97,6 @@ struct ExploreOptions {
   /// With PartialOrder: copies of a role that are interchangeable (consumer warpgroups with
   /// their own named barriers) are visited once per class of swapped states.
   bool Symmetry = true;
-  /// Depth first instead of breadth first: the states waiting to be expanded then stay few
-  /// (a periodic system's breadth-first frontier outgrew 15 GB), but a bad state found is not
-  /// reached by a shortest schedule. Sound with the reduction either way (its cycle proviso
-  /// holds on every cycle of states, whatever the order of the search).
-  bool DepthFirst = false;
   /// Periodic systems: the most passes of the loop one agent may run ahead of another
   /// before the search gives up (unknown).
   uint32_t MaxLag = 16;
