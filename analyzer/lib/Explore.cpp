@@ -111,11 +111,18 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   };
   std::vector<Node> Nodes;
   VisitedSet Seen; // ids are indices into Nodes
-  std::deque<std::pair<State, uint32_t>> Frontier;
+  // States waiting to be expanded, packed (State::save), with their node.
+  std::deque<std::pair<std::string, uint32_t>> Frontier;
+  KeyWriter Packed;
+  auto Push = [&](const State &St, uint32_t Id) {
+    Packed.clear();
+    St.save(Packed);
+    Frontier.emplace_back(Packed.bytes().str(), Id);
+  };
   State Init = Sim.initial();
   Seen.insert(Sim.key(Init).bytes());
   Nodes.push_back({UINT32_MAX, {}});
-  Frontier.emplace_back(std::move(Init), 0);
+  Push(Init, 0);
 
   auto Path = [&](uint32_t N, const ScheduleStep *Last) {
     std::vector<ScheduleStep> P;
@@ -134,8 +141,10 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     return Replayed;
   };
 
+  State St;
   while (!Frontier.empty()) {
-    auto [St, Id] = std::move(Frontier.front());
+    St.load(Frontier.front().first);
+    uint32_t Id = Frontier.front().second;
     Frontier.pop_front();
     std::vector<ScheduleStep> Moves = Sim.enabled(St, Options.PartialOrder);
     if (Moves.empty()) {
@@ -169,7 +178,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.SymmetryGroups = Groups;
         return R;
       }
-      Frontier.emplace_back(std::move(Next), NextId);
+      Push(Next, NextId);
     }
   }
   R.Verdict = ExploreVerdict::Clean;

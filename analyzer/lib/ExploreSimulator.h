@@ -30,6 +30,51 @@ struct LoadInFlight {
   }
 };
 
+/// A state's key: variable-length integers, so that the many zeros and small counts take a
+/// byte each (keys are hashed, compared and stored for every state). Every field is a whole
+/// number of integers and every list is counted, so concatenations stay unambiguous.
+class KeyWriter {
+public:
+  void put(uint64_t V) {
+    while (V >= 0x80) {
+      Bytes.push_back(static_cast<char>(V | 0x80));
+      V >>= 7;
+    }
+    Bytes.push_back(static_cast<char>(V));
+  }
+  void putSigned(int64_t V) { put(uint64_t(V) << 1 ^ uint64_t(V >> 63)); }
+  void append(const KeyWriter &O) { Bytes.append(O.Bytes.begin(), O.Bytes.end()); }
+  llvm::StringRef bytes() const { return llvm::StringRef(Bytes.data(), Bytes.size()); }
+  void clear() { Bytes.clear(); }
+
+private:
+  llvm::SmallVector<char, 256> Bytes;
+};
+
+/// Reads back what a KeyWriter wrote.
+class KeyReader {
+public:
+  explicit KeyReader(llvm::StringRef Bytes) : Bytes(Bytes) {}
+  uint64_t get() {
+    uint64_t V = 0;
+    for (unsigned Shift = 0;; Shift += 7) {
+      uint8_t B = static_cast<uint8_t>(Bytes[Pos++]);
+      V |= uint64_t(B & 0x7f) << Shift;
+      if (!(B & 0x80))
+        return V;
+    }
+  }
+  int64_t getSigned() {
+    uint64_t V = get();
+    return static_cast<int64_t>(V >> 1) ^ -static_cast<int64_t>(V & 1);
+  }
+  bool done() const { return Pos == Bytes.size(); }
+
+private:
+  llvm::StringRef Bytes;
+  size_t Pos = 0;
+};
+
 struct AgentState {
   uint32_t Pc = 0;
   /// A bar.sync / barrier.cluster.wait after its arrival: the instance it waits for.
@@ -64,26 +109,10 @@ struct State {
   /// the passes every agent runs in it; sorted by occurrence.
   std::vector<std::pair<uint32_t, uint32_t>> InnerExits;
 
-};
-
-/// A state's key: variable-length integers, so that the many zeros and small counts take a
-/// byte each (keys are hashed, compared and stored for every state). Every field is a whole
-/// number of integers and every list is counted, so concatenations stay unambiguous.
-class KeyWriter {
-public:
-  void put(uint64_t V) {
-    while (V >= 0x80) {
-      Bytes.push_back(static_cast<char>(V | 0x80));
-      V >>= 7;
-    }
-    Bytes.push_back(static_cast<char>(V));
-  }
-  void putSigned(int64_t V) { put(uint64_t(V) << 1 ^ uint64_t(V >> 63)); }
-  void append(const KeyWriter &O) { Bytes.append(O.Bytes.begin(), O.Bytes.end()); }
-  llvm::StringRef bytes() const { return llvm::StringRef(Bytes.data(), Bytes.size()); }
-
-private:
-  llvm::SmallVector<char, 256> Bytes;
+  /// The whole state as integers, and back: the explorer keeps the states waiting to be
+  /// expanded packed (a few hundred bytes instead of kilobytes and dozens of allocations).
+  void save(KeyWriter &Out) const;
+  void load(llvm::StringRef Bytes);
 };
 
 /// What a transition did beyond moving the state.

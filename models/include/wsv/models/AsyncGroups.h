@@ -64,6 +64,27 @@ public:
   /// dropped: no wait_group can tell them from absent ones).
   size_t committedGroups() const { return Ends.size(); }
 
+  /// The state as a sequence of integers (Out.put), and back (In.get): an explorer keeps
+  /// the states waiting to be expanded packed.
+  template <typename W> void save(W &Out) const {
+    Out.put(Ops.size());
+    for (const Op &O : Ops)
+      Out.put(uint64_t(O.Id) << 2 | uint64_t(O.ReadDone) << 1 | O.Done);
+    Out.put(Ends.size());
+    for (uint32_t E : Ends)
+      Out.put(E);
+  }
+  template <typename R> void load(R &In) {
+    Ops.resize(In.get());
+    for (Op &O : Ops) {
+      uint64_t V = In.get();
+      O = {static_cast<uint32_t>(V >> 2), (V >> 1 & 1) != 0, (V & 1) != 0};
+    }
+    Ends.resize(In.get());
+    for (uint32_t &E : Ends)
+      E = static_cast<uint32_t>(In.get());
+  }
+
 private:
   struct Op {
     uint32_t Id;
@@ -96,6 +117,33 @@ public:
 
   const std::vector<uint32_t> &inFlight() const { return InFlight; }
   size_t pendingCommits() const { return Commits.size(); }
+
+  /// The state as a sequence of integers (Out.put), and back (In.get): an explorer keeps
+  /// the states waiting to be expanded packed.
+  template <typename W> void save(W &Out) const {
+    Out.put(InFlight.size());
+    for (uint32_t Id : InFlight)
+      Out.put(Id);
+    Out.put(Commits.size());
+    for (const Commit &C : Commits) {
+      Out.put(C.Id);
+      Out.put(C.Waiting.size());
+      for (uint32_t Id : C.Waiting)
+        Out.put(Id);
+    }
+  }
+  template <typename R> void load(R &In) {
+    InFlight.resize(In.get());
+    for (uint32_t &Id : InFlight)
+      Id = static_cast<uint32_t>(In.get());
+    Commits.resize(In.get());
+    for (Commit &C : Commits) {
+      C.Id = static_cast<uint32_t>(In.get());
+      C.Waiting.resize(In.get());
+      for (uint32_t &Id : C.Waiting)
+        Id = static_cast<uint32_t>(In.get());
+    }
+  }
 
 private:
   struct Commit {

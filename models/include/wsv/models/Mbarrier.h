@@ -79,6 +79,23 @@ public:
            A.TxCount == B.TxCount && A.CompletedPhases == B.CompletedPhases;
   }
 
+  /// The state as a sequence of integers (Out.put), and back (In.get): an explorer keeps
+  /// the states waiting to be expanded packed.
+  template <typename W> void save(W &Out) const {
+    Out.put(Initialized);
+    Out.put(Expected);
+    Out.put(Pending);
+    Out.putSigned(TxCount);
+    Out.put(CompletedPhases);
+  }
+  template <typename R> void load(R &In) {
+    Initialized = In.get() != 0;
+    Expected = static_cast<uint32_t>(In.get());
+    Pending = static_cast<uint32_t>(In.get());
+    TxCount = In.getSigned();
+    CompletedPhases = In.get();
+  }
+
 private:
   void completeIfDone();
 

@@ -39,6 +39,19 @@ public:
   uint32_t threadCount() const { return Count; }
   uint64_t completedInstances() const { return Completed; }
 
+  /// The state as a sequence of integers (Out.put), and back (In.get): an explorer keeps
+  /// the states waiting to be expanded packed.
+  template <typename W> void save(W &Out) const {
+    Out.put(Count);
+    Out.put(Arrived);
+    Out.put(Completed);
+  }
+  template <typename R> void load(R &In) {
+    Count = static_cast<uint32_t>(In.get());
+    Arrived = static_cast<uint32_t>(In.get());
+    Completed = In.get();
+  }
+
 private:
   uint32_t Count = 0;     ///< thread count of the instance in progress, 0 when idle
   uint32_t Arrived = 0;   ///< threads arrived on the instance in progress
@@ -54,6 +67,17 @@ public:
     return Id < NamedBarrier::NumIds && Barriers[Id].passed(Ticket);
   }
   const NamedBarrier &get(uint32_t Id) const { return Barriers[Id]; }
+
+  /// The state as a sequence of integers (Out.put), and back (In.get): an explorer keeps
+  /// the states waiting to be expanded packed.
+  template <typename W> void save(W &Out) const {
+    for (const NamedBarrier &B : Barriers)
+      B.save(Out);
+  }
+  template <typename R> void load(R &In) {
+    for (NamedBarrier &B : Barriers)
+      B.load(In);
+  }
 
 private:
   NamedBarrier Barriers[NamedBarrier::NumIds];

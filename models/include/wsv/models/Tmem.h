@@ -38,6 +38,23 @@ public:
   uint32_t columnsInUse() const;
   static bool validColumnCount(uint32_t NumColumns);
 
+  /// The state as a sequence of integers (Out.put), and back (In.get): an explorer keeps
+  /// the states waiting to be expanded packed.
+  template <typename W> void save(W &Out) const {
+    Out.put(Relinquished);
+    Out.put(Allocated.size());
+    for (const Range &A : Allocated)
+      Out.put(uint64_t(A.Column) << 32 | A.NumColumns);
+  }
+  template <typename R> void load(R &In) {
+    Relinquished = In.get() != 0;
+    Allocated.resize(In.get());
+    for (Range &A : Allocated) {
+      uint64_t V = In.get();
+      A = {static_cast<uint32_t>(V >> 32), static_cast<uint32_t>(V)};
+    }
+  }
+
 private:
   struct Range {
     uint32_t Column, NumColumns;

@@ -1,0 +1,124 @@
+//===- ExploreState.cpp - a state packed into integers and back --------------------===//
+//
+// A breadth-first search holds millions of states waiting to be expanded (H5's periodic
+// system of tiles held 15 GB of them). Packed, a state is a few hundred bytes of
+// variable-length integers (KeyWriter) in one allocation; the search unpacks each when it
+// expands it. Unlike the key, the packed form leaves nothing out.
+//
+//===----------------------------------------------------------------------------------===//
+#include "ExploreSimulator.h"
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::exploration;
+
+void State::save(KeyWriter &Out) const {
+  Out.put(Agents.size());
+  for (const AgentState &A : Agents) {
+    Out.put(A.Pc);
+    Out.put(A.Arrived | A.ClusterArrived << 1);
+    Out.put(A.Ticket);
+    Out.put(A.ClusterTicket);
+    A.Wgmma.save(Out);
+    A.Bulk.save(Out);
+    A.Tcgen05.save(Out);
+    Out.put(A.Laps);
+    Out.put(A.Occurrence);
+    Out.put(A.InnerLaps);
+  }
+  Out.put(Barriers.size());
+  for (const models::Mbarrier &B : Barriers)
+    B.save(Out);
+  Out.put(Named.size());
+  for (const models::NamedBarrierFile &F : Named)
+    F.save(Out);
+  Cluster.save(Out);
+  Out.put(Tmem.size());
+  for (const models::TmemAllocator &T : Tmem)
+    T.save(Out);
+  Out.put(TmemAllocs.size());
+  for (const auto &Allocs : TmemAllocs) {
+    Out.put(Allocs.size());
+    for (auto [Column, Columns] : Allocs)
+      Out.put(uint64_t(Column) << 32 | Columns);
+  }
+  Out.put(Loads.size());
+  for (const LoadInFlight &L : Loads) {
+    Out.put(L.Agent);
+    Out.put(L.Step);
+    Out.put(L.Copy);
+  }
+  Out.put(Filled.size());
+  uint64_t Bits = 0;
+  for (size_t I = 0; I < Filled.size(); ++I) {
+    Bits |= uint64_t(Filled[I]) << (I % 64);
+    if (I % 64 == 63 || I + 1 == Filled.size()) {
+      Out.put(Bits);
+      Bits = 0;
+    }
+  }
+  Out.putSigned(ExitLaps);
+  Out.put(InnerExits.size());
+  for (auto [Occurrence, Exit] : InnerExits) {
+    Out.put(Occurrence);
+    Out.put(Exit);
+  }
+}
+
+void State::load(llvm::StringRef Bytes) {
+  KeyReader In(Bytes);
+  auto U32 = [&] { return static_cast<uint32_t>(In.get()); };
+  Agents.resize(In.get());
+  for (AgentState &A : Agents) {
+    A.Pc = U32();
+    uint64_t Flags = In.get();
+    A.Arrived = Flags & 1;
+    A.ClusterArrived = (Flags >> 1) & 1;
+    A.Ticket = In.get();
+    A.ClusterTicket = In.get();
+    A.Wgmma.load(In);
+    A.Bulk.load(In);
+    A.Tcgen05.load(In);
+    A.Laps = U32();
+    A.Occurrence = U32();
+    A.InnerLaps = U32();
+  }
+  Barriers.resize(In.get());
+  for (models::Mbarrier &B : Barriers)
+    B.load(In);
+  Named.resize(In.get());
+  for (models::NamedBarrierFile &F : Named)
+    F.load(In);
+  Cluster.load(In);
+  Tmem.resize(In.get());
+  for (models::TmemAllocator &T : Tmem)
+    T.load(In);
+  TmemAllocs.resize(In.get());
+  for (auto &Allocs : TmemAllocs) {
+    Allocs.resize(In.get());
+    for (auto &[Column, Columns] : Allocs) {
+      uint64_t V = In.get();
+      Column = static_cast<uint32_t>(V >> 32);
+      Columns = static_cast<uint32_t>(V);
+    }
+  }
+  Loads.resize(In.get());
+  for (LoadInFlight &L : Loads) {
+    L.Agent = U32();
+    L.Step = U32();
+    L.Copy = U32();
+  }
+  Filled.assign(In.get(), false);
+  uint64_t Bits = 0;
+  for (size_t I = 0; I < Filled.size(); ++I) {
+    if (I % 64 == 0)
+      Bits = In.get();
+    Filled[I] = (Bits >> (I % 64)) & 1;
+  }
+  ExitLaps = In.getSigned();
+  InnerExits.resize(In.get());
+  for (auto &[Occurrence, Exit] : InnerExits) {
+    Occurrence = U32();
+    Exit = U32();
+  }
+}
