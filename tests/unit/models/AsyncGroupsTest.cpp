@@ -1,6 +1,8 @@
 // The async-group and tcgen05.commit reference models.
 #include "wsv/models/AsyncGroups.h"
 
+#include "SavedIntegers.h"
+
 #include <gtest/gtest.h>
 
 using namespace wsv::models;
@@ -137,6 +139,55 @@ TEST(Tcgen05CommitTracker, CompleteOldestDeliversOneCommitAtATime) {
   EXPECT_EQ(T.inFlight(), std::vector<uint32_t>{4});
   EXPECT_TRUE(T.completeOldest().empty()); // no commit: the rest completes, nothing arrives
   EXPECT_TRUE(T.inFlight().empty());
+}
+
+TEST(AsyncGroupQueue, SavedAndLoadedItBehavesTheSame) {
+  // Two committed groups (one half done, one with a finished read) and an open one.
+  AsyncGroupQueue Q;
+  Q.issue(1);
+  Q.issue(2);
+  Q.commit();
+  Q.issue(3);
+  Q.commit();
+  Q.issue(4);
+  Q.complete(1);
+  Q.completeRead(3);
+  test::SavedIntegers Saved;
+  Q.save(Saved);
+  AsyncGroupQueue R;
+  R.issue(99); // load replaces whatever was there
+  R.load(Saved);
+  EXPECT_EQ(Saved.Next, Saved.Values.size());
+  EXPECT_EQ(R.inFlight(), Q.inFlight());
+  EXPECT_EQ(R.readsInFlight(), Q.readsInFlight());
+  EXPECT_EQ(R.committedGroups(), Q.committedGroups());
+  EXPECT_EQ(R.uncommitted(), Q.uncommitted());
+  for (uint32_t N : {0u, 1u, 2u})
+    for (bool ReadOnly : {false, true})
+      EXPECT_EQ(R.waitPasses(N, ReadOnly), Q.waitPasses(N, ReadOnly));
+  // The groups' bounds came back too: completing 2 drops the first group in both.
+  Q.complete(2);
+  R.complete(2);
+  EXPECT_EQ(R.committedGroups(), 1u);
+  EXPECT_EQ(R.waitPasses(0, true), Q.waitPasses(0, true));
+}
+
+TEST(Tcgen05CommitTracker, SavedAndLoadedItDeliversTheSameCommits) {
+  Tcgen05CommitTracker T;
+  T.issue(1);
+  T.issue(2);
+  T.commit(10);
+  T.issue(3);
+  T.commit(11);
+  test::SavedIntegers Saved;
+  T.save(Saved);
+  Tcgen05CommitTracker R;
+  R.load(Saved);
+  EXPECT_EQ(R.inFlight(), T.inFlight());
+  EXPECT_EQ(R.pendingCommits(), 2u);
+  EXPECT_TRUE(R.complete(1).empty());
+  EXPECT_EQ(R.complete(2), std::vector<uint32_t>{10});
+  EXPECT_EQ(R.complete(3), std::vector<uint32_t>{11});
 }
 
 } // namespace

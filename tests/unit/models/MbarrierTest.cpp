@@ -1,6 +1,8 @@
 // The mbarrier reference model against the rules of the PTX ISA's mbarrier section.
 #include "wsv/models/Mbarrier.h"
 
+#include "SavedIntegers.h"
+
 #include <gtest/gtest.h>
 
 using namespace wsv::models;
@@ -169,6 +171,25 @@ TEST(Mbarrier, StateTokenWaitsForItsOwnPhase) {
   B.arrive(2);
   EXPECT_TRUE(B.testWaitToken(Token));
   EXPECT_FALSE(B.testWaitToken(B.arrivalToken()));
+}
+
+TEST(Mbarrier, SavedAndLoadedItIsTheSameBarrier) {
+  // Mid-phase, with a negative tx-count (a copy landed before its expect_tx).
+  Mbarrier B;
+  B.init(3);
+  B.arrive();
+  B.arrive();
+  B.arrive();
+  B.arrive();
+  B.completeTx(512);
+  test::SavedIntegers Saved;
+  B.save(Saved);
+  Mbarrier R;
+  R.load(Saved);
+  EXPECT_EQ(Saved.Next, Saved.Values.size());
+  EXPECT_TRUE(R == B);
+  EXPECT_EQ(R.txCount(), -512);
+  EXPECT_EQ(R.completedPhases(), 1u);
 }
 
 } // namespace
