@@ -111,18 +111,30 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   };
   std::vector<Node> Nodes;
   VisitedSet Seen; // ids are indices into Nodes
-  // States waiting to be expanded, packed (State::save), with their node.
-  std::deque<std::pair<std::string, uint32_t>> Frontier;
-  KeyWriter Packed;
-  auto Push = [&](const State &St, uint32_t Id) {
-    Packed.clear();
-    St.save(Packed);
-    Frontier.emplace_back(Packed.bytes().str(), Id);
+  // States waiting to be expanded, with their node. Once there are many, they are kept
+  // packed (State::save): a few hundred bytes instead of kilobytes each; while they are few,
+  // packing would only cost time.
+  struct Waiting {
+    State Unpacked;
+    std::string Packed;
+    uint32_t Id;
+  };
+  constexpr size_t PackBeyond = 20000;
+  std::deque<Waiting> Frontier;
+  KeyWriter Packer;
+  auto Push = [&](State &&St, uint32_t Id) {
+    if (Frontier.size() < PackBeyond) {
+      Frontier.push_back({std::move(St), {}, Id});
+      return;
+    }
+    Packer.clear();
+    St.save(Packer);
+    Frontier.push_back({State(), Packer.bytes().str(), Id});
   };
   State Init = Sim.initial();
   Seen.insert(Sim.key(Init).bytes());
   Nodes.push_back({UINT32_MAX, {}});
-  Push(Init, 0);
+  Push(std::move(Init), 0);
 
   auto Path = [&](uint32_t N, const ScheduleStep *Last) {
     std::vector<ScheduleStep> P;
@@ -143,8 +155,12 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
 
   State St;
   while (!Frontier.empty()) {
-    St.load(Frontier.front().first);
-    uint32_t Id = Frontier.front().second;
+    Waiting &Front = Frontier.front();
+    if (Front.Packed.empty())
+      St = std::move(Front.Unpacked);
+    else
+      St.load(Front.Packed);
+    uint32_t Id = Front.Id;
     Frontier.pop_front();
     std::vector<ScheduleStep> Moves = Sim.enabled(St, Options.PartialOrder);
     if (Moves.empty()) {
@@ -178,7 +194,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.SymmetryGroups = Groups;
         return R;
       }
-      Push(Next, NextId);
+      Push(std::move(Next), NextId);
     }
   }
   R.Verdict = ExploreVerdict::Clean;
