@@ -119,11 +119,10 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     std::string Packed;
     uint32_t Id;
   };
-  constexpr size_t PackBeyond = 20000;
   std::deque<Waiting> Frontier;
   KeyWriter Packer;
   auto Push = [&](State &&St, uint32_t Id) {
-    if (Frontier.size() < PackBeyond) {
+    if (Frontier.size() < Options.PackBeyond) {
       Frontier.push_back({std::move(St), {}, Id});
       return;
     }

@@ -275,6 +275,29 @@ TEST_F(ExploreKernelsTest, ReductionAgreesWithTheFullSearch) {
   EXPECT_GT(BadCompared, 10u);
 }
 
+TEST_F(ExploreKernelsTest, PackedStatesGiveTheSameSearch) {
+  // Every waiting state packed and unpacked again (State::save / load) must leave the search
+  // exactly as it was: the same verdict, message, schedule length and number of states.
+  unsigned Compared = 0;
+  forEachFile([&](const std::string &What, const std::string &File) {
+    std::unique_ptr<Loaded> L = load(File);
+    for (const auto &[Name, S] : L->Systems) {
+      ExploreOptions Options;
+      Options.MaxStates = StateBound;
+      ExploreResult Plain = explore(S, Options);
+      Options.PackBeyond = 0;
+      ExploreResult Packed = explore(S, Options);
+      ++Compared;
+      EXPECT_EQ(Packed.Verdict, Plain.Verdict) << What << " " << Name;
+      EXPECT_EQ(Packed.Message, Plain.Message) << What << " " << Name;
+      EXPECT_EQ(Packed.States, Plain.States) << What << " " << Name;
+      EXPECT_EQ(Packed.Schedule.size(), Plain.Schedule.size()) << What << " " << Name;
+    }
+  });
+  std::printf("%u instances searched with every waiting state packed\n", Compared);
+  EXPECT_GT(Compared, 100u);
+}
+
 TEST_F(ExploreKernelsTest, SymmetryAgreesWithoutIt) {
   // Where copies of a role are interchangeable (H5's consumer warpgroups), the search with
   // symmetry must reach the verdict the reduced search without it reaches (the full search

@@ -125,13 +125,19 @@ TEST(AsyncGroupQueue, RetireReadOnlyLeavesTheWritesInFlight) {
   EXPECT_FALSE(Q.waitPasses(0));
 }
 
-TEST(Tcgen05CommitTracker, CompleteOldestDeliversOneCommitAtATime) {
+/// Operations 1 and 2 under commit 10, operation 3 under commit 11.
+Tcgen05CommitTracker twoCommits() {
   Tcgen05CommitTracker T;
   T.issue(1);
   T.issue(2);
   T.commit(10);
   T.issue(3);
   T.commit(11);
+  return T;
+}
+
+TEST(Tcgen05CommitTracker, CompleteOldestDeliversOneCommitAtATime) {
+  Tcgen05CommitTracker T = twoCommits();
   T.issue(4); // after the last commit
   EXPECT_EQ(T.completeOldest(), std::vector<uint32_t>{10});
   EXPECT_EQ(T.inFlight(), (std::vector<uint32_t>{3, 4}));
@@ -173,12 +179,7 @@ TEST(AsyncGroupQueue, SavedAndLoadedItBehavesTheSame) {
 }
 
 TEST(Tcgen05CommitTracker, SavedAndLoadedItDeliversTheSameCommits) {
-  Tcgen05CommitTracker T;
-  T.issue(1);
-  T.issue(2);
-  T.commit(10);
-  T.issue(3);
-  T.commit(11);
+  Tcgen05CommitTracker T = twoCommits();
   test::SavedIntegers Saved;
   T.save(Saved);
   Tcgen05CommitTracker R;

@@ -97,6 +97,9 @@ struct ExploreOptions {
   /// With PartialOrder: copies of a role that are interchangeable (consumer warpgroups with
   /// their own named barriers) are visited once per class of swapped states.
   bool Symmetry = true;
+  /// States waiting to be expanded beyond this many are kept packed (a few hundred bytes
+  /// each instead of kilobytes); the search is the same either way.
+  uint64_t PackBeyond = 20000;
   /// Periodic systems: the most passes of the loop one agent may run ahead of another
   /// before the search gives up (unknown).
   uint32_t MaxLag = 16;
