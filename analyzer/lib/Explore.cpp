@@ -13,6 +13,7 @@
 #include "ExploreVisited.h"
 
 #include <deque>
+#include <memory>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -105,6 +106,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   }
   Simulator Sim(S);
   unsigned Groups = Options.PartialOrder && Options.Symmetry ? Sim.useSymmetry() : 0;
+  R.SymmetryGroups = Groups;
   struct Node {
     uint32_t Parent;
     ScheduleStep Via;
@@ -115,7 +117,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   // packed (State::save): a few hundred bytes instead of kilobytes each; while they are few,
   // packing would only cost time.
   struct Waiting {
-    State Unpacked;
+    std::unique_ptr<State> Unpacked; // a pointer: a packed entry must not carry a State
     std::string Packed;
     uint32_t Id;
   };
@@ -123,12 +125,12 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   KeyWriter Packer;
   auto Push = [&](State &&St, uint32_t Id) {
     if (Frontier.size() < Options.PackBeyond) {
-      Frontier.push_back({std::move(St), {}, Id});
+      Frontier.push_back({std::make_unique<State>(std::move(St)), {}, Id});
       return;
     }
     Packer.clear();
     St.save(Packer);
-    Frontier.push_back({State(), Packer.bytes().str(), Id});
+    Frontier.push_back({nullptr, Packer.bytes().str(), Id});
   };
   State Init = Sim.initial();
   Seen.insert(Sim.key(Init).bytes());
@@ -155,8 +157,8 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   State St;
   while (!Frontier.empty()) {
     Waiting &Front = Frontier.front();
-    if (Front.Packed.empty())
-      St = std::move(Front.Unpacked);
+    if (Front.Unpacked)
+      St = std::move(*Front.Unpacked);
     else
       St.load(Front.Packed);
     uint32_t Id = Front.Id;
@@ -181,7 +183,6 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.Message = "agents drift apart by more than " + std::to_string(Options.MaxLag) +
                     " passes of the loop: the periodic search would not end";
         R.States = Nodes.size();
-        R.SymmetryGroups = Groups;
         return R;
       }
       Nodes.push_back({Id, T});
@@ -190,7 +191,6 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.Message = "state bound of " + std::to_string(Options.MaxStates) +
                     " reached before every schedule was explored";
         R.States = Nodes.size();
-        R.SymmetryGroups = Groups;
         return R;
       }
       Push(std::move(Next), NextId);
@@ -198,7 +198,6 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   }
   R.Verdict = ExploreVerdict::Clean;
   R.States = Nodes.size();
-  R.SymmetryGroups = Groups;
   return R;
 }
 

@@ -304,8 +304,7 @@ bool Simulator::finished(const State &St) const {
   if (!St.Loads.empty())
     return false;
   for (const AgentState &A : St.Agents)
-    if (!A.Wgmma.inFlight().empty() || !A.Bulk.inFlight().empty() ||
-        !A.Tcgen05.inFlight().empty())
+    if (A.Wgmma.firstInFlight() || A.Bulk.firstInFlight() || !A.Tcgen05.inFlight().empty())
       return false;
   return true;
 }
@@ -385,14 +384,13 @@ void Simulator::completions(const State &St, std::vector<ScheduleStep> &Out, boo
     const AgentState &AS = St.Agents[A];
     bool Done = AS.Pc >= S.Agents[A].Steps.size();
     for (const models::AsyncGroupQueue *Q : {&AS.Wgmma, &AS.Bulk}) {
-      std::vector<uint32_t> Ops = Q->inFlight();
       if (Eager)
-        for (uint32_t Op : Ops)
-          Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
-      if (!Ops.empty() && (Done || Eager))
-        Out.push_back({ScheduleStep::Kind::Complete, A, Ops.front(), 1});
+        Q->forEachInFlight(
+            [&](uint32_t Op) { Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0}); });
+      if (std::optional<uint32_t> First = Q->firstInFlight(); First && (Done || Eager))
+        Out.push_back({ScheduleStep::Kind::Complete, A, *First, 1});
     }
-    std::vector<uint32_t> Ops = AS.Tcgen05.inFlight();
+    const std::vector<uint32_t> &Ops = AS.Tcgen05.inFlight();
     if (Eager)
       for (uint32_t Op : Ops)
         Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0});
@@ -459,21 +457,21 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     const AgentState &AS = St.Agents[A];
     const std::vector<ConcreteStep> &Steps = S.Agents[A].Steps;
-    for (uint32_t Op : AS.Wgmma.inFlight())
-      if (contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op]))
-        return Race(Name + " is overwritten while a wgmma of " + S.Agents[A].Name +
-                        " may still read it",
-                    {ScheduleStep::Kind::Execute, A, Op, 0});
+    auto Reads = [&](uint32_t Op) {
+      return contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op]);
+    };
+    auto Overwritten = [&](const char *What, uint32_t Op) {
+      return Race(Name + " is overwritten while a " + What + " of " + S.Agents[A].Name +
+                      " may still read it",
+                  {ScheduleStep::Kind::Execute, A, Op, 0});
+    };
+    if (std::optional<uint32_t> Op = AS.Wgmma.findInFlight(Reads))
+      return Overwritten("wgmma", *Op);
     for (uint32_t Op : AS.Tcgen05.inFlight())
-      if (contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op]))
-        return Race(Name + " is overwritten while a tcgen05.mma of " + S.Agents[A].Name +
-                        " may still read it",
-                    {ScheduleStep::Kind::Execute, A, Op, 0});
-    for (uint32_t Op : AS.Bulk.readsInFlight())
-      if (contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op]))
-        return Race(Name + " is overwritten while a bulk store of " + S.Agents[A].Name +
-                        " may still read it",
-                    {ScheduleStep::Kind::Execute, A, Op, 0});
+      if (Reads(Op))
+        return Overwritten("tcgen05.mma", Op);
+    if (std::optional<uint32_t> Op = AS.Bulk.findInFlight(Reads, /*Reads=*/true))
+      return Overwritten("bulk store", *Op);
   }
   if (!Async)
     for (const LoadInFlight &L : St.Loads)

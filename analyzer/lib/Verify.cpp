@@ -40,13 +40,6 @@ const char *toString(Verdict::Kind K) {
 
 namespace {
 
-/// Which property a bad state of the explorer breaks.
-Property brokenBy(ExploreVerdict V) {
-  return V == ExploreVerdict::Deadlock ? Property::DeadlockFreedom
-         : V == ExploreVerdict::Race   ? Property::StageSafety
-                                       : Property::BarrierHygiene;
-}
-
 /// The explorer's schedule as a counterexample: steps, the agents at the end, the barriers.
 void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const ExploreResult &E,
                         Verdict &V) {
@@ -262,6 +255,12 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     Out.push_back(std::move(V));
   }
   return Out;
+}
+
+Property brokenBy(ExploreVerdict V) {
+  return V == ExploreVerdict::Deadlock ? Property::DeadlockFreedom
+         : V == ExploreVerdict::Race   ? Property::StageSafety
+                                       : Property::BarrierHygiene;
 }
 
 } // namespace analyzer

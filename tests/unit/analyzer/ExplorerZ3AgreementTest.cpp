@@ -31,12 +31,6 @@ using namespace wsv::analyzer;
 
 namespace {
 
-Property refutedBy(ExploreVerdict V) {
-  return V == ExploreVerdict::Deadlock ? Property::DeadlockFreedom
-         : V == ExploreVerdict::Race   ? Property::StageSafety
-                                       : Property::BarrierHygiene;
-}
-
 struct Tally {
   unsigned Compared = 0, Refuted = 0, Proved = 0, Skipped = 0;
 };
@@ -82,7 +76,7 @@ void compare(const std::string &Label, const std::string &File, unsigned Timeout
     Line += std::string(" ") + toString(V.Prop) + "=" + toString(V.K);
     if (V.unknown())
       continue;
-    bool ExplorerRefutes = E.Verdict != ExploreVerdict::Clean && refutedBy(E.Verdict) == V.Prop;
+    bool ExplorerRefutes = E.Verdict != ExploreVerdict::Clean && brokenBy(E.Verdict) == V.Prop;
     // The explorer stops at its first bad state: a property it did not get to is compared
     // only where it refutes it.
     if (E.Verdict != ExploreVerdict::Clean && !ExplorerRefutes && V.refuted())

@@ -171,17 +171,6 @@ TEST(VerifyTest, TripCountReadFromMemoryStaysUnknown) {
 
 } // namespace
 
-namespace {
-
-/// Which property a bad state of the explorer refutes.
-Property refutedBy(ExploreVerdict V) {
-  return V == ExploreVerdict::Deadlock ? Property::DeadlockFreedom
-         : V == ExploreVerdict::Race   ? Property::StageSafety
-                                       : Property::BarrierHygiene;
-}
-
-} // namespace
-
 TEST(VerifyTest, ExplorerAndZ3AgreeOnSmallTripCounts) {
   // The two engines implement one contract (RoleProgram.h): for every input and small trip
   // count, each property Z3's bounded search decides (without the exploration in front) must
@@ -210,7 +199,7 @@ TEST(VerifyTest, ExplorerAndZ3AgreeOnSmallTripCounts) {
         if (V.unknown())
           continue;
         bool ExplorerRefutes =
-            E.Verdict != ExploreVerdict::Clean && refutedBy(E.Verdict) == V.Prop;
+            E.Verdict != ExploreVerdict::Clean && brokenBy(E.Verdict) == V.Prop;
         // The explorer stops at its first bad state: a property it did not get to is
         // compared only where it refutes it.
         if (E.Verdict != ExploreVerdict::Clean && !ExplorerRefutes && V.refuted())

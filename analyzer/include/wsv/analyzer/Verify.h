@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------------------===//
 #pragma once
 
+#include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/Protocol.h"
 
 #include <cstdint>
@@ -39,6 +40,9 @@ namespace analyzer {
 
 enum class Property : uint8_t { DeadlockFreedom, StageSafety, BarrierHygiene };
 const char *toString(Property P);
+/// Which property a bad verdict of the explorer breaks (deadlock: deadlock freedom, race:
+/// stage safety, violation: barrier hygiene).
+Property brokenBy(ExploreVerdict V);
 
 /// One step of a counterexample (named apart from Explore.h's ScheduleStep: both live in
 /// wsv::analyzer, and two layouts under one name break the vectors of both): an agent

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "llvm/ADT/SmallVector.h"
@@ -57,6 +58,17 @@ public:
     for (const Op &O : Ops)
       if (!(Reads ? O.ReadDone : O.Done))
         F(O.Id);
+  }
+  /// The first operation in flight (Reads: whose reads may be) that Pred accepts.
+  template <typename Fn>
+  std::optional<uint32_t> findInFlight(Fn Pred, bool Reads = false) const {
+    for (const Op &O : Ops)
+      if (!(Reads ? O.ReadDone : O.Done) && Pred(O.Id))
+        return O.Id;
+    return std::nullopt;
+  }
+  std::optional<uint32_t> firstInFlight() const {
+    return findInFlight([](uint32_t) { return true; });
   }
   /// Operations issued since the last commit: nothing can wait for them.
   size_t uncommitted() const { return Ops.size() - committedEnd(); }
