@@ -68,6 +68,9 @@ struct BuildState {
 void collectEvents(BuildState &S);
 /// Step 2: barrier arrays and buffers, each operand's slot, byte counts, init counts.
 void resolveOperands(BuildState &S);
+/// Step 2b: a try_wait that only decides whether a wait on the same phase follows reads as
+/// failed in that wait's condition (ProtocolProbes.cpp says why that is exact).
+void foldProbedWaits(BuildState &S);
 /// Step 3: prologue, roles, epilogue; role names and thread sets.
 void assignRoles(BuildState &S);
 /// Step 4: each phase's and role's items, in loops, with their conditions.

@@ -147,6 +147,7 @@ std::unique_ptr<Protocol> wsv::analyzer::buildProtocol(const ptx::Module &M,
   setParamNames(S);
   collectEvents(S);
   resolveOperands(S);
+  foldProbedWaits(S);
   assignRoles(S);
   layOutSequences(S);
   nameByUsage(S);

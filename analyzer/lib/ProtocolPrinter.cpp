@@ -292,7 +292,8 @@ std::string wsv::analyzer::formatEvent(const Protocol &P, const Event &E,
   case EventKind::Wait:
     return "wait " + Bar() + " parity " + formatParity(P, E, Loops);
   case EventKind::Probe:
-    return "try_wait " + Bar() + " parity " + formatParity(P, E, Loops) + " (once, result kept)";
+    return "try_wait " + Bar() + " parity " + formatParity(P, E, Loops) +
+           (E.FastPath ? " (once: the fast path of the wait after it)" : " (once, result kept)");
   case EventKind::AsyncLoad: {
     std::string Out = (E.Sync == models::SyncKind::BulkTensorLoad ? "TMA load " : "copy ") +
                       (E.Detail.empty() ? "" : E.Detail + " ") + formatBuffer(P, E.Dst, Loops) +

@@ -224,6 +224,9 @@ struct Event {
   uint8_t CtaGroup = 0;   ///< `.cta_group::N`, 0 when not written
   bool Increase = false;  ///< Setmaxnreg: .inc (else .dec)
   bool ReadOnly = false;  ///< GroupWait: wait_group.read
+  /// Probe: it only decides whether the Wait on the same phase right after it runs, and
+  /// that Wait is taken to run always (ProtocolProbes.cpp says why that is exact).
+  bool FastPath = false;
   std::string Detail;     ///< a few words of the opcode: `m64n128k16`, `2d`, `proxy.async`
   std::string Reason;     ///< Unknown: why it cannot be modeled
 };
