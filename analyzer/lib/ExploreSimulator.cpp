@@ -499,6 +499,8 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   };
   if ((O = afterExit(St, C, T, /*Lands=*/false)).K != Outcome::Kind::Ok)
     return O;
+  if (!C.Undefined.empty())
+    return Violation(C.Undefined);
   bool Advance = true;
   switch (C.Kind) {
   case StepKind::Init:

@@ -248,8 +248,10 @@ private:
     return (arrayOffset(P, B, true) + Slot) * RP.ClusterSize + Cta;
   }
 
-  /// The CTAs a multicast reaches: the bits of Mask below the cluster size.
-  std::vector<unsigned> ctas(const Expr *Mask, unsigned Own, const Frame &F) {
+  /// The CTAs a multicast reaches: the bits of Mask below the cluster size. A bit above it
+  /// names no CTA (undefined behaviour): the step says so, and the others are reached.
+  std::vector<unsigned> ctas(const Expr *Mask, unsigned Own, const Frame &F,
+                             ConcreteStep &Step) {
     if (!Mask)
       return {Own};
     std::vector<unsigned> Out;
@@ -257,9 +259,11 @@ private:
       for (unsigned C = 0; C < 16; ++C)
         if (*M >> C & 1) {
           if (C >= RP.ClusterSize) {
-            fail("multicast mask " + std::to_string(*M) + " names CTA " + std::to_string(C) +
-                 " outside the cluster of " + std::to_string(RP.ClusterSize));
-            return {};
+            if (Step.Undefined.empty())
+              Step.Undefined = "multicast mask " + std::to_string(*M) + " names CTA " +
+                               std::to_string(C) + " outside the cluster of " +
+                               std::to_string(RP.ClusterSize) + " (undefined behaviour)";
+            continue;
           }
           Out.push_back(C);
         }
@@ -349,7 +353,12 @@ private:
       unsigned Cta = OwnCta;
       if (S.Barrier.PeerRank)
         Cta = static_cast<unsigned>(Num(S.Barrier.PeerRank, "peer CTA rank", OwnCta));
-      if (std::optional<unsigned> B = barrier(S.Barrier.Array, S.Barrier.Slot, Cta, F))
+      // mapa to a rank outside the cluster: no barrier there (undefined behaviour).
+      if (Cta >= RP.ClusterSize && Out.Unknown.empty())
+        C.Undefined = "the barrier of CTA rank " + std::to_string(Cta) + " (mapa) is outside "
+                      "the cluster of " + std::to_string(RP.ClusterSize) +
+                      " (undefined behaviour)";
+      else if (std::optional<unsigned> B = barrier(S.Barrier.Array, S.Barrier.Slot, Cta, F))
         C.Barrier = *B;
     }
     switch (S.Kind) {
@@ -374,7 +383,7 @@ private:
       // barrier at the same offset.
       if (!S.CtaMask && C.Barrier != NoIndex)
         C.Targets.push_back(C.Barrier);
-      for (unsigned Cta : ctas(S.CtaMask, OwnCta, F)) {
+      for (unsigned Cta : ctas(S.CtaMask, OwnCta, F, C)) {
         const BarrierInstance &Own = Out.Barriers[C.Barrier == NoIndex ? 0 : C.Barrier];
         if (S.CtaMask && C.Barrier != NoIndex)
           C.Targets.push_back(Out.barrierIndex(Own.Array, Own.Slot, Cta));
@@ -390,7 +399,7 @@ private:
         C.Targets.push_back(C.Barrier);
       } else if (C.Barrier != NoIndex) {
         const BarrierInstance Own = Out.Barriers[C.Barrier];
-        for (unsigned Cta : ctas(S.CtaMask, OwnCta, F))
+        for (unsigned Cta : ctas(S.CtaMask, OwnCta, F, C))
           C.Targets.push_back(Out.barrierIndex(Own.Array, Own.Slot, Cta));
       }
       break;

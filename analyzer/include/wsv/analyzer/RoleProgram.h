@@ -230,6 +230,9 @@ struct ConcreteStep {
   uint32_t Columns = 0;
   /// Iteration numbers of the loops around it, outermost first: (LoopId, value).
   llvm::SmallVector<std::pair<LoopId, uint64_t>, 2> Iterations;
+  /// Not empty: running the step is undefined behaviour (a multicast to a CTA outside the
+  /// cluster), a violation when an agent reaches it.
+  std::string Undefined;
 };
 
 struct ConcreteAgent {
