@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------------------===//
 #include "ExploreParametric.h"
 
+#include <algorithm>
 #include <numeric>
 
 using namespace wsv;
@@ -168,12 +169,31 @@ void Prover::runTiles() {
     return unknown("the periodic search found '" + Periodic.Message +
                    "' but no launch with up to 2 more periods reproduces it");
   };
-  // Bugs first: small launches.
+  // Bugs first: small launches, smallest first. One that runs out of states says nothing
+  // about the others: launches no larger in either count are still tried, so that a bug
+  // in the second tile is found even when many k-tiles of one tile are too many states.
   unsigned Ring = deepestRing();
+  std::vector<std::pair<uint64_t, uint64_t>> Small, Bounded;
   for (uint64_t NTV : {1u, 2u})
     for (uint64_t TV = O.MinTiles; TV <= O.MinTiles + Ring; ++TV)
-      if (!Explore(TV, NTV, false, false))
-        return;
+      Small.push_back({TV, NTV});
+  std::stable_sort(Small.begin(), Small.end(), [&](const auto &A, const auto &B) {
+    return A.first + A.second < B.first + B.second;
+  });
+  std::string FirstBound;
+  for (auto [TV, NTV] : Small) {
+    if (llvm::any_of(Bounded, [&](const auto &B) { return TV >= B.first && NTV >= B.second; }))
+      continue;
+    if (Explore(TV, NTV, false, false))
+      continue;
+    if (R.Verdict != ExploreVerdict::Unknown)
+      return;
+    if (FirstBound.empty())
+      FirstBound = R.Reason;
+    Bounded.push_back({TV, NTV});
+  }
+  if (!Bounded.empty())
+    return void(unknown(FirstBound));
   collectUses();
   unsigned M = slotPeriod();
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)

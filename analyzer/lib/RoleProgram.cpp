@@ -1,5 +1,6 @@
 //===- RoleProgram.cpp - lowering a protocol into programs of sync steps ----------===//
 #include "wsv/analyzer/RoleProgram.h"
+#include "wsv/analyzer/FunctionAnalysis.h"
 
 #include <algorithm>
 
@@ -165,48 +166,82 @@ private:
     return R;
   }
 
-  /// One copy per warpgroup when the role is whole contiguous warpgroups and every event
-  /// splits evenly across them; else one copy.
-  void chooseCopies(RoleProgram &R, const Role &Ro) {
-    constexpr unsigned WarpgroupThreads = 128;
-    const llvm::BitVector &M = Ro.Threads.members();
-    unsigned Count = M.count();
-    if (R.FirstThread % WarpgroupThreads || Count % WarpgroupThreads ||
-        Count == WarpgroupThreads)
-      return;
-    for (unsigned T = R.FirstThread; T < R.FirstThread + Count; ++T)
-      if (T >= M.size() || !M.test(T))
-        return;
-    unsigned Copies = Count / WarpgroupThreads;
-    // Warpgroups in lockstep are one agent unless a value differs between them (a named
-    // barrier id of %tid.x / 128 + 1): fewer agents, far fewer interleavings to explore.
-    bool Differs = false;
+  /// Values whose differences between the role's threads make it several agents.
+  template <typename Fn> void forEachSplittingValue(const Role &Ro, Fn &&F) const {
     P.forEachEvent(Ro.Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
       for (const ProtocolValue *V : {&E.Named.Id, &E.Named.Threads, &E.Barrier.Slot, &E.Count,
                                      &E.Barrier.PeerRank, &E.When})
         if (V->known() && isThreadDependent(V->E))
-          Differs = true;
+          F(V->E);
     });
+  }
+
+  /// Whether every splitting value is the same at the first and the last thread of each
+  /// Unit-thread copy (as instantiation checks it), with %tid.x the only thread index
+  /// substituted; unknown analyses count as the same.
+  bool uniformWithin(const Role &Ro, unsigned First, unsigned Count, unsigned Unit) const {
+    if (!P.Analysis)
+      return true;
+    ExprContext &Ctx = P.Analysis->context();
+    const Expr *Tid = Ctx.specialRegister(SpecialRegister::TidX);
+    bool Same = true;
+    forEachSplittingValue(Ro, [&](const Expr *E) {
+      for (unsigned T = First; T < First + Count && Same; T += Unit) {
+        const Expr *A = Ctx.substitute(E, Tid, Ctx.constant(T, Tid->width()));
+        const Expr *B = Ctx.substitute(E, Tid, Ctx.constant(T + Unit - 1, Tid->width()));
+        Same = A == B;
+      }
+    });
+    return Same;
+  }
+
+  /// One copy per warpgroup, or per warp, when the role is whole contiguous units, a value
+  /// differs between them but not inside one, and every event splits evenly across them;
+  /// else one copy. Warpgroups are tried first (fewer agents); warps are for roles whose
+  /// warps each use a barrier slot of their own (B5's MMA warps).
+  void chooseCopies(RoleProgram &R, const Role &Ro) {
+    constexpr unsigned WarpgroupThreads = 128;
+    const llvm::BitVector &M = Ro.Threads.members();
+    unsigned Count = M.count();
+    for (unsigned T = R.FirstThread; T < R.FirstThread + Count; ++T)
+      if (T >= M.size() || !M.test(T))
+        return;
+    // Units in lockstep are one agent unless a value differs between them (a named barrier
+    // id of %tid.x / 128 + 1): fewer agents, far fewer interleavings to explore.
+    bool Differs = false;
+    forEachSplittingValue(Ro, [&](const Expr *) { Differs = true; });
     if (!Differs)
       return;
-    bool Even = true;
-    P.forEachEvent(Ro.Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
-      if (E.Threads.isUnknown()) {
-        Even = false;
+    for (unsigned Unit : {WarpgroupThreads, WarpSize}) {
+      if (R.FirstThread % Unit || Count % Unit || Count == Unit)
+        continue;
+      // Warpgroups as before, whatever a value does inside one (instantiation then says
+      // so); warps only where they make every value uniform.
+      if (Unit == WarpSize && !uniformWithin(Ro, R.FirstThread, Count, Unit))
         return;
-      }
-      ThreadCount C0 = countIn(E.Threads, range(M.size(), R.FirstThread, WarpgroupThreads));
-      for (unsigned C = 1; C < Copies; ++C)
-        if (!sameCount(C0, countIn(E.Threads, range(M.size(), R.FirstThread +
-                                                                  C * WarpgroupThreads,
-                                                    WarpgroupThreads))))
+      if (Unit == WarpgroupThreads && !uniformWithin(Ro, R.FirstThread, Count, Unit) &&
+          uniformWithin(Ro, R.FirstThread, Count, WarpSize))
+        continue;
+      unsigned Copies = Count / Unit;
+      bool Even = true;
+      P.forEachEvent(Ro.Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+        if (E.Threads.isUnknown()) {
           Even = false;
-    });
-    if (!Even)
+          return;
+        }
+        ThreadCount C0 = countIn(E.Threads, range(M.size(), R.FirstThread, Unit));
+        for (unsigned C = 1; C < Copies; ++C)
+          if (!sameCount(C0, countIn(E.Threads, range(M.size(), R.FirstThread + C * Unit,
+                                                      Unit))))
+            Even = false;
+      });
+      if (!Even)
+        return;
+      R.Copies = Copies;
+      R.CopyThreads = Unit;
+      R.CopyStride = Unit;
       return;
-    R.Copies = Copies;
-    R.CopyThreads = WarpgroupThreads;
-    R.CopyStride = WarpgroupThreads;
+    }
   }
 
   std::vector<RoleItem> lowerItems(RoleProgram &R, const std::vector<ProtocolItem> &Items) {

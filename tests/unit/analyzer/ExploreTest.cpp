@@ -126,11 +126,69 @@ TEST(ExploreTest, ReplayRefusesAStepThatIsNotEnabled) {
     }
 }
 
+/// Two warps, each with a barrier of its own (bars[%tid.x / 32], count Init): twice, lane 0
+/// of each arrives on its warp's barrier and the warp waits for that phase.
+std::string barrierPerWarp(unsigned Init) {
+  std::string N = std::to_string(Init);
+  return ".version 8.7\n.target sm_90a\n.address_size 64\n"
+         ".shared .align 8 .b64 bars[2];\n"
+         ".visible .entry k(.param .u32 k_param_0) .maxntid 64, 1, 1 {\n"
+         "  .reg .pred %p<6>;\n  .reg .b32 %r<10>;\n  .reg .b64 %rd<4>;\n"
+         "  mov.u32 %r1, %tid.x;\n"
+         "  setp.ne.s32 %p1, %r1, 0;\n"
+         "  @%p1 bra $L_sync;\n"
+         "  mbarrier.init.shared::cta.b64 [bars], " + N + ";\n"
+         "  mbarrier.init.shared::cta.b64 [bars+8], " + N + ";\n"
+         "$L_sync:\n"
+         "  bar.sync 0;\n"
+         "  shr.u32 %r2, %r1, 5;\n"
+         "  mov.u32 %r3, bars;\n"
+         "  shl.b32 %r4, %r2, 3;\n"
+         "  add.s32 %r5, %r3, %r4;\n"
+         "  and.b32 %r6, %r1, 31;\n"
+         "  setp.ne.s32 %p2, %r6, 0;\n"
+         "  mov.u32 %r8, 0;\n"
+         "$L_loop:\n"
+         "  @%p2 bra $L_wait;\n"
+         "  mbarrier.arrive.shared::cta.b64 %rd1, [%r5];\n"
+         "$L_wait:\n"
+         "  and.b32 %r7, %r8, 1;\n"
+         "$L_spin:\n"
+         "  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], %r7;\n"
+         "  @!%p3 bra $L_spin;\n"
+         "  add.s32 %r8, %r8, 1;\n"
+         "  setp.lt.u32 %p4, %r8, 2;\n"
+         "  @%p4 bra $L_loop;\n"
+         "  ret;\n}\n";
+}
+
+TEST(ExploreTest, WarpsWithBarriersOfTheirOwnAreAgentsOfTheirOwn) {
+  // The slot differs between the warps of the role but not inside one: one agent per warp.
+  auto E = run(barrierPerWarp(1));
+  ASSERT_EQ(E->S.Unknown, "");
+  const RoleProgram *Role = nullptr;
+  for (const RoleProgram &R : E->RP.Programs)
+    if (R.Place == Placement::Role)
+      Role = &R;
+  ASSERT_NE(Role, nullptr);
+  EXPECT_EQ(Role->Copies, 2u);
+  EXPECT_EQ(Role->CopyThreads, 32u);
+  EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
+  // Two arrivals expected where one comes: the first phase never completes.
+  auto Bad = run(barrierPerWarp(2));
+  ASSERT_EQ(Bad->S.Unknown, "");
+  ASSERT_EQ(Bad->R.Verdict, ExploreVerdict::Deadlock) << Bad->R.Message;
+  EXPECT_NE(Bad->R.Message.find("bars[1]"), std::string::npos) << Bad->R.Message;
+  EXPECT_EQ(replay(Bad->S, Bad->R.Schedule).Message, Bad->R.Message);
+}
+
 /// A cluster of two CTAs: thread 0 of each inits its `bar` (count 1), the cluster barrier
 /// makes the inits visible, then thread 0 arrives on the peer's `bar`. With Wait it then
 /// waits for its own `bar` (the peer's arrival) before leaving; with ClusterSyncAtEnd both
-/// CTAs meet at the cluster barrier once more before leaving.
-std::string peerArrival(bool Wait, bool ClusterSyncAtEnd) {
+/// CTAs meet at the cluster barrier once more before leaving. PeerOf computes the peer's
+/// rank %r3 from the CTA's own %r2.
+std::string peerArrival(bool Wait, bool ClusterSyncAtEnd,
+                        const char *PeerOf = "xor.b32 %r3, %r2, 1;") {
   std::string Text = ".version 8.7\n.target sm_90a\n.address_size 64\n"
                      ".shared .align 8 .b64 bar;\n"
                      ".visible .entry k(.param .u32 k_param_0) .maxntid 32, 1, 1\n"
@@ -138,7 +196,7 @@ std::string peerArrival(bool Wait, bool ClusterSyncAtEnd) {
                      "  .reg .pred %p<4>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
                      "  mov.u32 %r1, %tid.x;\n"
                      "  mov.u32 %r2, %cluster_ctarank;\n"
-                     "  xor.b32 %r3, %r2, 1;\n"
+                     "  " + std::string(PeerOf) + "\n"
                      "  mov.u32 %r4, bar;\n"
                      "  setp.ne.s32 %p1, %r1, 0;\n"
                      "  @%p1 bra $L_sync;\n"
@@ -173,6 +231,18 @@ TEST(ExploreTest, ArrivalOnAPeerThatMayHaveExitedIsAViolation) {
   ExploreResult Again = replay(E->S, E->R.Schedule);
   EXPECT_EQ(Again.Verdict, ExploreVerdict::Violation);
   EXPECT_EQ(Again.Message, E->R.Message);
+}
+
+TEST(ExploreTest, ArrivalOnARankOutsideTheClusterIsAViolation) {
+  // mapa to rank 2 or 3 of a 2-CTA cluster names no CTA: undefined behaviour, reported at
+  // the arrival (a counterexample, not an instance the explorer cannot build).
+  auto E = run(peerArrival(/*Wait=*/true, /*ClusterSyncAtEnd=*/true, "add.u32 %r3, %r2, 2;"));
+  ASSERT_EQ(E->S.Unknown, "");
+  ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
+  EXPECT_NE(E->R.Message.find("CTA rank 2 (mapa) is outside the cluster of 2"),
+            std::string::npos)
+      << E->R.Message;
+  EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
 }
 
 TEST(ExploreTest, PeerArrivalBeforeExitIsClean) {
