@@ -215,7 +215,8 @@ std::string wsv::analyzer::describe(const ConcreteSystem &S, const ScheduleStep 
   if (C.Barrier != NoIndex)
     D += " " + S.barrierName(C.Barrier);
   switch (C.Kind) {
-  case StepKind::Wait: D += " parity " + std::to_string(C.Parity); break;
+  case StepKind::Wait:
+  case StepKind::Probe: D += " parity " + std::to_string(C.Parity); break;
   case StepKind::Arrive:
     D += " count " + std::to_string(C.Count);
     if (C.TxBytes)

@@ -159,6 +159,17 @@ void Prover::collectUses() {
               Add(E, In);
             for (const auto &[Cond, N] : S.Threads.Conditional)
               Add(Cond, In);
+            // A skipped wait: whether it is skipped, waits, or reads a probe, with the probe
+            // read as failed and as passed, must repeat too.
+            for (const Expr *V : {S.SkipEntry, S.SkipLatch})
+              for (uint64_t Probe : {0u, 1u})
+                if (V)
+                  Add(Ctx.rewrite(V,
+                                  [&](const Expr *L) -> const Expr * {
+                                    return L->is(ExprKind::Opaque) ? c(Probe, L->width())
+                                                                   : nullptr;
+                                  }),
+                      In);
             for (const std::vector<SlotExpr> *Slots : {&S.Reads, &S.Writes})
               for (const SlotExpr &X : *Slots) {
                 Add(X.Slot, In);

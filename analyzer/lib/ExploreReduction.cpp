@@ -18,7 +18,7 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
   // A wait only reads its barrier, an MMA or store only reads its source: reads commute.
   // Arrivals on a barrier that only ever gets one kind of arrival (ArrivalsAlike) are the
   // same function of its state whoever makes them, so they commute with each other.
-  if (C.Barrier != NoIndex && C.Kind == StepKind::Wait)
+  if (C.Barrier != NoIndex && (C.Kind == StepKind::Wait || C.Kind == StepKind::Probe))
     addRead(F, C.Barrier);
   else if (C.Barrier != NoIndex && C.Kind == StepKind::Arrive)
     addArrival(F, C.Barrier);
@@ -429,6 +429,8 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // missing from every phase to come: it holds back the whole cluster).
   auto MayPass = [&](unsigned B, uint32_t Pc) {
     const ConcreteStep &C = S.Agents[B].Steps[Pc];
+    if (C.Kind == StepKind::Wait && C.Flag >= 0)
+      return true; // a probe before it may let the agent skip it
     if (C.Kind == StepKind::Wait && C.Barrier != NoIndex)
       return !St.Barriers[C.Barrier].initialized() ||
              St.Barriers[C.Barrier].testWaitParity(C.Parity) || MayComplete(C.Barrier);

@@ -205,6 +205,7 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
     K.put(InnerLaps);
   }
   K.put(AS.Arrived | AS.ClusterArrived << 1);
+  K.put(AS.Probed);
   K.put(Ticket);
   K.put(ClusterTicket);
   PutOps(AS.Wgmma, false);
@@ -332,6 +333,8 @@ bool Simulator::stepEnabled(const State &St, unsigned Agent) const {
   const ConcreteStep &C = A.Steps[AS.Pc];
   switch (C.Kind) {
   case StepKind::Wait: {
+    if (C.Flag >= 0 && (AS.Probed >> C.Flag & 1))
+      return true; // a probe saw the phase complete: skipped
     const models::Mbarrier &B = St.Barriers[C.Barrier];
     return !B.initialized() || B.testWaitParity(C.Parity);
   }
@@ -516,9 +519,27 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     Check(St.Barriers[C.Barrier].expectTx(C.TxBytes), "expect_tx");
     break;
   case StepKind::Wait:
+    if (C.Flag >= 0 && (AS.Probed >> C.Flag & 1)) {
+      AS.Probed &= ~(uint32_t(1) << C.Flag);
+      break;
+    }
+    if (C.Flag >= 0)
+      AS.Probed &= ~(uint32_t(1) << C.Flag);
     if (!St.Barriers[C.Barrier].initialized())
       Violation("wait on " + S.barrierName(C.Barrier) + " before its init");
     break;
+  case StepKind::Probe: {
+    const models::Mbarrier &B = St.Barriers[C.Barrier];
+    if (!B.initialized()) {
+      Violation("try_wait on " + S.barrierName(C.Barrier) + " before its init");
+      break;
+    }
+    if (B.testWaitParity(C.Parity))
+      AS.Probed |= uint32_t(1) << C.Flag;
+    else
+      AS.Probed &= ~(uint32_t(1) << C.Flag);
+    break;
+  }
   case StepKind::AsyncLoad:
     for (unsigned B : C.Writes)
       if ((O = checkAccess(St, B, /*Write=*/true, /*Async=*/true, T)).K != Outcome::Kind::Ok)

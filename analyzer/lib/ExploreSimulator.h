@@ -85,6 +85,9 @@ struct AgentState {
   uint64_t ClusterTicket = 0;
   models::AsyncGroupQueue Wgmma, Bulk;
   models::Tcgen05CommitTracker Tcgen05;
+  /// Per probe flag (ConcreteStep::Flag): the last probe saw its phase complete; a wait
+  /// that reads the flag clears it.
+  uint32_t Probed = 0;
   /// Periodic systems: passes of the agent's cycle completed.
   uint32_t Laps = 0;
   /// Persistent periodic systems: inner cycles left so far (the tile it is in, counted over

@@ -25,6 +25,7 @@ void State::save(KeyWriter &Out) const {
     Out.put(A.Laps);
     Out.put(A.Occurrence);
     Out.put(A.InnerLaps);
+    Out.put(A.Probed);
   }
   Out.put(Barriers.size());
   for (const models::Mbarrier &B : Barriers)
@@ -82,6 +83,7 @@ void State::load(llvm::StringRef Bytes) {
     A.Laps = U32();
     A.Occurrence = U32();
     A.InnerLaps = U32();
+    A.Probed = U32();
   }
   Barriers.resize(In.get());
   for (models::Mbarrier &B : Barriers)

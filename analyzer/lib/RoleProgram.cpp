@@ -2,7 +2,10 @@
 #include "wsv/analyzer/RoleProgram.h"
 #include "wsv/analyzer/FunctionAnalysis.h"
 
+#include "ProtocolBuild.h"
+
 #include <algorithm>
+#include <set>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -13,6 +16,7 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::Arrive: return "arrive";
   case StepKind::ExpectTx: return "expect_tx";
   case StepKind::Wait: return "wait";
+  case StepKind::Probe: return "try_wait";
   case StepKind::AsyncLoad: return "async-load";
   case StepKind::MmaIssue: return "mma";
   case StepKind::MmaCommit: return "tcgen05.commit";
@@ -117,6 +121,15 @@ public:
   explicit Lowering(const Protocol &P) : P(P) {}
 
   RolePrograms run() {
+    for (const Event &E : P.Events)
+      if (E.Kind == EventKind::Wait)
+        if (std::optional<Skip> K = skipOf(E))
+          for (const Expr *V : {K->Entry, K->Latch})
+            V->mentions([&](const Expr *L) {
+              if (isProbeResult(L))
+                UsedProbes.insert(L->site());
+              return false;
+            });
     RolePrograms Out;
     Out.P = &P;
     Out.ClusterSize = std::max(1u, P.Launch.ClusterSize);
@@ -164,6 +177,78 @@ private:
       Mask = M;
     R.Body = lowerItems(R, Ro.Body);
     return R;
+  }
+
+  /// A wait that a probe may let the role skip: CUTLASS's peek, carried in a flag from the
+  /// end of one k-tile (or before the loop) to the wait of the next. The wait's condition
+  /// has a conjunct that holds exactly where a loop-header phi is zero, and what flows into
+  /// the phi reads probe results and values the instance knows.
+  struct Skip {
+    const Expr *Rest = nullptr; ///< the condition without that conjunct (nullptr: always)
+    const Expr *Entry = nullptr, *Latch = nullptr;
+    LoopId Loop = NoIndex;
+  };
+
+  bool isProbeResult(const Expr *L) const {
+    if (!L->is(ExprKind::Opaque) || !P.Analysis)
+      return false;
+    for (const Event &E : P.Events)
+      if (E.Kind == EventKind::Probe && L->site() == &P.Analysis->cfg().inst(E.Inst))
+        return true;
+    return false;
+  }
+
+  std::optional<Skip> skipOf(const Event &E) const {
+    if (!E.When.known() || !P.Analysis)
+      return std::nullopt;
+    ExprContext &Ctx = P.Analysis->context();
+    const ValueAnalysis &VA = P.Analysis->values();
+    llvm::SmallVector<const Expr *, 4> Parts;
+    conjuncts(E.When.E, Parts);
+    std::optional<Skip> Found;
+    const Expr *Rest = nullptr;
+    for (const Expr *C : Parts) {
+      const Expr *Phi = nullptr;
+      unsigned Phis = 0;
+      C->mentions([&](const Expr *L) {
+        if (L->is(ExprKind::Phi) && L != Phi) {
+          Phi = L;
+          ++Phis;
+        }
+        return false;
+      });
+      const PhiInfo *PI = Phis == 1 ? VA.phiInfo(Phi) : nullptr;
+      if (Found || !PI || PI->Loop == NoIndex || PI->Incoming.size() != 2) {
+        Rest = Rest ? Ctx.logicalAnd(Rest, C) : C;
+        continue;
+      }
+      const Expr *Zero = Ctx.substitute(C, Phi, Ctx.constant(0, Phi->width()));
+      const Expr *One = Ctx.substitute(C, Phi, Ctx.constant(1, Phi->width()));
+      if (!Zero->isConstant() || !Zero->payload() || !One->isConstant() || One->payload())
+        return std::nullopt; // the phi decides the wait some other way
+      Skip K;
+      K.Loop = PI->Loop;
+      K.Entry = VA.closedForm(PI->Incoming[0].second);
+      const Expr *Iter = Ctx.iterationVar(PI->Loop);
+      K.Latch = Ctx.substitute(VA.closedForm(PI->Incoming[1].second), Iter,
+                               Ctx.sub(Iter, Ctx.constant(1, Iter->width())));
+      bool ReadsProbe = false, Other = false;
+      for (const Expr *V : {K.Entry, K.Latch})
+        V->mentions([&](const Expr *L) {
+          if (isProbeResult(L))
+            ReadsProbe = true;
+          else if (L->is(ExprKind::Phi) || L->is(ExprKind::Opaque) || L->is(ExprKind::Load) ||
+                   L->is(ExprKind::Elect) || isThreadDependent(L))
+            Other = true;
+          return false;
+        });
+      if (!ReadsProbe || Other)
+        return std::nullopt;
+      Found = K;
+    }
+    if (Found)
+      Found->Rest = Rest;
+    return Found;
   }
 
   /// Values whose differences between the role's threads make it several agents.
@@ -376,6 +461,22 @@ private:
         S.Unknown = "a wait on a state token is not modeled";
       else
         S.Parity = value(E.Parity, "wait parity", S);
+      if (std::optional<Skip> K = skipOf(E)) {
+        S.When = K->Rest;
+        S.SkipEntry = K->Entry;
+        S.SkipLatch = K->Latch;
+        S.SkipLoop = K->Loop;
+      }
+      break;
+    case EventKind::Probe:
+      if (!P.Analysis || !UsedProbes.count(&P.Analysis->cfg().inst(E.Inst)))
+        return std::nullopt; // its result decides nothing the model runs
+      S.Kind = StepKind::Probe;
+      barrier(E, S);
+      if (!E.Token.absent() && S.Unknown.empty())
+        S.Unknown = "a probe of a state token is not modeled";
+      else
+        S.Parity = value(E.Parity, "probe parity", S);
       break;
     case EventKind::AsyncLoad:
     case EventKind::TryCancel:
@@ -458,7 +559,6 @@ private:
       S.Unknown = E.Opcode + ": " + (E.Reason.empty() ? "not modeled" : E.Reason);
       break;
     case EventKind::Inval:
-    case EventKind::Probe:
     case EventKind::WgmmaFence:
     case EventKind::TmemLoad:
     case EventKind::TmemStore:
@@ -476,6 +576,8 @@ private:
   }
 
   const Protocol &P;
+  /// The probes (their instructions) whose results a wait's skip condition reads.
+  std::set<const void *> UsedProbes;
   /// The threads of the first copy of the program being lowered.
   llvm::BitVector Mask;
 };

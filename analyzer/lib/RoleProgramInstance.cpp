@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "wsv/analyzer/RoleProgram.h"
+#include "wsv/analyzer/FunctionAnalysis.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -283,6 +284,7 @@ private:
     A.Name = R.Name + (R.Copies > 1 ? "." + std::to_string(Copy) : std::string()) + "@cta" +
              std::to_string(Cta);
     LastThread = A.FirstThread + std::max(1u, A.Threads) - 1;
+    ProbesRun = 0;
     Frame F;
     F.Cta = Cta;
     F.Thread = A.FirstThread;
@@ -324,11 +326,78 @@ private:
     }
   }
 
+  /// The agent flag a probe step of program R sets: its rank among R's probe steps.
+  int8_t probeFlag(const RoleProgram &R, const void *Site) const {
+    int Flag = 0;
+    for (const RoleStep &S : R.Steps)
+      if (S.Kind == StepKind::Probe) {
+        if (&P.Analysis->cfg().inst(P.Events[S.Event].Inst) == Site)
+          return static_cast<int8_t>(Flag);
+        ++Flag;
+      }
+    return -1;
+  }
+
+  static constexpr int SkipAlways = -2;
+
+  /// How a wait with a skip condition runs in frame F: SkipAlways, -1 (always waits), or
+  /// the flag of the probe whose success skips it; nullopt when that cannot be told.
+  std::optional<int> skipFlag(const RoleProgram &R, const RoleStep &S, const Frame &F) {
+    std::optional<uint64_t> Iteration;
+    for (const auto &[L, V] : F.Loops)
+      if (L == S.SkipLoop)
+        Iteration = V;
+    if (!Iteration) {
+      fail("a wait's skip condition reads a loop it is not in");
+      return std::nullopt;
+    }
+    const Expr *V = *Iteration == 0 ? S.SkipEntry : S.SkipLatch;
+    llvm::SmallVector<const Expr *, 2> Probes;
+    V->mentions([&](const Expr *L) {
+      if (L->is(ExprKind::Opaque) && !llvm::is_contained(Probes, L))
+        Probes.push_back(L);
+      return false;
+    });
+    ExprContext &Ctx = P.Analysis->context();
+    auto Constant = [&](const Expr *E) -> std::optional<int> {
+      std::optional<uint64_t> X = value(E, F, "skip condition");
+      if (!X)
+        return std::nullopt;
+      return *X ? SkipAlways : -1;
+    };
+    if (Probes.empty())
+      return Constant(V);
+    if (Probes.size() > 1) {
+      fail("a wait's skip condition reads two probes");
+      return std::nullopt;
+    }
+    const Expr *L = Probes.front();
+    std::optional<int> Failed = Constant(Ctx.substitute(V, L, Ctx.constant(0, L->width())));
+    std::optional<int> Passed = Constant(Ctx.substitute(V, L, Ctx.constant(1, L->width())));
+    if (!Failed || !Passed)
+      return std::nullopt;
+    if (*Failed == *Passed)
+      return Failed;
+    int8_t Flag = probeFlag(R, L->site());
+    if (*Passed != SkipAlways || Flag < 0 || !(ProbesRun >> Flag & 1)) {
+      fail("a wait is skipped on a probe's result in a way the model does not run");
+      return std::nullopt;
+    }
+    return Flag;
+  }
+
   void step(const RoleProgram &R, unsigned Index, const Frame &F, ConcreteAgent &A) {
     const RoleStep &S = R.Steps[Index];
     std::optional<unsigned> N = threads(S.Threads, F);
     if (!N || !*N || !holds(S.When, F))
       return;
+    int Skip = -1;
+    if (S.Kind == StepKind::Wait && S.SkipEntry && S.Unknown.empty()) {
+      std::optional<int> K = skipFlag(R, S, F);
+      if (!K || *K == SkipAlways)
+        return;
+      Skip = *K;
+    }
     if (!S.Unknown.empty()) {
       const Event &E = P.Events[S.Event];
       fail(R.Name + ": " + S.Unknown + " (ptx line " + std::to_string(E.Where.PtxLine) + ")");
@@ -374,6 +443,15 @@ private:
       break;
     case StepKind::Wait:
       C.Parity = static_cast<uint32_t>(Num(S.Parity, "wait parity", 0) & 1);
+      C.Flag = static_cast<int8_t>(Skip);
+      break;
+    case StepKind::Probe:
+      C.Parity = static_cast<uint32_t>(Num(S.Parity, "probe parity", 0) & 1);
+      C.Flag = probeFlag(R, &P.Analysis->cfg().inst(P.Events[S.Event].Inst));
+      if (C.Flag < 0 || C.Flag >= 32)
+        fail("more probes in one program than the model's flags");
+      else
+        ProbesRun |= uint32_t(1) << C.Flag;
       break;
     case StepKind::AsyncLoad:
       C.Count = *N; // issuing threads: each issues its own copy
@@ -476,6 +554,8 @@ private:
   const Instance &I;
   ConcreteSystem &Out;
   unsigned LastThread = 0;
+  /// Probe flags the agent being unrolled has set so far (a wait may read only those).
+  uint32_t ProbesRun = 0;
   uint64_t TotalSteps = 0;
   unsigned Matched = 0, Unmatched = 0;
 };

@@ -74,7 +74,7 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
       St.Barrier = P.Barriers[S.Barriers[C.Barrier].Array].Name;
       St.Slot = S.Barriers[C.Barrier].Slot;
     }
-    if (C.Kind == StepKind::Wait)
+    if (C.Kind == StepKind::Wait || C.Kind == StepKind::Probe)
       St.Parity = C.Parity;
     if (C.TxBytes)
       St.TxBytes = C.TxBytes;

@@ -1,9 +1,12 @@
 // A try_wait tried once before a blocking wait on the same phase (a checked build's fast
 // path): the wait runs always, so instances can evaluate it; any other use of the probe's
-// result keeps the wait's condition opaque.
+// result keeps the wait's condition opaque. A peek carried to the next k-tile's wait
+// (CUTLASS, CuTeDSL) is run as it is: the probe sets a flag the wait reads.
 #include "AnalyzerTestSupport.h"
 
+#include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/ptx_parser/Parser.h"
 
 #include "gtest/gtest.h"
 
@@ -128,6 +131,61 @@ TEST(ProbedWaitTest, AWaitOnAnotherBarrierKeepsTheResult) {
   ASSERT_NE(B.Wait, nullptr);
   EXPECT_FALSE(B.Probe->FastPath);
   EXPECT_TRUE(B.Wait->When.known());
+}
+
+} // namespace
+
+// B6 (CuTeDSL) peeks at the barrier of its next k-tile at the end of each k-tile, and before
+// the loop at the first: the wait runs only where that peek failed. The lowering keeps the
+// probes whose result a wait reads, and each concrete wait names the flag of the probe that
+// decides it: the first probe's at k = 0, the in-loop probe's afterwards.
+namespace {
+
+TEST(ProbedWaitTest, APeekCarriedIntoTheNextKTileDecidesItsWait) {
+  auto Parsed = ptx::parseFile(std::string(WSV_PTX_DIR) + "/b6.ptx",
+                               [](const ptx::Diagnostic &) {});
+  if (!Parsed)
+    GTEST_SKIP() << llvm::toString(Parsed.takeError()) << " (build wsv_ptx)";
+  const ptx::Function *Entry = nullptr;
+  for (const ptx::Function *F : Parsed->M->functions())
+    if (F->isDefinition() && F->isEntry() && !Entry)
+      Entry = F;
+  ASSERT_NE(Entry, nullptr);
+  auto P = buildProtocol(*Parsed->M, *Entry);
+  RolePrograms RP = lowerRolePrograms(*P);
+  const RoleProgram *Mma = nullptr;
+  for (const RoleProgram &R : RP.Programs)
+    if (R.Name == "mma")
+      Mma = &R;
+  ASSERT_NE(Mma, nullptr);
+  unsigned Probes = 0, Skippable = 0;
+  for (const RoleStep &S : Mma->Steps) {
+    Probes += S.Kind == StepKind::Probe;
+    Skippable += S.Kind == StepKind::Wait && S.SkipEntry && S.SkipLatch;
+  }
+  EXPECT_EQ(Probes, 2u);
+  EXPECT_EQ(Skippable, 1u);
+
+  std::optional<Instance> I = chooseInstance(RP, 64, 3, 1);
+  ASSERT_TRUE(I);
+  ConcreteSystem S = instantiate(RP, *I);
+  ASSERT_EQ(S.Unknown, "");
+  const ConcreteAgent *Agent = nullptr;
+  for (const ConcreteAgent &A : S.Agents)
+    if (A.Name == "mma@cta0")
+      Agent = &A;
+  ASSERT_NE(Agent, nullptr);
+  std::vector<int> WaitFlags, ProbeFlags;
+  for (const ConcreteStep &C : Agent->Steps) {
+    if (C.Kind == StepKind::Probe)
+      ProbeFlags.push_back(C.Flag);
+    if (C.Kind == StepKind::Wait && C.Flag >= 0)
+      WaitFlags.push_back(C.Flag);
+  }
+  // Three k-tiles: the probe before the loop, then one after each k-tile but the last.
+  EXPECT_EQ(ProbeFlags, (std::vector<int>{0, 1, 1}));
+  EXPECT_EQ(WaitFlags, (std::vector<int>{0, 1, 1}));
+  EXPECT_EQ(explore(S).Verdict, ExploreVerdict::Clean);
 }
 
 } // namespace

@@ -16,7 +16,9 @@
 //    spans several warpgroups in which every step is executed by the same number of threads
 //    is one copy per warpgroup (they reach named barriers, arrivals and wgmma groups on their
 //    own) when some value of the role differs between its warpgroups (a named barrier id
-//    of %tid.x / 128 + 1); warpgroups with nothing to tell them apart stay one agent. An
+//    of %tid.x / 128 + 1); warpgroups with nothing to tell them apart stay one agent. A role
+//    whose warps each use values of their own (a barrier slot of %tid.x / 32) that are the
+//    same inside a warp is one copy per warp. An
 //    agent's thread-dependent values (a bar.sync id of %tid.x / 128 + 1) are those of
 //    its first thread, and the instantiation checks that its last thread agrees. CTA ranks of
 //    a cluster are separate agents; expressions read %cluster_ctarank as the agent's rank.
@@ -30,7 +32,12 @@
 //      Arrive      Threads * Count arrivals on the slot (of the CTA PeerRank when set, else
 //                  the agent's own); with TxBytes, expect_tx(Threads * TxBytes) first
 //      ExpectTx    tx-count += Threads * TxBytes
-//      Wait        blocks until the slot's phase with parity Parity has completed
+//      Wait        blocks until the slot's phase with parity Parity has completed; with a
+//                  skip condition (SkipEntry / SkipLatch), not at all where a probe that the
+//                  condition reads saw the phase complete
+//      Probe       try_wait once: records whether the slot's phase with parity Parity has
+//                  completed, for the waits whose skip condition reads it (CUTLASS's
+//                  try_wait-then-wait: a role peeks at the barrier of its next k-tile)
 //      AsyncLoad   starts a copy of Bytes into each CTA of CtaMask (the agent's CTA without
 //                  multicast); Writes are the buffer slots it fills; it completes later, at a
 //                  time of the scheduler's choosing, with complete_tx(Bytes) on the slot in
@@ -92,6 +99,7 @@ enum class StepKind : uint8_t {
   Arrive,
   ExpectTx,
   Wait,
+  Probe,
   AsyncLoad,
   MmaIssue,
   MmaCommit,
@@ -140,7 +148,12 @@ struct RoleStep {
   SlotExpr Barrier;
   const Expr *Count = nullptr;   ///< Init: expected arrivals; Arrive: arrivals per thread
   const Expr *TxBytes = nullptr; ///< Arrive / ExpectTx: bytes per thread
-  const Expr *Parity = nullptr;  ///< Wait
+  const Expr *Parity = nullptr;  ///< Wait, Probe
+  /// Wait: it is skipped where this value is non-zero, in iteration 0 of SkipLoop (entry)
+  /// or a later one (latch, already in terms of the current iteration); the values read
+  /// probes' results (Opaque leaves at the probe's instruction) and nothing else varying.
+  const Expr *SkipEntry = nullptr, *SkipLatch = nullptr;
+  LoopId SkipLoop = NoIndex;
   const Expr *Bytes = nullptr;   ///< AsyncLoad: bytes per destination CTA
   const Expr *CtaMask = nullptr; ///< AsyncLoad / MmaCommit with .multicast::cluster
   std::vector<SlotExpr> Reads;   ///< MmaIssue / AsyncStore / Read: buffer slots
@@ -230,6 +243,8 @@ struct ConcreteStep {
   uint32_t Columns = 0;
   /// Iteration numbers of the loops around it, outermost first: (LoopId, value).
   llvm::SmallVector<std::pair<LoopId, uint64_t>, 2> Iterations;
+  /// Probe: the agent flag it sets; Wait: the flag that, when set, skips it (-1: none).
+  int8_t Flag = -1;
   /// Not empty: running the step is undefined behaviour (a multicast to a CTA outside the
   /// cluster), a violation when an agent reaches it.
   std::string Undefined;
