@@ -221,6 +221,9 @@ void replay(const Trace &T, const analyzer::Protocol *P, Explanation &E) {
     } else if (Op.contains("complete_tx") && S.TxBytes) {
       V = B.completeTx(static_cast<uint32_t>(*S.TxBytes));
       Fx.Arrival = true;
+    } else if (S.Probe && S.Parity) {
+      Fx.Note = B.testWaitParity(*S.Parity) ? "sees the phase complete: the wait it decides is skipped"
+                                            : "sees the phase incomplete: the wait it decides runs";
     } else if (Op.contains("wait") && S.Parity) {
       Fx.Note = B.testWaitParity(*S.Parity) ? "passes" : "blocks";
     }

@@ -271,6 +271,8 @@ bool readStep(Reader &R, const json &V, const std::string &P, TraceStep &S) {
   if (!Ok)
     return false;
   S.PtxLine = Line.value_or(0);
+  S.Probe = V.contains("probe") && V["probe"].is_boolean() && V["probe"].get<bool>();
+  S.Probe = V.contains("probe") && V["probe"].is_boolean() && V["probe"].get<bool>();
   if (V.contains("cta") && !R.dim3(V, P, "cta", S.Cta))
     return false;
   if (!Barrier.empty())

@@ -88,6 +88,9 @@ struct TraceStep {
   std::optional<unsigned> Parity;
   std::optional<uint64_t> TxBytes;
   std::optional<unsigned> Count; ///< arrivals, where the writer states them
+  /// A try_wait tried once (a peek): it only looks at the phase; a wait that its success
+  /// lets the role skip comes later.
+  bool Probe = false;
   unsigned PtxLine = 0;
   std::string Source; ///< `file:line` of the CUDA source, empty when unknown
 };

@@ -52,8 +52,10 @@ json stepJson(const ConcreteSystem &S, const ScheduleStep &T) {
     if (B.Cta != A.Cta)
       J["barrier_cta"] = B.Cta;
   }
-  if (C.Kind == StepKind::Wait)
+  if (C.Kind == StepKind::Wait || C.Kind == StepKind::Probe)
     J["parity"] = C.Parity;
+  if (C.Kind == StepKind::Probe)
+    J["probe"] = true;
   if (C.TxBytes)
     J["tx_bytes"] = C.TxBytes;
   if (!C.Iterations.empty()) {
