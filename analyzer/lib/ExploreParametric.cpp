@@ -46,6 +46,8 @@
 //===----------------------------------------------------------------------------------===//
 #include "ExploreParametric.h"
 
+#include "llvm/Support/ThreadPool.h"
+
 #include <chrono>
 #include <numeric>
 
@@ -94,7 +96,38 @@ bool Prover::makePeriodic(ConcreteSystem &S, uint64_t TValue) const {
   return true;
 }
 
-bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Instance &At) {
+unsigned Prover::threads() const {
+  if (O.Threads)
+    return O.Threads;
+  return std::max(1u, std::min(4u, llvm::hardware_concurrency().compute_thread_count()));
+}
+
+std::vector<std::pair<ExploreResult, double>>
+Prover::exploreAhead(const std::vector<const ConcreteSystem *> &Systems) const {
+  std::vector<std::pair<ExploreResult, double>> Out;
+  unsigned N = threads();
+  if (N <= 1 || Systems.size() <= 1)
+    return Out;
+  Out.resize(Systems.size());
+  ExploreOptions EO;
+  EO.MaxStates = O.MaxStates;
+  EO.MaxLag = O.MaxLag;
+  // Explorations share nothing but the read-only system they run (a simulator each).
+  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(N));
+  for (size_t I = 0; I < Systems.size(); ++I)
+    Pool.async([&, I] {
+      auto Start = std::chrono::steady_clock::now();
+      Out[I].first = wsv::analyzer::explore(*Systems[I], EO);
+      Out[I].second = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
+    });
+  Pool.wait();
+  return Out;
+}
+
+bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Instance &At,
+                     const ExploreResult *Done, double DoneMs) {
   ExploreOptions EO;
   EO.MaxStates = O.MaxStates;
   EO.MaxLag = O.MaxLag;
@@ -108,7 +141,24 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Ins
     EO.MaxStates = std::min(EO.MaxStates, O.MaxTotalStates - R.States);
   }
   auto Start = std::chrono::steady_clock::now();
-  ExploreResult E = wsv::analyzer::explore(S, EO);
+  ExploreResult E;
+  double Ms = DoneMs;
+  if (Done && Done->States <= EO.MaxStates) {
+    // The same search as running it now: it ended within this exploration's bound.
+    E = *Done;
+  } else if (Done && Done->States > EO.MaxStates && EO.MaxStates < O.MaxStates) {
+    // Run now, it would have stopped at the smaller bound the budget leaves.
+    E.Verdict = ExploreVerdict::Unknown;
+    E.States = EO.MaxStates + 1;
+    E.Message = "state bound of " + std::to_string(EO.MaxStates) +
+                " reached before every schedule was explored";
+  } else if (Done) {
+    E = *Done;
+  } else {
+    E = wsv::analyzer::explore(S, EO);
+    Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)
+             .count();
+  }
   if (Budget && E.Verdict == ExploreVerdict::Unknown && E.States > EO.MaxStates)
     E.Message = "the budget of " + std::to_string(O.MaxTotalStates) +
                 " states for all explorations was spent in this one";
@@ -116,9 +166,7 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Ins
   R.Runs.push_back(What + ": " + toString(E.Verdict) + " (" + std::to_string(E.States) +
                    " states)");
   if (O.OnRun)
-    O.OnRun(R.Runs.back(), std::chrono::duration<double, std::milli>(
-                               std::chrono::steady_clock::now() - Start)
-                               .count());
+    O.OnRun(R.Runs.back(), Ms);
   if (E.Verdict == ExploreVerdict::Clean)
     return true;
   if (E.Verdict == ExploreVerdict::Unknown)
@@ -300,24 +348,49 @@ void Prover::run() {
                         std::to_string(O.TileK * O.ScanTiles) + " reaches " +
                         std::to_string(Bases.size()) + " of the " + std::to_string(Period) +
                         " trip counts from " + std::to_string(Tmin)));
+  std::vector<uint64_t> SmallKs;
   for (const auto &[TV, KV] : SmallTrips) {
     R.SmallTrips.push_back(TV);
-    if (CleanK.count(KV))
-      continue; // explored above
-    if (!explore(instance(KV), R.Parameter + " = " + std::to_string(KV), launch(KV)))
-      return;
+    if (!CleanK.count(KV)) // else explored above
+      SmallKs.push_back(KV);
   }
+  std::vector<ConcreteSystem> SmallSystems;
+  for (uint64_t KV : SmallKs)
+    SmallSystems.push_back(instance(KV));
+  auto SmallDone = exploreAhead(pointers(SmallSystems));
+  for (size_t I = 0; I < SmallKs.size(); ++I)
+    if (!explore(SmallSystems[I], R.Parameter + " = " + std::to_string(SmallKs[I]),
+                 launch(SmallKs[I]), SmallDone.empty() ? nullptr : &SmallDone[I].first,
+                 SmallDone.empty() ? 0 : SmallDone[I].second))
+      return;
+  // The periodic systems, built first (a base that cannot be built is unknown in its turn).
+  std::vector<ConcreteSystem> Periodic;
+  std::vector<std::string> Broken;
   for (const auto &[TV, KV] : Bases) {
-    ConcreteSystem S = instance(KV);
-    if (!S.Unknown.empty())
-      return void(unknown(S.Unknown));
-    if (!makePeriodic(S, TV))
-      return void(unknown("the steps of the last " + std::to_string(Period) +
-                          " iterations are not contiguous for " + R.Parameter + " = " +
-                          std::to_string(KV)));
+    Periodic.push_back(instance(KV));
+    Broken.push_back(Periodic.back().Unknown);
+    if (Broken.back().empty() && !makePeriodic(Periodic.back(), TV))
+      Broken.back() = "the steps of the last " + std::to_string(Period) +
+                      " iterations are not contiguous for " + R.Parameter + " = " +
+                      std::to_string(KV);
+  }
+  std::vector<const ConcreteSystem *> Runnable;
+  for (size_t I = 0; I < Periodic.size(); ++I)
+    if (Broken[I].empty())
+      Runnable.push_back(&Periodic[I]);
+  auto PeriodicDone = exploreAhead(Runnable);
+  size_t Index = 0, Ran = 0;
+  for (const auto &[TV, KV] : Bases) {
+    size_t I = Index++;
+    if (!Broken[I].empty())
+      return void(unknown(Broken[I]));
+    const ExploreResult *Done = PeriodicDone.empty() ? nullptr : &PeriodicDone[Ran].first;
+    double DoneMs = PeriodicDone.empty() ? 0 : PeriodicDone[Ran].second;
+    ++Ran;
+    const ConcreteSystem &S = Periodic[I];
     std::string What = R.Parameter + " = " + std::to_string(KV) + " + " +
                        std::to_string(Period) + "j tiles (every j >= 0)";
-    if (explore(S, What, launch(KV)))
+    if (explore(S, What, launch(KV), Done, DoneMs))
       continue;
     if (R.Verdict == ExploreVerdict::Unknown)
       return;

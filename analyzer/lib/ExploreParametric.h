@@ -72,7 +72,21 @@ private:
   ConcreteSystem instance(uint64_t KValue) const { return instantiate(RP, launch(KValue)); }
   void smallLaunches(std::string Why);
   bool makePeriodic(ConcreteSystem &S, uint64_t T) const;
-  bool explore(const ConcreteSystem &S, const std::string &What, const Instance &At);
+  /// Explores S (or takes Done, S's exploration run earlier with MaxStates) and records
+  /// it; false when it is not clean (R says why).
+  bool explore(const ConcreteSystem &S, const std::string &What, const Instance &At,
+               const ExploreResult *Done = nullptr, double DoneMs = 0);
+  /// Explores the systems several at once (each with MaxStates): their results and times,
+  /// in order, for explore()'s Done; empty when one thread is all there is.
+  std::vector<std::pair<ExploreResult, double>>
+  exploreAhead(const std::vector<const ConcreteSystem *> &Systems) const;
+  unsigned threads() const;
+  static std::vector<const ConcreteSystem *> pointers(const std::vector<ConcreteSystem> &V) {
+    std::vector<const ConcreteSystem *> Out;
+    for (const ConcreteSystem &S : V)
+      Out.push_back(&S);
+    return Out;
+  }
 
   const RolePrograms &RP;
   const Protocol &P;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -129,30 +130,49 @@ bool Prover::makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TValue,
 
 void Prover::runTiles() {
   auto Launch = [&](uint64_t TV, uint64_t NTV) { return tileLaunch(TV * O.TileK, NTV); };
-  auto Explore = [&](uint64_t TV, uint64_t NTV, bool TP, bool NP) {
-    std::optional<Instance> I = Launch(TV, NTV);
-    std::string What = R.Parameter + " = " + std::to_string(TV * O.TileK) +
-                       (TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
-                       std::to_string(NTV) + (NP ? " + " + std::to_string(Period) + "i" : "") +
-                       " tile(s) per CTA";
-    if (!I)
-      return unknown("no launch found where a CTA runs " + std::to_string(NTV) + " tiles");
-    ConcreteSystem S = instantiate(RP, *I);
-    if (!S.Unknown.empty())
-      return unknown(What + ": " + S.Unknown);
-    if ((TP || NP) && !makeTilePeriodic(S, TP ? std::optional<uint64_t>(TV) : std::nullopt,
-                                        NP ? std::optional<uint64_t>(NTV) : std::nullopt))
-      return unknown(What + ": the steps of the last " + std::to_string(Period) +
-                     " iterations are not contiguous");
-    if (explore(S, What, *I))
+  // One class: its launch, its system (periodic in the tiles, the k-tiles or both), and
+  // what it is called; Error when it cannot be built.
+  struct Class {
+    uint64_t TV = 0, NTV = 0;
+    bool TP = false, NP = false;
+    std::optional<Instance> I;
+    ConcreteSystem S;
+    std::string What, Error;
+  };
+  auto Build = [&](uint64_t TV, uint64_t NTV, bool TP, bool NP) {
+    Class C;
+    C.TV = TV, C.NTV = NTV, C.TP = TP, C.NP = NP;
+    C.I = Launch(TV, NTV);
+    C.What = R.Parameter + " = " + std::to_string(TV * O.TileK) +
+             (TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
+             std::to_string(NTV) + (NP ? " + " + std::to_string(Period) + "i" : "") +
+             " tile(s) per CTA";
+    if (!C.I) {
+      C.Error = "no launch found where a CTA runs " + std::to_string(NTV) + " tiles";
+      return C;
+    }
+    C.S = instantiate(RP, *C.I);
+    if (!C.S.Unknown.empty())
+      C.Error = C.What + ": " + C.S.Unknown;
+    else if ((TP || NP) &&
+             !makeTilePeriodic(C.S, TP ? std::optional<uint64_t>(TV) : std::nullopt,
+                               NP ? std::optional<uint64_t>(NTV) : std::nullopt))
+      C.Error = C.What + ": the steps of the last " + std::to_string(Period) +
+                " iterations are not contiguous";
+    return C;
+  };
+  auto Finish = [&](Class &C, const ExploreResult *Done, double DoneMs) {
+    if (!C.Error.empty())
+      return unknown(C.Error);
+    if (explore(C.S, C.What, *C.I, Done, DoneMs))
       return true;
-    if (R.Verdict == ExploreVerdict::Unknown || (!TP && !NP))
+    if (R.Verdict == ExploreVerdict::Unknown || (!C.TP && !C.NP))
       return false;
     // Reproduce it on a real launch of that class.
     ExploreResult Periodic = std::move(R.Found);
     for (uint64_t Jn = 0; Jn < 3; ++Jn)
       for (uint64_t In = 0; In < 3; ++In) {
-        uint64_t TJ = TV + (TP ? Jn * Period : 0), NJ = NTV + (NP ? In * Period : 0);
+        uint64_t TJ = C.TV + (C.TP ? Jn * Period : 0), NJ = C.NTV + (C.NP ? In * Period : 0);
         std::optional<Instance> L = Launch(TJ, NJ);
         if (!L)
           continue;
@@ -168,6 +188,10 @@ void Prover::runTiles() {
       }
     return unknown("the periodic search found '" + Periodic.Message +
                    "' but no launch with up to 2 more periods reproduces it");
+  };
+  auto Explore = [&](uint64_t TV, uint64_t NTV, bool TP, bool NP) {
+    Class C = Build(TV, NTV, TP, NP);
+    return Finish(C, nullptr, 0);
   };
   // Bugs first: small launches, smallest first. One that runs out of states says nothing
   // about the others: launches no larger in either count are still tried, so that a bug
@@ -216,13 +240,34 @@ void Prover::runTiles() {
     TClasses.push_back({TV, TV >= Tmin});
   for (uint64_t NTV = 0; NTV < NTmin + Period; ++NTV)
     NTClasses.push_back({NTV, NTV >= NTmin});
+  std::vector<std::tuple<uint64_t, uint64_t, bool, bool>> Jobs;
   for (auto [NTV, NP] : NTClasses)
     for (auto [TV, TP] : TClasses) {
       if (!NP && !TP && NTV >= 1 && NTV <= 2 && TV <= O.MinTiles + Ring)
         continue; // explored above
-      if (!Explore(TV, NTV, TP, NP))
+      Jobs.push_back({TV, NTV, TP, NP});
+    }
+  // A few classes at a time: built, explored at once, then taken in order.
+  const size_t Chunk = 2 * threads();
+  for (size_t B = 0; B < Jobs.size(); B += Chunk) {
+    std::vector<Class> Classes;
+    for (size_t J = B; J < std::min(Jobs.size(), B + Chunk); ++J) {
+      auto [TV, NTV, TP, NP] = Jobs[J];
+      Classes.push_back(Build(TV, NTV, TP, NP));
+    }
+    std::vector<const ConcreteSystem *> Runnable;
+    for (const Class &C : Classes)
+      if (C.Error.empty())
+        Runnable.push_back(&C.S);
+    auto Done = exploreAhead(Runnable);
+    size_t Ran = 0;
+    for (Class &C : Classes) {
+      const std::pair<ExploreResult, double> *D =
+          C.Error.empty() && !Done.empty() ? &Done[Ran++] : nullptr;
+      if (!Finish(C, D ? &D->first : nullptr, D ? D->second : 0))
         return;
     }
+  }
   R.Verdict = ExploreVerdict::Clean;
   R.ForParameters = "every " + R.Parameter + " = " + std::to_string(O.TileK) + "*j with j >= " +
                     std::to_string(O.MinTiles) + " and " + R.Parameter +

@@ -57,7 +57,7 @@ struct Proof {
   std::string Error;
 };
 
-Proof prove(const std::string &File, uint64_t MaxTotalStates = 0) {
+Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threads = 0) {
   Proof Out;
   auto Parsed = ptx::parseFile(std::string(WSV_PTX_DIR) + "/" + File,
                                [](const ptx::Diagnostic &) {});
@@ -87,6 +87,7 @@ Proof prove(const std::string &File, uint64_t MaxTotalStates = 0) {
   // states, B6's about 66000); B4 and H5 say unknown sooner.
   Out.Options.MaxStates = 70000;
   Out.Options.MaxTotalStates = MaxTotalStates;
+  Out.Options.Threads = Threads;
   Out.R = exploreAllTrips(Out.RP, Out.Options);
   return Out;
 }
@@ -155,6 +156,25 @@ TEST(ExploreAllTripsTest, ReferenceKernelsProvedVariantsRefuted) {
               Proved, Refuted);
   for (const auto &[Key, Why] : Gaps)
     std::printf("gap %s %s: %s\n", Key.first.c_str(), Key.second.c_str(), Why);
+}
+
+TEST(ExploreAllTripsTest, ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn) {
+  // Proved (H4: one k-loop; B3: tiles and k-tiles), refuted on a periodic system's launch
+  // (h3 arrival-count), and stopped by the budget for all explorations partway through a
+  // batch (H5): the same verdict, reason, explorations and states with 1 and 3 threads.
+  for (const auto &[File, Budget] : std::vector<std::pair<std::string, uint64_t>>{
+           {"h4.ptx", 0},
+           {"b3.ptx", 0},
+           {"h3.bug-mbarrier-arrival-count.ptx", 0},
+           {"h5.ptx", 250000}}) {
+    Proof One = prove(File, Budget, 1), Three = prove(File, Budget, 3);
+    ASSERT_TRUE(One.Error.empty() && Three.Error.empty()) << File;
+    EXPECT_EQ(One.R.Verdict, Three.R.Verdict) << File;
+    EXPECT_EQ(One.R.Reason, Three.R.Reason) << File;
+    EXPECT_EQ(One.R.Runs, Three.R.Runs) << File;
+    EXPECT_EQ(One.R.States, Three.R.States) << File;
+    EXPECT_EQ(One.R.Found.Schedule.size(), Three.R.Found.Schedule.size()) << File;
+  }
 }
 
 TEST(ExploreAllTripsTest, CheckedBuildsGetThePlainBuildsVerdicts) {

@@ -152,6 +152,11 @@ struct ParametricOptions {
   uint64_t MaxTotalStates = 0;
   uint32_t MaxLag = 16;
   unsigned TimeoutMs = 2000; ///< per Z3 query
+  /// Explorations run at once where the argument needs several (the classes of K): each
+  /// has its own simulator, the results are taken in order, and the verdict, message and
+  /// state count are those of running them one by one. 0: the cores, at most 4 (each may
+  /// hold MaxStates states).
+  unsigned Threads = 0;
   /// Called after each exploration with its line of ParametricResult::Runs and its time:
   /// progress for a caller to show while a long argument runs.
   std::function<void(const std::string &Run, double Milliseconds)> OnRun;
