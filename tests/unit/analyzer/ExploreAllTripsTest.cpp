@@ -159,14 +159,14 @@ TEST(ExploreAllTripsTest, ReferenceKernelsProvedVariantsRefuted) {
 }
 
 TEST(ExploreAllTripsTest, ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn) {
-  // Proved (H4: one k-loop; B3: tiles and k-tiles), refuted on a periodic system's launch
-  // (h3 arrival-count), and stopped by the budget for all explorations partway through a
-  // batch (H5): the same verdict, reason, explorations and states with 1 and 3 threads.
+  if (!llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) + "/kernels.json"))
+    GTEST_SKIP() << "no kernels.json in " << WSV_PTX_DIR << " (build wsv_ptx)";
+  // Proved (H4), refuted on a periodic system's launch (h3 arrival-count), and stopped by
+  // the budget for all explorations partway through a batch of tile classes (H5, whose
+  // small launches take 240000 states): the same verdict, reason, explorations and states
+  // with 1 and 3 threads.
   for (const auto &[File, Budget] : std::vector<std::pair<std::string, uint64_t>>{
-           {"h4.ptx", 0},
-           {"b3.ptx", 0},
-           {"h3.bug-mbarrier-arrival-count.ptx", 0},
-           {"h5.ptx", 250000}}) {
+           {"h4.ptx", 0}, {"h3.bug-mbarrier-arrival-count.ptx", 0}, {"h5.ptx", 250000}}) {
     Proof One = prove(File, Budget, 1), Three = prove(File, Budget, 3);
     ASSERT_TRUE(One.Error.empty() && Three.Error.empty()) << File;
     EXPECT_EQ(One.R.Verdict, Three.R.Verdict) << File;
@@ -190,7 +190,7 @@ TEST(ExploreAllTripsTest, CheckedBuildsGetThePlainBuildsVerdicts) {
       return;
     // H5's explorations grow to millions of states before they say unknown: a budget makes
     // them say it sooner, at the same point for both builds.
-    constexpr uint64_t Budget = 300000;
+    constexpr uint64_t Budget = 100000;
     Proof Plain = prove(O.getString("ptx")->str(), Budget), Inst = prove(Checked, Budget);
     ASSERT_TRUE(Inst.Error.empty()) << What << ": " << Inst.Error;
     row(What, "checked", Inst);
