@@ -16,10 +16,12 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -248,11 +250,14 @@ int runVerify(int Argc, char **Argv) {
     return fail(Kernel.empty() ? Files.front().str() + " has no kernel entry (.entry)"
                                : "no kernel entry '" + Kernel + "' in " + Files.front().str());
 
+  // Each kernel's analysis gets a solver of its own (its verification runs on a thread of
+  // its own and may still ask it); the lint checks afterwards share this one.
   analyzer::ProtocolOptions PO;
   std::unique_ptr<analyzer::Solver> Solver = analyzer::Solver::createZ3();
-  PO.SharedSolver = Solver.get();
   std::vector<std::unique_ptr<analyzer::Protocol>> Protocols;
   std::vector<report::KernelResults> Results;
+  std::vector<analyzer::VerifyOptions> PerKernel;
+  std::mutex ProgressLock;
   for (const ptx::Function *F : Entries) {
     Protocols.push_back(analyzer::buildProtocol(M, *F, PO));
     const analyzer::Protocol &P = *Protocols.back();
@@ -273,14 +278,26 @@ int runVerify(int Argc, char **Argv) {
         KernelOptions.MinTiles = *Spec->MinKTiles;
     }
     if (Progress)
-      KernelOptions.OnExploreRun = [&P](const std::string &Run, double Ms) {
+      KernelOptions.OnExploreRun = [&P, &ProgressLock](const std::string &Run, double Ms) {
+        std::lock_guard<std::mutex> Lock(ProgressLock);
         llvm::errs() << "wsv verify: " << P.Kernel << ": explored " << Run << ", "
                      << llvm::format("%.1f", Ms / 1000) << " s\n";
       };
-    R.Verdicts = analyzer::verifyProtocol(P, KernelOptions);
-    R.Findings = analyzer::runChecks(P, analyzer::CheckSelection::all(), Solver.get());
+    PerKernel.push_back(std::move(KernelOptions));
     Results.push_back(std::move(R));
   }
+  // The kernels of a file (bf16 and fp16 twins) are verified at once: each protocol has its
+  // own expressions and every Z3 query its own context. The lint checks share one solver,
+  // so they run after, in turn.
+  {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(
+        static_cast<unsigned>(std::min<size_t>(Results.size(), 4))));
+    for (size_t I = 0; I < Results.size(); ++I)
+      Pool.async([&, I] { Results[I].Verdicts = analyzer::verifyProtocol(*Results[I].P, PerKernel[I]); });
+    Pool.wait();
+  }
+  for (report::KernelResults &R : Results)
+    R.Findings = analyzer::runChecks(*R.P, analyzer::CheckSelection::all(), Solver.get());
 
   bool Refuted = false, Unknown = false;
   for (const report::KernelResults &R : Results) {
