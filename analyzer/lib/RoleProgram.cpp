@@ -384,6 +384,15 @@ private:
       S.Unknown = "peer CTA rank: " + E.Barrier.PeerRank.Unknown;
   }
 
+  /// The barrier and the phase parity a wait or a probe looks at (What names it).
+  void phaseOperands(const Event &E, RoleStep &S, const std::string &What) {
+    barrier(E, S);
+    if (!E.Token.absent() && S.Unknown.empty())
+      S.Unknown = "a " + What + " on a state token is not modeled";
+    else
+      S.Parity = value(E.Parity, (What + " parity").c_str(), S);
+  }
+
   /// A buffer operand; nothing when the access is not to a buffer that async copies use.
   void buffer(const BufferRef &B, std::vector<SlotExpr> &Out, RoleStep &S) {
     if (B.resolved()) {
@@ -456,11 +465,7 @@ private:
       break;
     case EventKind::Wait:
       S.Kind = StepKind::Wait;
-      barrier(E, S);
-      if (!E.Token.absent() && S.Unknown.empty())
-        S.Unknown = "a wait on a state token is not modeled";
-      else
-        S.Parity = value(E.Parity, "wait parity", S);
+      phaseOperands(E, S, "wait");
       if (std::optional<Skip> K = skipOf(E)) {
         S.When = K->Rest;
         S.SkipEntry = K->Entry;
@@ -472,11 +477,7 @@ private:
       if (!P.Analysis || !UsedProbes.count(&P.Analysis->cfg().inst(E.Inst)))
         return std::nullopt; // its result decides nothing the model runs
       S.Kind = StepKind::Probe;
-      barrier(E, S);
-      if (!E.Token.absent() && S.Unknown.empty())
-        S.Unknown = "a probe of a state token is not modeled";
-      else
-        S.Parity = value(E.Parity, "probe parity", S);
+      phaseOperands(E, S, "probe");
       break;
     case EventKind::AsyncLoad:
     case EventKind::TryCancel:

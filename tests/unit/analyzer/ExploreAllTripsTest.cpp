@@ -25,6 +25,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -112,12 +113,26 @@ void row(const std::string &Kernel, const std::string &Variant, const Proof &X) 
                                                    : X.R.Reason.substr(0, 110).c_str());
 }
 
-TEST(ExploreAllTripsTest, ReferenceKernelsProvedVariantsRefuted) {
+/// The manifest's kernels (WSV_PTX_DIR/kernels.json); nullopt when the PTX was not built.
+std::optional<llvm::json::Value> manifest() {
   auto Buf = llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) + "/kernels.json");
   if (!Buf)
-    GTEST_SKIP() << "no kernels.json in " << WSV_PTX_DIR << " (build wsv_ptx)";
+    return std::nullopt;
   auto J = llvm::json::parse((*Buf)->getBuffer());
-  ASSERT_TRUE(static_cast<bool>(J)) << llvm::toString(J.takeError());
+  if (!J) {
+    ADD_FAILURE() << llvm::toString(J.takeError());
+    return std::nullopt;
+  }
+  return std::move(*J);
+}
+
+#define WSV_MANIFEST_OR_SKIP(J)                                                              \
+  std::optional<llvm::json::Value> J = manifest();                                           \
+  if (!J)                                                                                    \
+  GTEST_SKIP() << "no kernels.json in " << WSV_PTX_DIR << " (build wsv_ptx)"
+
+TEST(ExploreAllTripsTest, ReferenceKernelsProvedVariantsRefuted) {
+  WSV_MANIFEST_OR_SKIP(J);
   const llvm::json::Array *Kernels = J->getAsObject()->getArray("kernels");
   ASSERT_TRUE(Kernels);
   std::printf("%-9s %-28s %-9s %6s %4s %9s %8s\n", "kernel", "variant", "verdict", "period",
@@ -159,8 +174,7 @@ TEST(ExploreAllTripsTest, ReferenceKernelsProvedVariantsRefuted) {
 }
 
 TEST(ExploreAllTripsTest, ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn) {
-  if (!llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) + "/kernels.json"))
-    GTEST_SKIP() << "no kernels.json in " << WSV_PTX_DIR << " (build wsv_ptx)";
+  WSV_MANIFEST_OR_SKIP(J);
   // Proved (H4), refuted on a periodic system's launch (h3 arrival-count), and stopped by
   // the budget for all explorations partway through a batch of tile classes (H5, whose
   // small launches take 240000 states): the same verdict, reason, explorations and states
@@ -178,11 +192,7 @@ TEST(ExploreAllTripsTest, ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn)
 }
 
 TEST(ExploreAllTripsTest, CheckedBuildsGetThePlainBuildsVerdicts) {
-  auto Buf = llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) + "/kernels.json");
-  if (!Buf)
-    GTEST_SKIP() << "no kernels.json in " << WSV_PTX_DIR << " (build wsv_ptx)";
-  auto J = llvm::json::parse((*Buf)->getBuffer());
-  ASSERT_TRUE(static_cast<bool>(J)) << llvm::toString(J.takeError());
+  WSV_MANIFEST_OR_SKIP(J);
   unsigned Compared = 0, ProvedBoth = 0, RefutedBoth = 0;
   auto Compare = [&](const std::string &What, const llvm::json::Object &O) {
     std::string Checked = O.getString("checked_ptx").value_or("").str();
