@@ -2,7 +2,8 @@
 """Hangs captured on the GPU against the model's counterexamples.
 
 For every hardware capture (a wsv-trace/1 file with "source": "hardware", written by
-`wsv run --check`) in the given folders, explores the variant's plain PTX with the capture's
+`wsv run --check`) in the given folders, explores the PTX that ran (the variant's instrumented
+build, `<kernel>.bug-<check>.checked.ptx`; the plain build where there is none) with the capture's
 problem size (`wsv explore --param K=... --trace`; persistent kernels, whose launch is too large
 to explore, at the small launch `wsv explore` picks) and compares who is stuck on what: each
 side's summary lists roles (with their warps) and the mbarrier or named barrier they wait on.
@@ -71,7 +72,8 @@ def main():
                 continue
             if capture.get("source") != "hardware" or not capture.get("variant"):
                 continue
-            ptx = os.path.join(args.ptx_dir, "%s.bug-%s.ptx" % (capture["kernel"], capture["variant"]))
+            base = os.path.join(args.ptx_dir, "%s.bug-%s" % (capture["kernel"], capture["variant"]))
+            ptx = base + ".checked.ptx" if os.path.exists(base + ".checked.ptx") else base + ".ptx"
             problem = capture.get("launch", {}).get("problem", {})
             cmd = [args.wsv, "explore", "--kernel", capture["entry"], "--max-states", "400000"]
             protocol = subprocess.run([args.wsv, "protocol", "--kernel", capture["entry"], ptx],
@@ -92,7 +94,8 @@ def main():
             hw = stuck(capture)
             verdict = model.get("verdict", "exit %d" % run.returncode)
             if verdict != "deadlock":
-                rows.append((capture["kernel"], capture["variant"], where, hw, None,
+                rows.append((capture["kernel"], capture["variant"] + (" (checked)" if ptx.endswith(".checked.ptx") else ""),
+                             where, hw, None,
                              "%s: no deadlock in the model" % verdict))
                 missing += 1
                 continue
@@ -109,7 +112,8 @@ def main():
                 # left differs. Shown, not counted.
                 verdict = "differs (the model ran a smaller launch)"
                 missing += 1
-            rows.append((capture["kernel"], capture["variant"], where, hw, st, verdict))
+            rows.append((capture["kernel"], capture["variant"] + (" (checked)" if ptx.endswith(".checked.ptx") else ""),
+                         where, hw, st, verdict))
     def fmt(side):
         if side is None:
             return "-"

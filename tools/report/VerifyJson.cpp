@@ -95,7 +95,8 @@ json verdictToJson(const Verdict &V) {
     for (const analyzer::BarrierState &B : V.FinalBarriers)
       Barriers.push_back({{"barrier", B.Name},
                           {"pending", B.Pending},
-                          {"parity", B.Phase},
+                          {"phase", B.Phase},
+                          {"parity", B.Phase % 2},
                           {"tx_count", B.TxCount},
                           {"in_flight", B.InFlight}});
     J["barriers"] = std::move(Barriers);
@@ -189,6 +190,14 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
   json Launch = {{"block", {P.Launch.BlockX, P.Launch.BlockY, P.Launch.BlockZ}},
                  {"cluster", {P.Launch.ClusterSize, 1, 1}},
                  {"parameters", V.Parameters}};
+  // As `wsv explain` reads them (EXPLAIN_JSON.md).
+  json FinalBarriers = json::array();
+  for (const analyzer::BarrierState &B : V.FinalBarriers)
+    FinalBarriers.push_back({{"name", B.Name},
+                             {"pending", B.Pending},
+                             {"phase", B.Phase},
+                             {"tx_count", B.TxCount},
+                             {"in_flight", B.InFlight}});
   json Doc = {{"schema", "wsv-trace/1"},
               {"source", "solver"},
               {"kernel", P.Kernel},
@@ -203,7 +212,7 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
               {"reason", V.Reason},
               {"stuck", std::move(Stuck)},
               {"steps", std::move(Steps)},
-              {"final_barriers", verdictToJson(V)["barriers"]}};
+              {"final_barriers", FinalBarriers}};
   return Doc;
 }
 
