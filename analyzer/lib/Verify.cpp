@@ -123,6 +123,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   PO.TileK = Options.TileK;
   PO.MaxStates = Options.MaxStates;
   PO.MaxTotalStates = Options.MaxTotalStates;
+  PO.Threads = Options.Threads;
   PO.OnRun = Options.OnExploreRun;
   PO.MinTiles = Options.MinTiles;
   for (const auto &[Name, Value] : Options.Params)

@@ -58,6 +58,8 @@ const char Usage[] =
     "                        1000000); beyond, the exploration's verdict is unknown\n"
     "  --progress            print each exploration to stderr as it ends (the default when\n"
     "                        stderr is a terminal)\n"
+    "  -j, --jobs N          kernels of the file verified at once, and explorations of one\n"
+    "                        kernel run at once (default: the hardware threads, at most 4)\n"
     "\n"
     "exit codes: 0 no counterexample and no error finding, 1 a counterexample or an error\n"
     "finding, 2 bad input or usage, 3 a property stayed unknown under --require-proof\n";
@@ -154,7 +156,7 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 
 int runVerify(int Argc, char **Argv) {
   std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Bound, MaxStates,
-      MaxTotalStates;
+      MaxTotalStates, Jobs;
   std::vector<std::string> ParamArgs;
   bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed();
   llvm::SmallVector<StringRef, 2> Files;
@@ -175,7 +177,8 @@ int runVerify(int Argc, char **Argv) {
     if (Value("--kernel", Kernel) || Value("--launch", Launch) ||
         Value("--trace-out", TraceOut) || Value("--timeout-ms", Timeout) ||
         Value("--bound", Bound) || Value("--max-states", MaxStates) ||
-        Value("--max-total-states", MaxTotalStates)) {
+        Value("--max-total-states", MaxTotalStates) || Value("--jobs", Jobs) ||
+        Value("-j", Jobs)) {
       continue;
     } else if (Value("--format", Format)) {
       if (Format != "text" && Format != "json" && Format != "sarif")
@@ -221,6 +224,11 @@ int runVerify(int Argc, char **Argv) {
         return fail(std::string(Name) + " takes a positive number of states", true);
       *Out = N;
     }
+  if (!Jobs.empty()) {
+    if (!Number(Jobs, N) || N == 0 || N > 256)
+      return fail("--jobs takes a number from 1 to 256", true);
+    Options.Threads = static_cast<unsigned>(N);
+  }
   if (!Launch.empty() && !ParamArgs.empty())
     return fail("--launch and --param are exclusive", true);
   if (!Launch.empty()) {
@@ -290,8 +298,9 @@ int runVerify(int Argc, char **Argv) {
   // own expressions and every Z3 query its own context. The lint checks share one solver,
   // so they run after, in turn.
   {
-    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(
-        static_cast<unsigned>(std::min<size_t>(Results.size(), 4))));
+    unsigned Kernels = static_cast<unsigned>(
+        std::min<size_t>(Results.size(), Options.Threads ? Options.Threads : 4));
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Kernels));
     for (size_t I = 0; I < Results.size(); ++I)
       Pool.async([&, I] { Results[I].Verdicts = analyzer::verifyProtocol(*Results[I].P, PerKernel[I]); });
     Pool.wait();

@@ -134,6 +134,8 @@ struct VerifyOptions {
   /// States all explorations of one kernel may visit together (H4's proof takes about
   /// 500000; a larger search says unknown rather than run for minutes).
   uint64_t MaxTotalStates = 1000000;
+  /// Explorations run at once (ParametricOptions::Threads; 0: the cores, at most 4).
+  unsigned Threads = 0;
   /// Z3's time for a property the exploration did not get to (it stopped at another
   /// property's counterexample), at most TimeoutMs.
   unsigned NotExaminedTimeoutMs = 300;
