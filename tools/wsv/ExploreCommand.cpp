@@ -46,6 +46,8 @@ const char Usage[] =
     "                       cross-check it on one launch)\n"
     "  --progress           print each exploration of --all-k to stderr as it ends (the\n"
     "                       default when stderr is a terminal)\n"
+    "  -j, --jobs N         explorations of --all-k run at once (default: the hardware\n"
+    "                       threads, at most 4)\n"
     "  --trace OUT.json     write the schedule as a wsv-trace/1 document\n"
     "  --replay TRACE.json  re-execute the trace's steps instead of exploring\n"
     "\n"
@@ -60,7 +62,7 @@ int fail(const std::string &Message, bool ShowUsage = false) {
 
 int runExplore(int Argc, char **Argv) {
   std::string Kernel, TraceOut, ReplayIn, File;
-  unsigned KTiles = 2, Tiles = 1;
+  unsigned KTiles = 2, Tiles = 1, Jobs = 0;
   uint64_t MaxStates = 2000000;
   bool AllK = false, Reduce = true, Progress = llvm::errs().is_displayed();
   std::map<std::string, uint64_t> Params;
@@ -85,7 +87,8 @@ int runExplore(int Argc, char **Argv) {
     } else if (Arg == "--trace" || Arg == "--replay") {
       if (!Next(Arg == "--trace" ? TraceOut : ReplayIn))
         return fail(Arg.str() + " needs a file", true);
-    } else if (Arg == "--k-tiles" || Arg == "--tiles" || Arg == "--max-states") {
+    } else if (Arg == "--k-tiles" || Arg == "--tiles" || Arg == "--max-states" ||
+               Arg == "--jobs" || Arg == "-j") {
       unsigned long long N = 0;
       if (!Next(V) || StringRef(V).getAsInteger(10, N) || N == 0)
         return fail(Arg.str() + " needs a positive number", true);
@@ -93,8 +96,12 @@ int runExplore(int Argc, char **Argv) {
         KTiles = static_cast<unsigned>(N);
       else if (Arg == "--tiles")
         Tiles = static_cast<unsigned>(N);
-      else
+      else if (Arg == "--max-states")
         MaxStates = N;
+      else if (N > 256)
+        return fail("--jobs takes a number from 1 to 256", true);
+      else
+        Jobs = static_cast<unsigned>(N);
     } else if (Arg == "--param") {
       auto [Name, Value] = StringRef(Next(V) ? V : "").split('=');
       unsigned long long N = 0;
@@ -138,6 +145,7 @@ int runExplore(int Argc, char **Argv) {
     analyzer::ParametricOptions Options;
     Options.TileK = TileK;
     Options.MaxStates = MaxStates;
+    Options.Threads = Jobs;
     for (const auto &[Name, Value] : Params)
       Options.Params[Name] = Value;
     if (Progress)
