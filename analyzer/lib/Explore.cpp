@@ -156,13 +156,16 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
 
   State St;
   while (!Frontier.empty()) {
-    Waiting &Front = Frontier.front();
+    Waiting &Front = Options.DepthFirst ? Frontier.back() : Frontier.front();
     if (Front.Unpacked)
       St = std::move(*Front.Unpacked);
     else
       St.load(Front.Packed);
     uint32_t Id = Front.Id;
-    Frontier.pop_front();
+    if (Options.DepthFirst)
+      Frontier.pop_back();
+    else
+      Frontier.pop_front();
     std::vector<ScheduleStep> Moves = Sim.enabled(St, Options.PartialOrder);
     if (Moves.empty()) {
       if (Sim.finished(St))

@@ -178,6 +178,36 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Ins
   return false;
 }
 
+std::optional<ExploreResult> Prover::searchDeep(const ConcreteSystem &S,
+                                               const std::string &What) {
+  // A depth-first search reaches the late k-tiles of a launch (a ring that wraps) within a
+  // quarter of the bound. Only its bugs count (replayed: a real schedule, not the shortest);
+  // finding none says nothing. Not for periodic systems, whose cycles it would run around.
+  bool Periodic = llvm::any_of(S.Agents, [](const ConcreteAgent &A) {
+    return A.hasCycle() || !A.InnerCycles.empty();
+  });
+  ExploreOptions DO;
+  DO.DepthFirst = true;
+  DO.MaxLag = O.MaxLag;
+  DO.MaxStates = O.MaxStates / 4;
+  bool Left = !O.MaxTotalStates ||
+              (R.States < O.MaxTotalStates && O.MaxTotalStates - R.States > DO.MaxStates);
+  if (Periodic || !Left)
+    return std::nullopt;
+  auto Start = std::chrono::steady_clock::now();
+  ExploreResult D = wsv::analyzer::explore(S, DO);
+  R.States += D.States;
+  R.Runs.push_back(What + ", depth-first: " + toString(D.Verdict) + " (" +
+                   std::to_string(D.States) + " states)");
+  if (O.OnRun)
+    O.OnRun(R.Runs.back(), std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - Start)
+                               .count());
+  if (D.Verdict == ExploreVerdict::Clean || D.Verdict == ExploreVerdict::Unknown)
+    return std::nullopt;
+  return D;
+}
+
 void Prover::smallLaunches(std::string Why) {
   // No statement for every parameter; small launches may still show a bug: 1 and 2 k-tiles
   // and one more than the deepest ring, 1 and 2 tiles per CTA for a persistent loop.
@@ -308,7 +338,21 @@ void Prover::run() {
     if (!explore(S, R.Parameter + " = " + std::to_string(KV), launch(KV))) {
       if (R.Verdict != ExploreVerdict::Unknown)
         return;
-      R.Verdict = ExploreVerdict::Unknown; // the state bound: the argument below may still do
+      // The state bound: a depth-first search of the largest of these launches may still
+      // find a bug in its late k-tiles, and the argument below may still prove.
+      uint64_t Largest = (O.MinTiles + Ring) * O.TileK;
+      ConcreteSystem Big = instance(Largest);
+      if (Big.Unknown.empty())
+        if (std::optional<ExploreResult> D =
+                searchDeep(Big, R.Parameter + " = " + std::to_string(Largest))) {
+          R.Verdict = D->Verdict;
+          R.Found = std::move(*D);
+          R.Launch = launch(Largest);
+          R.Reason = R.Parameter + " = " + std::to_string(Largest) + DeepNote +
+                     R.Found.Message;
+          return;
+        }
+      R.Verdict = ExploreVerdict::Unknown;
       R.Reason.clear();
       break;
     }

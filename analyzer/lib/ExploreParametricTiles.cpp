@@ -212,8 +212,21 @@ void Prover::runTiles() {
       continue;
     if (R.Verdict != ExploreVerdict::Unknown)
       return;
-    if (FirstBound.empty())
+    if (FirstBound.empty()) {
       FirstBound = R.Reason;
+      // The largest small launch wraps every ring in both loops: a depth-first search of
+      // it may find what the full searches run out of states before.
+      auto [BigTV, BigNTV] = Small.back();
+      Class C = Build(BigTV, BigNTV, false, false);
+      if (C.Error.empty())
+        if (std::optional<ExploreResult> D = searchDeep(C.S, C.What)) {
+          R.Verdict = D->Verdict;
+          R.Found = std::move(*D);
+          R.Launch = *C.I;
+          R.Reason = C.What + DeepNote + R.Found.Message;
+          return;
+        }
+    }
     Bounded.push_back({TV, NTV});
   }
   if (!Bounded.empty())

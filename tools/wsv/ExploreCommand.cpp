@@ -63,6 +63,7 @@ int fail(const std::string &Message, bool ShowUsage = false) {
 int runExplore(int Argc, char **Argv) {
   std::string Kernel, TraceOut, ReplayIn, File;
   unsigned KTiles = 2, Tiles = 1, Jobs = 0;
+  bool DepthFirst = false;
   uint64_t MaxStates = 2000000;
   bool AllK = false, Reduce = true, Progress = llvm::errs().is_displayed();
   std::map<std::string, uint64_t> Params;
@@ -79,6 +80,8 @@ int runExplore(int Argc, char **Argv) {
       AllK = true;
     } else if (Arg == "--no-reduction") {
       Reduce = false;
+    } else if (Arg == "--depth-first") {
+      DepthFirst = true;
     } else if (Arg == "--progress") {
       Progress = true;
     } else if (Arg == "--kernel") {
@@ -194,6 +197,7 @@ int runExplore(int Argc, char **Argv) {
   } else {
     analyzer::ExploreOptions Options;
     Options.PartialOrder = Reduce;
+    Options.DepthFirst = DepthFirst;
     Options.MaxStates = MaxStates;
     R = analyzer::explore(S, Options);
   }

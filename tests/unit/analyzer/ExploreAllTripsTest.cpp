@@ -191,6 +191,33 @@ TEST(ExploreAllTripsTest, ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn)
   }
 }
 
+TEST(ExploreAllTripsTest, ADepthFirstSearchFindsWhatTheFullSearchRunsOutBefore) {
+  // B5 with mma2tma initialized for one arrival where both MMA warps commit: the producer
+  // gets a stage back early and laps a consumer on the ring, which shows once the ring
+  // wraps (5 k-tiles); the full search of that launch runs out of states long before.
+  WSV_MANIFEST_OR_SKIP(J);
+  Proof X = prove("b5.bug-mbarrier-arrival-count.ptx");
+  ASSERT_TRUE(X.Error.empty()) << X.Error;
+  std::optional<Instance> I = chooseInstance(X.RP, 64, 5, 2);
+  ASSERT_TRUE(I);
+  ConcreteSystem S = instantiate(X.RP, *I);
+  ASSERT_EQ(S.Unknown, "");
+  ExploreOptions Broad;
+  Broad.MaxStates = 20000;
+  EXPECT_EQ(explore(S, Broad).Verdict, ExploreVerdict::Unknown);
+  ExploreOptions Deep = Broad;
+  Deep.DepthFirst = true;
+  ExploreResult D = explore(S, Deep);
+  ASSERT_EQ(D.Verdict, ExploreVerdict::Deadlock) << D.Message;
+  EXPECT_EQ(replay(S, D.Schedule).Verdict, ExploreVerdict::Deadlock);
+  // The argument tries it when a small launch runs out of states: a counterexample.
+  EXPECT_EQ(X.R.Verdict, ExploreVerdict::Deadlock) << X.R.Reason;
+  EXPECT_NE(X.R.Reason.find("depth-first"), std::string::npos) << X.R.Reason;
+  // On the correct kernel it finds nothing.
+  Proof Clean = prove("b5.ptx");
+  EXPECT_FALSE(bad(Clean.R.Verdict)) << Clean.R.Reason;
+}
+
 TEST(ExploreAllTripsTest, CheckedBuildsGetThePlainBuildsVerdicts) {
   WSV_MANIFEST_OR_SKIP(J);
   unsigned Compared = 0, ProvedBoth = 0, RefutedBoth = 0;

@@ -103,12 +103,17 @@ struct ExploreOptions {
   /// Periodic systems: the most passes of the loop one agent may run ahead of another
   /// before the search gives up (unknown).
   uint32_t MaxLag = 16;
+  /// Expands the newest state first instead of the oldest: within MaxStates it reaches the
+  /// late k-tiles of a launch too large to search in full. For bugs only: its schedule is
+  /// a real one (replayed) but not the shortest.
+  bool DepthFirst = false;
 };
 
 struct ExploreResult {
   ExploreVerdict Verdict = ExploreVerdict::Unknown;
   std::string Message; ///< the race, violation or reason for unknown; the deadlock in words
-  std::vector<ScheduleStep> Schedule; ///< the shortest schedule found to the bad state
+  /// The shortest schedule to the bad state (one schedule with ExploreOptions::DepthFirst).
+  std::vector<ScheduleStep> Schedule;
   std::vector<BlockedAgent> Blocked;  ///< deadlock: every unfinished agent
   /// Race: the buffer slot instance and the two steps involved (the second is the one that
   /// made the race: Schedule.back()).
