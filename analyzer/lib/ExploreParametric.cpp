@@ -178,8 +178,8 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Ins
   return false;
 }
 
-std::optional<ExploreResult> Prover::searchDeep(const ConcreteSystem &S,
-                                               const std::string &What) {
+bool Prover::searchDeep(const ConcreteSystem &S, const std::string &What,
+                        const Instance &At) {
   // A depth-first search reaches the late k-tiles of a launch (a ring that wraps) within a
   // quarter of the bound. Only its bugs count (replayed: a real schedule, not the shortest);
   // finding none says nothing. Not for periodic systems, whose cycles it would run around.
@@ -193,7 +193,7 @@ std::optional<ExploreResult> Prover::searchDeep(const ConcreteSystem &S,
   bool Left = !O.MaxTotalStates ||
               (R.States < O.MaxTotalStates && O.MaxTotalStates - R.States > DO.MaxStates);
   if (Periodic || !Left)
-    return std::nullopt;
+    return false;
   auto Start = std::chrono::steady_clock::now();
   ExploreResult D = wsv::analyzer::explore(S, DO);
   R.States += D.States;
@@ -204,8 +204,13 @@ std::optional<ExploreResult> Prover::searchDeep(const ConcreteSystem &S,
                                std::chrono::steady_clock::now() - Start)
                                .count());
   if (D.Verdict == ExploreVerdict::Clean || D.Verdict == ExploreVerdict::Unknown)
-    return std::nullopt;
-  return D;
+    return false;
+  R.Verdict = D.Verdict;
+  R.Found = std::move(D);
+  R.Launch = At;
+  R.Reason = What + " (found by a depth-first search: a real schedule, not the shortest): " +
+             R.Found.Message;
+  return true;
 }
 
 void Prover::smallLaunches(std::string Why) {
@@ -342,16 +347,9 @@ void Prover::run() {
       // find a bug in its late k-tiles, and the argument below may still prove.
       uint64_t Largest = (O.MinTiles + Ring) * O.TileK;
       ConcreteSystem Big = instance(Largest);
-      if (Big.Unknown.empty())
-        if (std::optional<ExploreResult> D =
-                searchDeep(Big, R.Parameter + " = " + std::to_string(Largest))) {
-          R.Verdict = D->Verdict;
-          R.Found = std::move(*D);
-          R.Launch = launch(Largest);
-          R.Reason = R.Parameter + " = " + std::to_string(Largest) + DeepNote +
-                     R.Found.Message;
-          return;
-        }
+      if (Big.Unknown.empty() &&
+          searchDeep(Big, R.Parameter + " = " + std::to_string(Largest), launch(Largest)))
+        return;
       R.Verdict = ExploreVerdict::Unknown;
       R.Reason.clear();
       break;

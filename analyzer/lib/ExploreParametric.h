@@ -24,10 +24,6 @@ namespace wsv {
 namespace analyzer {
 namespace parametric {
 
-/// Says that a counterexample came from a depth-first search (Prover::searchDeep).
-inline constexpr const char *DeepNote =
-    " (found by a depth-first search: a real schedule, not the shortest): ";
-
 /// An expression of a program, with the varying loop around it (NoIndex: none).
 struct Use {
   const Expr *E = nullptr;
@@ -85,9 +81,10 @@ private:
   std::vector<std::pair<ExploreResult, double>>
   exploreAhead(const std::vector<const ConcreteSystem *> &Systems) const;
   unsigned threads() const;
-  /// A depth-first search of a launch the full search could not finish: its counterexample
-  /// when it finds one (recorded in the runs and the state count either way).
-  std::optional<ExploreResult> searchDeep(const ConcreteSystem &S, const std::string &What);
+  /// A depth-first search of launch At (system S), for a bug the full searches ran out of
+  /// states before: true when it found one (R then has it); recorded in the runs and the
+  /// state count either way.
+  bool searchDeep(const ConcreteSystem &S, const std::string &What, const Instance &At);
   static std::vector<const ConcreteSystem *> pointers(const std::vector<ConcreteSystem> &V) {
     std::vector<const ConcreteSystem *> Out;
     for (const ConcreteSystem &S : V)

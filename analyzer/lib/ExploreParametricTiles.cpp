@@ -218,14 +218,8 @@ void Prover::runTiles() {
       // it may find what the full searches run out of states before.
       auto [BigTV, BigNTV] = Small.back();
       Class C = Build(BigTV, BigNTV, false, false);
-      if (C.Error.empty())
-        if (std::optional<ExploreResult> D = searchDeep(C.S, C.What)) {
-          R.Verdict = D->Verdict;
-          R.Found = std::move(*D);
-          R.Launch = *C.I;
-          R.Reason = C.What + DeepNote + R.Found.Message;
-          return;
-        }
+      if (C.Error.empty() && searchDeep(C.S, C.What, *C.I))
+        return;
     }
     Bounded.push_back({TV, NTV});
   }

@@ -179,6 +179,10 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     }
     V.K = Verdict::Kind::Counterexample;
     V.Reason = E.Found.Message;
+    if (E.Reason.find("depth-first") != std::string::npos)
+      V.Assumptions.push_back("the schedule comes from a depth-first search (the full search "
+                              "of that launch ran out of states): a real one, not the "
+                              "shortest");
     // The launch's values of the kernel's own parameters (the defaults for M and N are
     // there whether the kernel has them or not).
     for (const auto &[Name, Value] : E.Launch.Params)
