@@ -121,15 +121,21 @@ public:
   explicit Lowering(const Protocol &P) : P(P) {}
 
   RolePrograms run() {
-    for (const Event &E : P.Events)
-      if (E.Kind == EventKind::Wait)
-        if (std::optional<Skip> K = skipOf(E))
-          for (const Expr *V : {K->Entry, K->Latch})
-            V->mentions([&](const Expr *L) {
-              if (isProbeResult(L))
-                UsedProbes.insert(L->site());
-              return false;
-            });
+    // The probes' instructions, then each wait's skip condition (found once: lowering a
+    // wait reads it back) and the probes those read.
+    if (P.Analysis)
+      for (const Event &E : P.Events)
+        if (E.Kind == EventKind::Probe)
+          ProbeSites.insert(&P.Analysis->cfg().inst(E.Inst));
+    Skips.resize(P.Events.size());
+    for (unsigned I = 0; I < P.Events.size(); ++I)
+      if (P.Events[I].Kind == EventKind::Wait && (Skips[I] = skipOf(P.Events[I])))
+        for (const Expr *V : {Skips[I]->Entry, Skips[I]->Latch})
+          V->mentions([&](const Expr *L) {
+            if (isProbeResult(L))
+              UsedProbes.insert(L->site());
+            return false;
+          });
     RolePrograms Out;
     Out.P = &P;
     Out.ClusterSize = std::max(1u, P.Launch.ClusterSize);
@@ -190,12 +196,7 @@ private:
   };
 
   bool isProbeResult(const Expr *L) const {
-    if (!L->is(ExprKind::Opaque) || !P.Analysis)
-      return false;
-    for (const Event &E : P.Events)
-      if (E.Kind == EventKind::Probe && L->site() == &P.Analysis->cfg().inst(E.Inst))
-        return true;
-    return false;
+    return L->is(ExprKind::Opaque) && ProbeSites.count(L->site());
   }
 
   std::optional<Skip> skipOf(const Event &E) const {
@@ -466,7 +467,7 @@ private:
     case EventKind::Wait:
       S.Kind = StepKind::Wait;
       phaseOperands(E, S, "wait");
-      if (std::optional<Skip> K = skipOf(E)) {
+      if (const std::optional<Skip> &K = Skips[Index]) {
         S.When = K->Rest;
         S.SkipEntry = K->Entry;
         S.SkipLatch = K->Latch;
@@ -578,7 +579,9 @@ private:
 
   const Protocol &P;
   /// The probes (their instructions) whose results a wait's skip condition reads.
-  std::set<const void *> UsedProbes;
+  std::set<const void *> UsedProbes, ProbeSites;
+  /// Per event: a wait's skip condition (skipOf).
+  std::vector<std::optional<Skip>> Skips;
   /// The threads of the first copy of the program being lowered.
   llvm::BitVector Mask;
 };

@@ -423,7 +423,7 @@ private:
       if (S.Barrier.PeerRank)
         Cta = static_cast<unsigned>(Num(S.Barrier.PeerRank, "peer CTA rank", OwnCta));
       // mapa to a rank outside the cluster: no barrier there (undefined behaviour).
-      if (Cta >= RP.ClusterSize && Out.Unknown.empty())
+      if (Cta >= RP.ClusterSize)
         C.Undefined = "the barrier of CTA rank " + std::to_string(Cta) + " (mapa) is outside "
                       "the cluster of " + std::to_string(RP.ClusterSize) +
                       " (undefined behaviour)";
