@@ -46,6 +46,25 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     for (const ConcreteStep &C : S.Agents[A].Steps)
       if (C.Kind == StepKind::MmaCommit)
         CommitTargets[A].insert(CommitTargets[A].end(), C.Targets.begin(), C.Targets.end());
+  AsyncRead.assign(S.Buffers.size(), false);
+  for (const ConcreteAgent &Ag : S.Agents)
+    for (const ConcreteStep &C : Ag.Steps)
+      if (C.Kind == StepKind::AsyncStore || C.Kind == StepKind::MmaIssue)
+        for (unsigned B : C.Reads)
+          AsyncRead[B] = true;
+  Fenced.resize(S.Agents.size());
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    for (const ConcreteStep &C : S.Agents[A].Steps)
+      if (C.Kind == StepKind::Write)
+        for (unsigned B : C.Writes) {
+          auto It = llvm::find_if(Fenced[A], [&](auto &F) { return F.first == B; });
+          if (!AsyncRead[B])
+            continue;
+          if (It == Fenced[A].end())
+            Fenced[A].push_back({B, C.PerCopy});
+          else
+            It->second &= C.PerCopy;
+        }
   findAlikeArrivals();
   for (const ConcreteAgent &Ag : S.Agents)
     for (const ConcreteStep &C : Ag.Steps)
@@ -206,6 +225,9 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   }
   K.put(AS.Arrived | AS.ClusterArrived << 1);
   K.put(AS.Probed);
+  K.put(AS.Unfenced.size());
+  for (uint32_t U : AS.Unfenced)
+    K.put(U);
   K.put(Ticket);
   K.put(ClusterTicket);
   PutOps(AS.Wgmma, false);
@@ -448,6 +470,16 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
     return Agent != T.Agent && X.Program == Y.Program && X.Cta == Y.Cta &&
            (Mine.PerCopy || Other.PerCopy);
   };
+  if (!Write && Async)
+    for (unsigned A = 0; A < S.Agents.size(); ++A)
+      for (uint32_t U : St.Agents[A].Unfenced)
+        if (U / 2 == B && !(A != T.Agent && S.Agents[A].Program == S.Agents[T.Agent].Program &&
+                            S.Agents[A].Cta == S.Agents[T.Agent].Cta && (Mine.PerCopy || U & 1)))
+          return Race(Name + " is read through the async proxy (" +
+                          (Mine.Kind == StepKind::AsyncStore ? "a TMA store" : "an MMA") +
+                          ") while the st.shared / stmatrix writes of " + S.Agents[A].Name +
+                          " to it are not fenced: fence.proxy.async is missing after them",
+                      T);
   if (!Write) {
     for (const LoadInFlight &L : St.Loads)
       if (contains(S.Agents[L.Agent].Steps[L.Step].Writes, B))
@@ -626,7 +658,16 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
       if ((O = checkAccess(St, B, true, false, T)).K != Outcome::Kind::Ok)
         return O;
       St.Filled[B] = true;
+      if (AsyncRead[B]) {
+        uint32_t U = 2 * B + (C.PerCopy ? 1 : 0);
+        auto It = std::lower_bound(AS.Unfenced.begin(), AS.Unfenced.end(), U);
+        if (It == AS.Unfenced.end() || *It != U)
+          AS.Unfenced.insert(It, U);
+      }
     }
+    break;
+  case StepKind::ProxyFence:
+    AS.Unfenced.clear();
     break;
   case StepKind::Alloc: {
     uint32_t Column = 0;

@@ -88,6 +88,11 @@ struct AgentState {
   /// Per probe flag (ConcreteStep::Flag): the last probe saw its phase complete; a wait
   /// that reads the flag clears it.
   uint32_t Probed = 0;
+  /// The buffer instances the agent wrote through the generic proxy (st.shared, stmatrix)
+  /// since its last fence.proxy.async, of those the async proxy reads: 2 * instance, plus 1
+  /// where the write was to the agent's own part of the slot (ConcreteStep::PerCopy).
+  /// Sorted.
+  llvm::SmallVector<uint32_t, 2> Unfenced;
   /// Periodic systems: passes of the agent's cycle completed.
   uint32_t Laps = 0;
   /// Persistent periodic systems: inner cycles left so far (the tile it is in, counted over
@@ -326,6 +331,12 @@ private:
   std::vector<std::vector<uint32_t>> RunOf, RunEnd, NextEnabling;
   std::vector<std::vector<Footprint>> RunUnion;
   unsigned Runs = 0;
+  /// Per buffer instance: a TMA store or an MMA reads it (through the async proxy).
+  std::vector<bool> AsyncRead;
+  /// Per agent: the buffer instances of AsyncRead its generic writes reach, which its
+  /// fence.proxy.async publishes (the fence's footprint), and whether every such write was
+  /// to the agent's own part of the slot.
+  std::vector<std::vector<std::pair<unsigned, bool>>> Fenced;
   /// Per agent: the barrier instances its tcgen05.commits arrive on.
   std::vector<std::vector<unsigned>> CommitTargets;
 };

@@ -26,6 +26,9 @@ void State::save(KeyWriter &Out) const {
     Out.put(A.Occurrence);
     Out.put(A.InnerLaps);
     Out.put(A.Probed);
+    Out.put(A.Unfenced.size());
+    for (uint32_t U : A.Unfenced)
+      Out.put(U);
   }
   Out.put(Barriers.size());
   for (const models::Mbarrier &B : Barriers)
@@ -84,6 +87,9 @@ void State::load(llvm::StringRef Bytes) {
     A.Occurrence = U32();
     A.InnerLaps = U32();
     A.Probed = U32();
+    A.Unfenced.resize(In.get());
+    for (uint32_t &U : A.Unfenced)
+      U = U32();
   }
   Barriers.resize(In.get());
   for (models::Mbarrier &B : Barriers)

@@ -29,6 +29,7 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::ClusterWait: return "barrier.cluster.wait";
   case StepKind::Read: return "read";
   case StepKind::Write: return "write";
+  case StepKind::ProxyFence: return "fence.proxy.async";
   case StepKind::Alloc: return "tcgen05.alloc";
   case StepKind::Dealloc: return "tcgen05.dealloc";
   case StepKind::Exit: return "exit";
@@ -127,6 +128,7 @@ public:
       for (const Event &E : P.Events)
         if (E.Kind == EventKind::Probe)
           ProbeSites.insert(&P.Analysis->cfg().inst(E.Inst));
+    ProxyOrdered = proxyOrderedBuffers();
     Skips.resize(P.Events.size());
     for (unsigned I = 0; I < P.Events.size(); ++I)
       if (P.Events[I].Kind == EventKind::Wait && (Skips[I] = skipOf(P.Events[I])))
@@ -560,13 +562,22 @@ private:
       S.Kind = StepKind::Unknown;
       S.Unknown = E.Opcode + ": " + (E.Reason.empty() ? "not modeled" : E.Reason);
       break;
+    case EventKind::Fence:
+      // Only the proxy fences over shared memory matter, and only where some buffer is both
+      // written by st.shared / stmatrix and read by the async proxy: elsewhere the step
+      // would only add states.
+      if (ProxyOrdered && E.Sync == models::SyncKind::FenceProxyAsync &&
+          E.Opcode.find(".global") == std::string::npos) {
+        S.Kind = StepKind::ProxyFence;
+        break;
+      }
+      return std::nullopt;
     case EventKind::Inval:
     case EventKind::WgmmaFence:
     case EventKind::TmemLoad:
     case EventKind::TmemStore:
     case EventKind::TmemWait:
     case EventKind::WarpSync:
-    case EventKind::Fence:
     case EventKind::Relinquish:
     case EventKind::Setmaxnreg:
       // They order memory or registers, not synchronization state (see the header).
@@ -577,7 +588,25 @@ private:
     return S;
   }
 
+  /// Whether a buffer is written through the generic proxy and read through the async one.
+  bool proxyOrderedBuffers() const {
+    std::set<unsigned> Written;
+    for (const Event &E : P.Events)
+      if (E.Kind == EventKind::SmemWrite && E.Dst.resolved())
+        Written.insert(E.Dst.Buffer);
+    for (const Event &E : P.Events) {
+      if (E.Kind == EventKind::AsyncStore && E.Src.resolved() && Written.count(E.Src.Buffer))
+        return true;
+      if (E.Kind == EventKind::Mma)
+        for (const BufferRef &R : E.Reads)
+          if (R.resolved() && Written.count(R.Buffer))
+            return true;
+    }
+    return false;
+  }
+
   const Protocol &P;
+  bool ProxyOrdered = false;
   /// The probes (their instructions) whose results a wait's skip condition reads.
   std::set<const void *> UsedProbes, ProbeSites;
   /// Per event: a wait's skip condition (skipOf).

@@ -519,6 +519,7 @@ private:
     case StepKind::Dealloc:
       C.Columns = static_cast<uint32_t>(Num(S.Columns, "TMEM columns", 0));
       break;
+    case StepKind::ProxyFence:
     case StepKind::Exit:
     case StepKind::Unknown:
       break;

@@ -34,19 +34,15 @@ const std::set<std::string> Covered = {
     "mbarrier-initial-phase", "mbarrier-tx-bytes",        "mbarrier-no-arriver",
     "mbarrier-phase-skip",    "smem-war-release",         "smem-raw-wait",
     "bulk-store-reuse",       "tcgen05-alloc-exhaustion", "tcgen05-commit-multi-thread",
-    "cluster-exit-early"};
+    "cluster-exit-early",     "cluster-multicast-mask",   "proxy-fence-missing"};
 
 /// Why the others are not deadlocks or races in this model.
 const char *whyNotCovered(const std::string &Bug) {
-  if (Bug == "proxy-fence-missing")
-    return "fences are not modeled: the generic writes still land before the barrier";
   if (Bug == "accumulator-early-read")
     return "accumulators (registers, TMEM) are not buffers of the model";
   if (Bug == "tcgen05-alloc-lane-guard" || Bug == "aligned-divergent" ||
       Bug == "setmaxnreg-nonuniform")
     return "undefined behaviour of a warp-collective under a lane guard, not a schedule";
-  if (Bug == "cluster-multicast-mask")
-    return "a mask outside the cluster is a crash; the instance refuses it";
   if (Bug == "tmem-dealloc-early")
     return "TMEM columns freed while a tcgen05.ld may read them: TMEM reads are not modeled";
   return "not modeled";

@@ -112,6 +112,9 @@ enum class StepKind : uint8_t {
   ClusterWait,
   Read,
   Write,
+  /// fence.proxy.async over shared memory: the agent's generic writes become visible to the
+  /// async proxy (TMA stores, wgmma and tcgen05.mma operand reads).
+  ProxyFence,
   Alloc,
   Dealloc,
   Exit,
