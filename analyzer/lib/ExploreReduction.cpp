@@ -61,6 +61,10 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     for (auto [B, Part] : Fenced[Agent])
       touchBuffer(F, B, Agent, Part, Touch::Write);
     break;
+  case StepKind::AccumulatorRead:
+    // It reads what the agent's own wgmma operations may still write: their queue.
+    add(F, QueueBase + 3 * Agent);
+    break;
   case StepKind::MmaIssue:
   case StepKind::MmaCommit:
   case StepKind::GroupCommit:

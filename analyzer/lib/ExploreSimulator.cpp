@@ -669,6 +669,19 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   case StepKind::ProxyFence:
     AS.Unfenced.clear();
     break;
+  case StepKind::AccumulatorRead:
+    // The agent's own wgmma operations write its accumulators until a wait_group retires
+    // them (they complete no earlier in the model: the race shows whenever it can happen).
+    if (std::optional<uint32_t> Op = AS.Wgmma.findInFlight(
+            [&](uint32_t Op) { return (A.Steps[Op].Accumulators & C.Accumulators) != 0; })) {
+      O.K = Outcome::Kind::Race;
+      O.Message = "the wgmma accumulators of " + A.Name +
+                  " are read while the wgmma that writes them may still run: no "
+                  "wgmma.wait_group retired its group first";
+      O.With = {ScheduleStep::Kind::Execute, Agent, *Op, 0};
+      return O;
+    }
+    break;
   case StepKind::Alloc: {
     uint32_t Column = 0;
     models::TmemResult R = St.Tmem[A.Cta].alloc(C.Columns, Column);

@@ -44,7 +44,8 @@ bool sameStep(const ConcreteStep &A, const ConcreteStep &B,
       A.TxBytes != B.TxBytes || A.Parity != B.Parity || A.Reads != B.Reads ||
       A.Writes != B.Writes || A.PerCopy != B.PerCopy || A.Queue != B.Queue ||
       A.WaitN != B.WaitN || A.ReadOnly != B.ReadOnly || A.Arriving != B.Arriving ||
-      A.Columns != B.Columns || A.Iterations != B.Iterations)
+      A.Columns != B.Columns || A.Iterations != B.Iterations ||
+      A.Accumulators != B.Accumulators)
     return false;
   if (!isNamed(A))
     return A.NamedId == B.NamedId;

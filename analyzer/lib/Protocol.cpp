@@ -61,6 +61,7 @@ const char *wsv::analyzer::toString(EventKind K) {
   case EventKind::TmemWait: return "tcgen05.wait";
   case EventKind::SmemRead: return "smem-read";
   case EventKind::SmemWrite: return "smem-write";
+  case EventKind::AccumulatorRead: return "accumulator-read";
   case EventKind::NamedBarrier: return "named-barrier";
   case EventKind::WarpSync: return "warp-sync";
   case EventKind::ClusterArrive: return "cluster-arrive";

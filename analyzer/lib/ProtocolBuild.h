@@ -15,6 +15,7 @@
 #include "wsv/analyzer/Roles.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -63,6 +64,14 @@ struct BuildState {
   /// The innermost loop containing B that is not a spin wait (NoIndex when none).
   LoopId countedLoopOf(BlockId B);
 };
+
+/// The wgmma accumulators of a function (ProtocolAccumulators.cpp): per wgmma.mma_async
+/// instruction the accumulators it writes, and the instructions that get an
+/// AccumulatorRead event with those they read (one bit per accumulator).
+struct AccumulatorAccesses {
+  llvm::DenseMap<InstId, uint32_t> Writes, Reads;
+};
+AccumulatorAccesses findAccumulatorAccesses(const Cfg &G);
 
 /// Step 1: every synchronization event of the function, with its threads and conditions.
 void collectEvents(BuildState &S);

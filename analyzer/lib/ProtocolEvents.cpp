@@ -542,6 +542,7 @@ void Collector::run() {
       SpinWaitOf[Sum.Spin->Wait] = L.Index;
     }
   }
+  AccumulatorAccesses Acc = findAccumulatorAccesses(G);
   std::vector<BlockId> Order = loopContiguousOrder(G, Loops);
   S.BlockOrder.assign(G.size(), NoIndex);
   for (unsigned K = 0; K < Order.size(); ++K)
@@ -560,6 +561,12 @@ void Collector::run() {
       // Inside a spin loop only the wait itself counts: the rest is the retry.
       if (InSpin && !IsSpinWait)
         continue;
+      if (auto It = Acc.Reads.find(I); It != Acc.Reads.end()) {
+        Event Read;
+        Read.Kind = EventKind::AccumulatorRead;
+        Read.Accumulators = It->second;
+        addEvent(I, std::move(Read), EventInfo());
+      }
       Event E;
       EventInfo Info;
       if (const CallSite *C = G.callAt(I)) {
@@ -586,6 +593,8 @@ void Collector::run() {
       }
       if (!fillFromSyncOp(I, *R, IsSpinWait, E, Info))
         continue;
+      if (auto It = Acc.Writes.find(I); It != Acc.Writes.end())
+        E.Accumulators = It->second;
       addEvent(I, std::move(E), std::move(Info));
     }
   }

@@ -64,6 +64,16 @@ bool sameThreads(const ThreadSet &A, const ThreadSet &B) {
   return true;
 }
 
+/// The accumulators of a bit set: `0` or `0, 1` (numbered by the destination vectors of the
+/// function's wgmma instructions, in program order).
+std::string accumulatorSet(uint32_t Bits) {
+  std::string Out;
+  for (unsigned B = 0; B < 32; ++B)
+    if (Bits >> B & 1)
+      Out += (Out.empty() ? "" : ", ") + std::to_string(B);
+  return Out;
+}
+
 std::string countOf(const ThreadSet &S) {
   if (std::optional<unsigned> N = S.count())
     return std::to_string(*N) + (*N == 1 ? " thread" : " threads");
@@ -337,6 +347,9 @@ std::string wsv::analyzer::formatEvent(const Protocol &P, const Event &E,
     return llvm::StringRef(E.Opcode).split('.').first.str() + " " + formatBuffer(P, E.Src, Loops);
   case EventKind::SmemWrite:
     return llvm::StringRef(E.Opcode).split('.').first.str() + " " + formatBuffer(P, E.Dst, Loops);
+  case EventKind::AccumulatorRead:
+    return llvm::StringRef(E.Opcode).split('.').first.str() + " reads wgmma accumulators " +
+           accumulatorSet(E.Accumulators);
   case EventKind::NamedBarrier: {
     std::string Out = "bar." + E.Detail + " " + formatValue(P, E.Named.Id);
     if (E.Named.Threads.absent())

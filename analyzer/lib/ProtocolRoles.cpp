@@ -32,13 +32,13 @@ bool isWarpChore(EventKind K) {
 }
 
 /// Whether an event is work every thread shares or a leader does for all: it does not tell
-/// roles apart. Plain shared-memory accesses do not either (roles are what threads do to
-/// synchronize; instrumented builds also store per-warp state from whichever lane is first),
-/// nor do events whose threads are unknown.
+/// roles apart. Plain shared-memory accesses and accumulator reads do not either (roles are
+/// what threads do to synchronize; instrumented builds also store per-warp state from
+/// whichever lane is first), nor do events whose threads are unknown.
 bool isSharedWork(const Event &E, const EventInfo &I) {
   if (I.Shape == ThreadShape::All || I.Shape == ThreadShape::Leader ||
       I.Shape == ThreadShape::Unknown || E.Kind == EventKind::SmemRead ||
-      E.Kind == EventKind::SmemWrite)
+      E.Kind == EventKind::SmemWrite || E.Kind == EventKind::AccumulatorRead)
     return true;
   if (I.Shape == ThreadShape::Partial && isWarpChore(E.Kind)) {
     int First = I.Reach.find_first();
@@ -254,7 +254,7 @@ void RoleAssigner::name() {
       // Plain memory accesses and events on unknown threads say what a role touches, not
       // who in it does the work.
       if (Ev.Kind == EventKind::SmemRead || Ev.Kind == EventKind::SmemWrite ||
-          I.Shape == ThreadShape::Unknown)
+          Ev.Kind == EventKind::AccumulatorRead || I.Shape == ThreadShape::Unknown)
         continue;
       llvm::BitVector Here = I.Reach;
       Here &= Parts[R];

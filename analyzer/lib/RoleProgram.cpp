@@ -30,6 +30,7 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::Read: return "read";
   case StepKind::Write: return "write";
   case StepKind::ProxyFence: return "fence.proxy.async";
+  case StepKind::AccumulatorRead: return "accumulator-read";
   case StepKind::Alloc: return "tcgen05.alloc";
   case StepKind::Dealloc: return "tcgen05.dealloc";
   case StepKind::Exit: return "exit";
@@ -543,6 +544,9 @@ private:
       if (!E.Dst.resolved())
         return std::nullopt;
       buffer(E.Dst, S.Writes, S);
+      break;
+    case EventKind::AccumulatorRead:
+      S.Kind = StepKind::AccumulatorRead;
       break;
     case EventKind::Alloc:
     case EventKind::Dealloc:

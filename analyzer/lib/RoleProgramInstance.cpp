@@ -484,6 +484,7 @@ private:
     case StepKind::MmaIssue:
     case StepKind::AsyncStore:
     case StepKind::Read:
+      C.Accumulators = P.Events[S.Event].Accumulators;
       C.Queue = S.Queue;
       C.Count = *N;
       for (const SlotExpr &Rd : S.Reads)
@@ -519,6 +520,9 @@ private:
     case StepKind::Dealloc:
       C.Columns = static_cast<uint32_t>(Num(S.Columns, "TMEM columns", 0));
       break;
+    case StepKind::AccumulatorRead:
+      C.Accumulators = P.Events[S.Event].Accumulators;
+      break;
     case StepKind::ProxyFence:
     case StepKind::Exit:
     case StepKind::Unknown:
@@ -530,10 +534,12 @@ private:
           C.PerCopy |= X.PerThread;
     // Back-to-back generic accesses of one agent (four stmatrix into one staging slot) are
     // one step: nothing can happen between them that another agent could tell.
-    if ((C.Kind == StepKind::Write || C.Kind == StepKind::Read) && !A.Steps.empty()) {
+    if ((C.Kind == StepKind::Write || C.Kind == StepKind::Read ||
+         C.Kind == StepKind::AccumulatorRead) &&
+        !A.Steps.empty()) {
       ConcreteStep &Prev = A.Steps.back();
       if (Prev.Kind == C.Kind && Prev.Reads == C.Reads && Prev.Writes == C.Writes &&
-          Prev.PerCopy == C.PerCopy)
+          Prev.PerCopy == C.PerCopy && Prev.Accumulators == C.Accumulators)
         return;
     }
     // Back-to-back MMAs of one agent are one operation: no wait_group or tcgen05.commit can
@@ -541,6 +547,7 @@ private:
     if (C.Kind == StepKind::MmaIssue && !A.Steps.empty()) {
       ConcreteStep &Prev = A.Steps.back();
       if (Prev.Kind == StepKind::MmaIssue && Prev.Queue == C.Queue) {
+        Prev.Accumulators |= C.Accumulators;
         for (unsigned B : C.Reads)
           if (std::find(Prev.Reads.begin(), Prev.Reads.end(), B) == Prev.Reads.end())
             Prev.Reads.push_back(B);

@@ -43,7 +43,8 @@ const std::set<std::string> Modeled = {
     "mbarrier-tx-bytes",      "mbarrier-no-arriver",     "mbarrier-phase-skip",
     "smem-war-release",       "smem-raw-wait",           "bulk-store-reuse",
     "tcgen05-alloc-exhaustion", "tcgen05-commit-multi-thread", "mbarrier-init-visibility",
-    "cluster-exit-early",     "cluster-multicast-mask",  "proxy-fence-missing"};
+    "cluster-exit-early",     "cluster-multicast-mask",  "proxy-fence-missing",
+    "accumulator-early-read"};
 
 /// Variants whose bug, though of a modeled class, lies outside the model, with the reason.
 const std::map<std::pair<std::string, std::string>, const char *> Gaps = {

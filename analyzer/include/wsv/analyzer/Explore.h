@@ -37,7 +37,10 @@
 //  - race: a TMA load into a buffer slot while an MMA, bulk store or a copy of the slot may
 //    still be reading or filling it; a read (MMA operand, bulk store source, ld.shared) of a
 //    slot whose fill is in flight or that nothing filled yet; a generic write into a slot a
-//    bulk store or MMA may still read
+//    bulk store or MMA may still read; a TMA store or MMA reading (through the async proxy)
+//    a slot that an agent wrote with st.shared / stmatrix and has not run fence.proxy.async
+//    after; a generic instruction reading wgmma accumulators whose wgmma no wait_group
+//    retired yet (ProtocolAccumulators.cpp)
 //  - violation: an operation the PTX ISA leaves undefined in the models (a barrier used
 //    before its init, more arrivals than pending, a named barrier whose participants name
 //    different counts, a TMEM dealloc of columns not allocated), and an arrival, copy or

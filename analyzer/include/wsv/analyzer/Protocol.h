@@ -162,6 +162,10 @@ enum class EventKind : uint8_t {
   TmemWait,      ///< tcgen05.wait::ld / ::st
   SmemRead,      ///< ld.shared / ldmatrix: Src
   SmemWrite,     ///< st.shared / stmatrix / atomics on shared memory: Dst
+  /// The first instruction after a wgmma operation, commit or wait (on some path) that reads
+  /// registers a wgmma.mma_async writes (its accumulators), other than a wgmma or a mov:
+  /// Accumulators
+  AccumulatorRead,
   NamedBarrier,  ///< bar.sync / bar.arrive / bar.red: Named
   WarpSync,      ///< bar.warp.sync
   ClusterArrive, ///< barrier.cluster.arrive
@@ -224,6 +228,10 @@ struct Event {
   uint8_t CtaGroup = 0;   ///< `.cta_group::N`, 0 when not written
   bool Increase = false;  ///< Setmaxnreg: .inc (else .dec)
   bool ReadOnly = false;  ///< GroupWait: wait_group.read
+  /// Mma (wgmma): the accumulators it writes; AccumulatorRead: those it reads. One bit per
+  /// destination register vector of the function's wgmma.mma_async instructions (the last
+  /// bit also stands for any beyond 31).
+  uint32_t Accumulators = 0;
   /// Probe: it only decides whether the Wait on the same phase right after it runs, and
   /// that Wait is taken to run always (ProtocolProbes.cpp says why that is exact).
   bool FastPath = false;

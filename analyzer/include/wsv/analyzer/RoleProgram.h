@@ -115,6 +115,8 @@ enum class StepKind : uint8_t {
   /// fence.proxy.async over shared memory: the agent's generic writes become visible to the
   /// async proxy (TMA stores, wgmma and tcgen05.mma operand reads).
   ProxyFence,
+  /// A generic instruction reads wgmma accumulators (Protocol's AccumulatorRead).
+  AccumulatorRead,
   Alloc,
   Dealloc,
   Exit,
@@ -248,6 +250,9 @@ struct ConcreteStep {
   llvm::SmallVector<std::pair<LoopId, uint64_t>, 2> Iterations;
   /// Probe: the agent flag it sets; Wait: the flag that, when set, skips it (-1: none).
   int8_t Flag = -1;
+  /// MmaIssue (wgmma): the accumulators it writes; AccumulatorRead: those it reads
+  /// (Event::Accumulators).
+  uint32_t Accumulators = 0;
   /// Not empty: running the step is undefined behaviour (a multicast to a CTA outside the
   /// cluster), a violation when an agent reaches it.
   std::string Undefined;
