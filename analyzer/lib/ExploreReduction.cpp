@@ -56,6 +56,9 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
   case StepKind::Dealloc:
     add(F, TmemBase + Cta);
     break;
+  case StepKind::TmemRead:
+    addRead(F, TmemBase + Cta);
+    break;
   case StepKind::ProxyFence:
     // It decides whether an async read of what the agent wrote races: like a write there.
     for (auto [B, Part] : Fenced[Agent])

@@ -669,6 +669,16 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   case StepKind::ProxyFence:
     AS.Unfenced.clear();
     break;
+  case StepKind::TmemRead:
+    if (St.TmemAllocs[A.Cta].empty()) {
+      O.K = Outcome::Kind::Race;
+      O.Message = "tcgen05.ld of " + A.Name + " reads tensor memory while CTA " +
+                  std::to_string(A.Cta) +
+                  " has no columns allocated: a tcgen05.dealloc freed them before this read";
+      O.With = T;
+      return O;
+    }
+    break;
   case StepKind::AccumulatorRead:
     // The agent's own wgmma operations write its accumulators until a wait_group retires
     // them (they complete no earlier in the model: the race shows whenever it can happen).

@@ -31,6 +31,7 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::Write: return "write";
   case StepKind::ProxyFence: return "fence.proxy.async";
   case StepKind::AccumulatorRead: return "accumulator-read";
+  case StepKind::TmemRead: return "tcgen05.ld";
   case StepKind::Alloc: return "tcgen05.alloc";
   case StepKind::Dealloc: return "tcgen05.dealloc";
   case StepKind::Exit: return "exit";
@@ -130,6 +131,7 @@ public:
         if (E.Kind == EventKind::Probe)
           ProbeSites.insert(&P.Analysis->cfg().inst(E.Inst));
     ProxyOrdered = proxyOrderedBuffers();
+    Deallocates = llvm::any_of(P.Events, [](const Event &E) { return E.Kind == EventKind::Dealloc; });
     Skips.resize(P.Events.size());
     for (unsigned I = 0; I < P.Events.size(); ++I)
       if (P.Events[I].Kind == EventKind::Wait && (Skips[I] = skipOf(P.Events[I])))
@@ -548,6 +550,12 @@ private:
     case EventKind::AccumulatorRead:
       S.Kind = StepKind::AccumulatorRead;
       break;
+    case EventKind::TmemLoad:
+      // Only a dealloc can free what it reads: without one the step would only add states.
+      if (!Deallocates)
+        return std::nullopt;
+      S.Kind = StepKind::TmemRead;
+      break;
     case EventKind::Alloc:
     case EventKind::Dealloc:
       S.Kind = E.Kind == EventKind::Alloc ? StepKind::Alloc : StepKind::Dealloc;
@@ -578,7 +586,6 @@ private:
       return std::nullopt;
     case EventKind::Inval:
     case EventKind::WgmmaFence:
-    case EventKind::TmemLoad:
     case EventKind::TmemStore:
     case EventKind::TmemWait:
     case EventKind::WarpSync:
@@ -610,7 +617,7 @@ private:
   }
 
   const Protocol &P;
-  bool ProxyOrdered = false;
+  bool ProxyOrdered = false, Deallocates = false;
   /// The probes (their instructions) whose results a wait's skip condition reads.
   std::set<const void *> UsedProbes, ProbeSites;
   /// Per event: a wait's skip condition (skipOf).

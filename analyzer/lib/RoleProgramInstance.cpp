@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "wsv/analyzer/RoleProgram.h"
+#include "wsv/analyzer/Roles.h"
 #include "wsv/analyzer/FunctionAnalysis.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -61,6 +62,8 @@ public:
         for (unsigned Copy = 0; Copy < R.Copies && Out.Unknown.empty(); ++Copy)
           agent(Pr, C, Copy);
     }
+    if (Out.Unknown.empty())
+      startEpiloguesEarly();
     if (Unmatched)
       Out.Assumptions.push_back(std::to_string(Unmatched) +
                                 " operand read(s) in no buffer: races on them are not checked");
@@ -71,6 +74,50 @@ public:
 
 private:
   uint64_t gridCtas() const { return I.GridCtas ? I.GridCtas : RP.ClusterSize; }
+
+  /// The epilogue agent starts once every role of its CTA finished, which only a barrier of
+  /// all the CTA's (or the cluster's) threads makes true. Its steps before the first such
+  /// barrier run as soon as their own threads finished their role (B5's tcgen05.dealloc by
+  /// warp 0 while writeback 1 may still read TMEM): each moves to the end of the role agent
+  /// whose threads run it. One that threads of several agents run stays (then the order is
+  /// an assumption, which the verdict lists).
+  void startEpiloguesEarly() {
+    for (ConcreteAgent &E : Out.Agents) {
+      if (E.Place != Placement::Epilogue)
+        continue;
+      size_t Kept = 0, I = 0;
+      for (; I < E.Steps.size(); ++I) {
+        const ConcreteStep &C = E.Steps[I];
+        bool AllThreads = ((C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive) &&
+                           C.Count >= RP.BlockThreads) ||
+                          C.Kind == StepKind::ClusterArrive || C.Kind == StepKind::ClusterWait;
+        if (AllThreads)
+          break;
+        llvm::BitVector Threads = reachingThreads(P.Events[C.Event].Threads);
+        ConcreteAgent *Owner = nullptr;
+        unsigned Owners = 0;
+        for (ConcreteAgent &A : Out.Agents)
+          if (A.Place == Placement::Role && A.Cta == E.Cta && Threads.any() &&
+              unsigned(Threads.find_first()) >= A.FirstThread &&
+              unsigned(Threads.find_last()) < A.FirstThread + std::max(1u, A.Threads))
+            Owner = &A, ++Owners;
+        if (Owners == 1 && !E.hasCycle() && E.InnerCycles.empty()) {
+          Owner->Steps.push_back(C);
+          continue;
+        }
+        std::string Assumed = "the epilogue's " + std::string(toString(C.Kind)) +
+                              " at ptx line " +
+                              std::to_string(P.Events[C.Event].Where.PtxLine) +
+                              " runs after every role of its CTA finished";
+        if (Kept == 0 && !llvm::is_contained(Out.Assumptions, Assumed))
+          Out.Assumptions.push_back(Assumed);
+        E.Steps[Kept++] = C;
+      }
+      for (; I < E.Steps.size(); ++I)
+        E.Steps[Kept++] = E.Steps[I];
+      E.Steps.resize(Kept);
+    }
+  }
 
   void fail(const std::string &Why) {
     if (Out.Unknown.empty())
@@ -524,6 +571,7 @@ private:
       C.Accumulators = P.Events[S.Event].Accumulators;
       break;
     case StepKind::ProxyFence:
+    case StepKind::TmemRead:
     case StepKind::Exit:
     case StepKind::Unknown:
       break;
@@ -535,7 +583,7 @@ private:
     // Back-to-back generic accesses of one agent (four stmatrix into one staging slot) are
     // one step: nothing can happen between them that another agent could tell.
     if ((C.Kind == StepKind::Write || C.Kind == StepKind::Read ||
-         C.Kind == StepKind::AccumulatorRead) &&
+         C.Kind == StepKind::AccumulatorRead || C.Kind == StepKind::TmemRead) &&
         !A.Steps.empty()) {
       ConcreteStep &Prev = A.Steps.back();
       if (Prev.Kind == C.Kind && Prev.Reads == C.Reads && Prev.Writes == C.Writes &&

@@ -44,7 +44,7 @@ const std::set<std::string> Modeled = {
     "smem-war-release",       "smem-raw-wait",           "bulk-store-reuse",
     "tcgen05-alloc-exhaustion", "tcgen05-commit-multi-thread", "mbarrier-init-visibility",
     "cluster-exit-early",     "cluster-multicast-mask",  "proxy-fence-missing",
-    "accumulator-early-read"};
+    "accumulator-early-read", "tmem-dealloc-early"};
 
 /// Variants whose bug, though of a modeled class, lies outside the model, with the reason.
 const std::map<std::pair<std::string, std::string>, const char *> Gaps = {

@@ -40,7 +40,9 @@
 //    bulk store or MMA may still read; a TMA store or MMA reading (through the async proxy)
 //    a slot that an agent wrote with st.shared / stmatrix and has not run fence.proxy.async
 //    after; a generic instruction reading wgmma accumulators whose wgmma no wait_group
-//    retired yet (ProtocolAccumulators.cpp)
+//    retired yet (ProtocolAccumulators.cpp); a tcgen05.ld while its CTA has no TMEM
+//    allocated (the epilogue's steps before its first barrier of all threads run at the end
+//    of the role whose threads run them, RoleProgramInstance.cpp)
 //  - violation: an operation the PTX ISA leaves undefined in the models (a barrier used
 //    before its init, more arrivals than pending, a named barrier whose participants name
 //    different counts, a TMEM dealloc of columns not allocated), and an arrival, copy or

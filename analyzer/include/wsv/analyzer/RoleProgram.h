@@ -117,6 +117,8 @@ enum class StepKind : uint8_t {
   ProxyFence,
   /// A generic instruction reads wgmma accumulators (Protocol's AccumulatorRead).
   AccumulatorRead,
+  /// tcgen05.ld: reads the CTA's tensor memory, which must be allocated then.
+  TmemRead,
   Alloc,
   Dealloc,
   Exit,
