@@ -59,6 +59,11 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
   case StepKind::TmemRead:
     addRead(F, TmemBase + Cta);
     break;
+  case StepKind::InitFence:
+    // It decides whether the async proxy's use of what the agent initialized is undefined.
+    for (unsigned B : Inits[Agent])
+      add(F, B);
+    break;
   case StepKind::ProxyFence:
     // It decides whether an async read of what the agent wrote races: like a write there.
     for (auto [B, Part] : Fenced[Agent])

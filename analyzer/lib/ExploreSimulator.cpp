@@ -65,6 +65,12 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
           else
             It->second &= C.PerCopy;
         }
+  Inits.resize(S.Agents.size());
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    for (const ConcreteStep &C : S.Agents[A].Steps)
+      if (C.Kind == StepKind::Init && C.Barrier != NoIndex &&
+          !llvm::is_contained(Inits[A], C.Barrier))
+        Inits[A].push_back(C.Barrier);
   findAlikeArrivals();
   for (const ConcreteAgent &Ag : S.Agents)
     for (const ConcreteStep &C : Ag.Steps)
@@ -227,6 +233,9 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   K.put(AS.Probed);
   K.put(AS.Unfenced.size());
   for (uint32_t U : AS.Unfenced)
+    K.put(U);
+  K.put(AS.Unpublished.size());
+  for (uint32_t U : AS.Unpublished)
     K.put(U);
   K.put(Ticket);
   K.put(ClusterTicket);
@@ -439,8 +448,24 @@ Outcome Simulator::apply(State &St, const ScheduleStep &T) const {
   return complete(St, T);
 }
 
+Outcome Simulator::unpublished(const State &St, unsigned Barrier, const std::string &What,
+                               const ScheduleStep &T) const {
+  Outcome O;
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    if (llvm::is_contained(St.Agents[A].Unpublished, Barrier)) {
+      O.K = Outcome::Kind::Violation;
+      O.Message = What + " reaches " + S.barrierName(Barrier) + ", whose init by " +
+                  S.Agents[A].Name + " no fence.mbarrier_init has made visible to it";
+      O.With = T;
+      break;
+    }
+  return O;
+}
+
 Outcome Simulator::arrive(State &St, unsigned Barrier, uint32_t Count,
                           const ScheduleStep &T) const {
+  if (Outcome O = unpublished(St, Barrier, "a tcgen05.commit", T); O.K != Outcome::Kind::Ok)
+    return O;
   models::MbarrierViolation V = St.Barriers[Barrier].arrive(Count);
   if (V == models::MbarrierViolation::None)
     return {};
@@ -538,10 +563,21 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     return Violation(C.Undefined);
   bool Advance = true;
   switch (C.Kind) {
-  case StepKind::Init:
+  case StepKind::Init: {
     Check(St.Barriers[C.Barrier].init(C.Count), "init");
+    auto It = std::lower_bound(AS.Unpublished.begin(), AS.Unpublished.end(), C.Barrier);
+    if (It == AS.Unpublished.end() || *It != C.Barrier)
+      AS.Unpublished.insert(It, C.Barrier);
+    break;
+  }
+  case StepKind::InitFence:
+    AS.Unpublished.clear();
     break;
   case StepKind::Arrive:
+    if (S.Barriers[C.Barrier].Cta != A.Cta)
+      if ((O = unpublished(St, C.Barrier, "an arrival from CTA " + std::to_string(A.Cta), T))
+              .K != Outcome::Kind::Ok)
+        return O;
     if (C.TxBytes)
       Check(St.Barriers[C.Barrier].arriveExpectTx(C.TxBytes, C.Count), "arrive.expect_tx");
     else
@@ -669,6 +705,14 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   case StepKind::ProxyFence:
     AS.Unfenced.clear();
     break;
+  case StepKind::Inval:
+    Check(St.Barriers[C.Barrier].inval(), "mbarrier.inval");
+    break;
+  case StepKind::BarrierStore:
+    if (St.Barriers[C.Barrier].initialized())
+      return Violation("a plain store writes into the memory of " + S.barrierName(C.Barrier) +
+                       " while it is a valid barrier (no mbarrier.inval since its init)");
+    break;
   case StepKind::TmemRead:
     if (St.TmemAllocs[A.Cta].empty()) {
       O.K = Outcome::Kind::Race;
@@ -743,6 +787,8 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
     for (unsigned B : C.Writes)
       St.Filled[B] = true;
     for (unsigned B : C.Targets) {
+      if (O.K == Outcome::Kind::Ok)
+        O = unpublished(St, B, "a copy's complete_tx", T);
       models::MbarrierViolation V = St.Barriers[B].completeTx(C.TxBytes);
       if (V != models::MbarrierViolation::None && O.K == Outcome::Kind::Ok) {
         O.K = Outcome::Kind::Violation;

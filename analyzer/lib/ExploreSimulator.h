@@ -93,6 +93,9 @@ struct AgentState {
   /// where the write was to the agent's own part of the slot (ConcreteStep::PerCopy).
   /// Sorted.
   llvm::SmallVector<uint32_t, 2> Unfenced;
+  /// The barrier instances the agent initialized since its last fence.mbarrier_init: the
+  /// async proxy and peer CTAs may not see those inits yet. Sorted.
+  llvm::SmallVector<uint32_t, 2> Unpublished;
   /// Periodic systems: passes of the agent's cycle completed.
   uint32_t Laps = 0;
   /// Persistent periodic systems: inner cycles left so far (the tile it is in, counted over
@@ -221,6 +224,10 @@ private:
   Outcome checkAccess(const State &St, unsigned B, bool Write, bool Async,
                       const ScheduleStep &T) const;
   Outcome arrive(State &St, unsigned Barrier, uint32_t Count, const ScheduleStep &T) const;
+  /// A violation when What (the async proxy's complete_tx or commit, or a peer's arrival)
+  /// reaches Barrier before a fence.mbarrier_init published its init.
+  Outcome unpublished(const State &St, unsigned Barrier, const std::string &What,
+                      const ScheduleStep &T) const;
 
   /// The partial-order reduction: the objects (barrier and buffer instances, named
   /// barriers, the cluster barrier, TMEM, each agent's queues) a step or its async operation
@@ -337,6 +344,9 @@ private:
   /// fence.proxy.async publishes (the fence's footprint), and whether every such write was
   /// to the agent's own part of the slot.
   std::vector<std::vector<std::pair<unsigned, bool>>> Fenced;
+  /// Per agent: the barrier instances it initializes, which its fence.mbarrier_init
+  /// publishes (the fence's footprint).
+  std::vector<std::vector<unsigned>> Inits;
   /// Per agent: the barrier instances its tcgen05.commits arrive on.
   std::vector<std::vector<unsigned>> CommitTargets;
 };

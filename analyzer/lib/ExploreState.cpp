@@ -29,6 +29,9 @@ void State::save(KeyWriter &Out) const {
     Out.put(A.Unfenced.size());
     for (uint32_t U : A.Unfenced)
       Out.put(U);
+    Out.put(A.Unpublished.size());
+    for (uint32_t U : A.Unpublished)
+      Out.put(U);
   }
   Out.put(Barriers.size());
   for (const models::Mbarrier &B : Barriers)
@@ -89,6 +92,9 @@ void State::load(llvm::StringRef Bytes) {
     A.Probed = U32();
     A.Unfenced.resize(In.get());
     for (uint32_t &U : A.Unfenced)
+      U = U32();
+    A.Unpublished.resize(In.get());
+    for (uint32_t &U : A.Unpublished)
       U = U32();
   }
   Barriers.resize(In.get());

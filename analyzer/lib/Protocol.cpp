@@ -1,5 +1,6 @@
 //===- Protocol.cpp - names and walks of the protocol IR --------------------------===//
 #include "wsv/analyzer/Protocol.h"
+#include "wsv/analyzer/FunctionAnalysis.h"
 
 #include "wsv/analyzer/Barriers.h"
 
@@ -117,6 +118,19 @@ std::string Protocol::exprString(const Expr *E) const {
   llvm::raw_string_ostream OS(S);
   printExpr(E, OS);
   return S;
+}
+
+std::optional<int64_t> Protocol::offsetIntoBarrier(unsigned A, const Expr *Address) const {
+  const BarrierArray &Array = Barriers[A];
+  if (!Address || !Array.Base || !Analysis)
+    return std::nullopt;
+  ExprContext &C = Analysis->context();
+  const Expr *Start = C.add(C.resize(Array.Base, Address->width()),
+                            C.constant(static_cast<uint64_t>(Array.Offset), Address->width()));
+  const Expr *Diff = C.sub(Address, Start);
+  if (!Diff->isConstant())
+    return std::nullopt;
+  return Diff->signedValue();
 }
 
 void Protocol::forEachEvent(

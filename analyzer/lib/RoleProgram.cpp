@@ -32,6 +32,9 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::ProxyFence: return "fence.proxy.async";
   case StepKind::AccumulatorRead: return "accumulator-read";
   case StepKind::TmemRead: return "tcgen05.ld";
+  case StepKind::Inval: return "mbarrier.inval";
+  case StepKind::BarrierStore: return "store into a barrier";
+  case StepKind::InitFence: return "fence.mbarrier_init";
   case StepKind::Alloc: return "tcgen05.alloc";
   case StepKind::Dealloc: return "tcgen05.dealloc";
   case StepKind::Exit: return "exit";
@@ -544,8 +547,12 @@ private:
     case EventKind::SmemWrite:
       S.Kind = StepKind::Write;
       if (!E.Dst.resolved())
-        return std::nullopt;
+        return barrierStore(E, S);
       buffer(E.Dst, S.Writes, S);
+      break;
+    case EventKind::Inval:
+      S.Kind = StepKind::Inval;
+      barrier(E, S);
       break;
     case EventKind::AccumulatorRead:
       S.Kind = StepKind::AccumulatorRead;
@@ -583,8 +590,11 @@ private:
         S.Kind = StepKind::ProxyFence;
         break;
       }
+      if (E.Sync == models::SyncKind::FenceMbarrierInit) {
+        S.Kind = StepKind::InitFence;
+        break;
+      }
       return std::nullopt;
-    case EventKind::Inval:
     case EventKind::WgmmaFence:
     case EventKind::TmemStore:
     case EventKind::TmemWait:
@@ -597,6 +607,23 @@ private:
     if (!E.Threads.isUnknown() && !executes(S.Threads))
       return std::nullopt; // nobody of this program runs it
     return S;
+  }
+
+  /// A store outside every buffer that lands in a barrier's bytes (its memory reused as a
+  /// flag or staging), as a BarrierStore step; otherwise nothing the model runs.
+  std::optional<RoleStep> barrierStore(const Event &E, RoleStep &S) const {
+    for (unsigned A = 0; A < P.Barriers.size(); ++A) {
+      const BarrierArray &Array = P.Barriers[A];
+      std::optional<int64_t> Off = P.offsetIntoBarrier(A, E.Dst.Address);
+      if (!Off || *Off < 0 || uint64_t(*Off) >= Array.Slots * Array.Stride ||
+          uint64_t(*Off) % Array.Stride >= 8)
+        continue;
+      S.Kind = StepKind::BarrierStore;
+      S.Barrier.Array = A;
+      S.Barrier.Slot = P.Analysis->context().constant(uint64_t(*Off) / Array.Stride, 32);
+      return S;
+    }
+    return std::nullopt;
   }
 
   /// Whether a buffer is written through the generic proxy and read through the async one.

@@ -572,6 +572,9 @@ private:
       break;
     case StepKind::ProxyFence:
     case StepKind::TmemRead:
+    case StepKind::Inval:
+    case StepKind::BarrierStore:
+    case StepKind::InitFence:
     case StepKind::Exit:
     case StepKind::Unknown:
       break;

@@ -106,7 +106,10 @@ int runExplore(int Argc, char **Argv) {
       else
         Jobs = static_cast<unsigned>(N);
     } else if (Arg == "--param") {
-      auto [Name, Value] = StringRef(Next(V) ? V : "").split('=');
+      // V, not a temporary: the halves point into it.
+      if (!Next(V))
+        V.clear();
+      auto [Name, Value] = StringRef(V).split('=');
       unsigned long long N = 0;
       if (Name.empty() || Value.getAsInteger(0, N))
         return fail("--param takes NAME=VALUE", true);

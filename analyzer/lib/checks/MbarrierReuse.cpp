@@ -38,18 +38,6 @@ std::string who(const EventSite &S) {
                                   : std::string("the epilogue");
 }
 
-/// Bytes from the start of barrier array A to Address when that is one constant.
-std::optional<int64_t> offsetInto(const Protocol &P, const BarrierArray &A, const Expr *Address) {
-  if (!Address || !A.Base || !P.Analysis)
-    return std::nullopt;
-  ExprContext &C = P.Analysis->context();
-  const Expr *Start = C.add(C.resize(A.Base, Address->width()),
-                            C.constant(static_cast<uint64_t>(A.Offset), Address->width()));
-  const Expr *Diff = C.sub(Address, Start);
-  if (!Diff->isConstant())
-    return std::nullopt;
-  return Diff->signedValue();
-}
 } // namespace
 
 namespace wsv {
@@ -142,7 +130,7 @@ void MbarrierReuse(CheckContext &Ctx) {
       continue;
     for (unsigned A = 0; A < P.Barriers.size(); ++A) {
       const BarrierArray &Array = P.Barriers[A];
-      std::optional<int64_t> Off = offsetInto(P, Array, E.Dst.Address);
+      std::optional<int64_t> Off = P.offsetIntoBarrier(A, E.Dst.Address);
       if (!Off || *Off < 0 || uint64_t(*Off) >= Array.Slots * Array.Stride)
         continue;
       const EventSite *Init = nullptr;

@@ -35,7 +35,7 @@ const std::set<std::string> Covered = {
     "mbarrier-phase-skip",    "smem-war-release",         "smem-raw-wait",
     "bulk-store-reuse",       "tcgen05-alloc-exhaustion", "tcgen05-commit-multi-thread",
     "cluster-exit-early",     "cluster-multicast-mask",   "proxy-fence-missing",
-    "accumulator-early-read", "tmem-dealloc-early"};
+    "accumulator-early-read", "tmem-dealloc-early",       "mbarrier-reuse"};
 
 /// Why the others are not deadlocks or races in this model.
 const char *whyNotCovered(const std::string &Bug) {

@@ -259,9 +259,10 @@ TEST(ExploreTest, PeerArrivalBeforeExitIsClean) {
   EXPECT_EQ(explore(Meets->S, Full).Verdict, ExploreVerdict::Clean);
 }
 
-/// Thread 0 inits `bar`, arms it for one 4-KiB copy into `buf` and issues the copy; with
-/// Wait, warp 1 waits for the copy before the CTA may leave.
-std::string copyThenExit(bool Wait) {
+/// Thread 0 inits `bar` (and with Publish, makes the init visible to the async proxy), arms
+/// it for one 4-KiB copy into `buf` and issues the copy; with Wait, warp 1 waits for the copy
+/// before the CTA may leave.
+std::string copyThenExit(bool Wait, bool Publish = true) {
   std::string Text = ".version 8.7\n.target sm_90a\n.address_size 64\n"
                      ".shared .align 8 .b64 bar;\n"
                      ".shared .align 128 .b8 buf[4096];\n"
@@ -271,7 +272,8 @@ std::string copyThenExit(bool Wait) {
                      "  mov.u32 %r1, %tid.x;\n"
                      "  setp.ne.s32 %p1, %r1, 0;\n"
                      "  @%p1 bra $L_sync;\n"
-                     "  mbarrier.init.shared::cta.b64 [bar], 1;\n"
+                     "  mbarrier.init.shared::cta.b64 [bar], 1;\n" +
+                     std::string(Publish ? "  fence.mbarrier_init.release.cluster;\n" : "") +
                      "$L_sync:\n"
                      "  bar.sync 0;\n"
                      "  @%p1 bra $L_consumer;\n"
@@ -300,6 +302,17 @@ TEST(ExploreTest, CopyLandingAfterItsCtaExitedIsAViolation) {
   EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
   auto Ok = run(copyThenExit(/*Wait=*/true));
   EXPECT_EQ(Ok->R.Verdict, ExploreVerdict::Clean) << Ok->R.Message;
+}
+
+TEST(ExploreTest, ACopyCompletingOnAnInitNoFencePublishedIsAViolation) {
+  auto E = run(copyThenExit(/*Wait=*/true, /*Publish=*/false));
+  ASSERT_EQ(E->S.Unknown, "");
+  ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
+  EXPECT_NE(E->R.Message.find("a copy's complete_tx reaches bar, whose init by prologue@cta0 "
+                              "no fence.mbarrier_init has made visible to it"),
+            std::string::npos)
+      << E->R.Message;
+  EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
 }
 
 } // namespace

@@ -45,7 +45,9 @@
 //    of the role whose threads run them, RoleProgramInstance.cpp)
 //  - violation: an operation the PTX ISA leaves undefined in the models (a barrier used
 //    before its init, more arrivals than pending, a named barrier whose participants name
-//    different counts, a TMEM dealloc of columns not allocated), and an arrival, copy or
+//    different counts, a TMEM dealloc of columns not allocated, a copy's complete_tx, a
+//    tcgen05.commit or a peer CTA's arrival on a barrier whose init no fence.mbarrier_init
+//    published, a plain store into a valid barrier's memory), and an arrival, copy or
 //    tcgen05.commit reaching a CTA's barrier after every agent of that CTA finished (its
 //    shared memory is gone: a cluster peer left early, or a CTA left with a copy in flight)
 //  - clean: every schedule ends with every agent finished and nothing in flight

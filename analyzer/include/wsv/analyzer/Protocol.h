@@ -313,6 +313,9 @@ struct Protocol {
   /// Prints an expression with loop variables and parameters by their display names.
   void printExpr(const Expr *E, llvm::raw_ostream &OS) const;
   std::string exprString(const Expr *E) const;
+  /// Bytes from the start of barrier array A to Address (a closed form), when that is one
+  /// constant: a plain store into a barrier's memory.
+  std::optional<int64_t> offsetIntoBarrier(unsigned A, const Expr *Address) const;
   /// Calls F on every event of a sequence, loops included, with the loops around it.
   void forEachEvent(const std::vector<ProtocolItem> &Items,
                     const std::function<void(const Event &,

@@ -119,6 +119,13 @@ enum class StepKind : uint8_t {
   AccumulatorRead,
   /// tcgen05.ld: reads the CTA's tensor memory, which must be allocated then.
   TmemRead,
+  /// mbarrier.inval: the barrier's memory may be used for something else after it.
+  Inval,
+  /// A plain store into a barrier's memory (its slot in Barrier), which must be invalid.
+  BarrierStore,
+  /// fence.mbarrier_init: the agent's inits become visible to the async proxy and the peer
+  /// CTAs (TMA complete_tx, tcgen05.commit, remote arrivals).
+  InitFence,
   Alloc,
   Dealloc,
   Exit,
