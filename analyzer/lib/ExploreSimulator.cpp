@@ -573,6 +573,8 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   case StepKind::InitFence:
     AS.Unpublished.clear();
     break;
+  case StepKind::Setmaxnreg:
+    break;
   case StepKind::Arrive:
     if (S.Barriers[C.Barrier].Cta != A.Cta)
       if ((O = unpublished(St, C.Barrier, "an arrival from CTA " + std::to_string(A.Cta), T))
@@ -657,6 +659,29 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
       AS.Ticket = 0;
       break;
     }
+    // Warps arrive one by one: agents that reach one named barrier together with more
+    // threads than it counts may complete an instance with a mix of their warps, and some
+    // of each go on while the rest still wait.
+    uint64_t Together = C.Arriving + St.Named[A.Cta].get(C.NamedId).arrived();
+    std::string Others;
+    for (unsigned B = 0; B < S.Agents.size(); ++B) {
+      const AgentState &BS = St.Agents[B];
+      const ConcreteAgent &Other = S.Agents[B];
+      if (B == Agent || Other.Cta != A.Cta || BS.Arrived || BS.Pc >= Other.Steps.size() ||
+          !started(St, B))
+        continue;
+      const ConcreteStep &OC = Other.Steps[BS.Pc];
+      if ((OC.Kind == StepKind::NamedSync || OC.Kind == StepKind::NamedArrive) &&
+          OC.NamedId == C.NamedId) {
+        Together += OC.Arriving;
+        Others += (Others.empty() ? "" : ", ") + Other.Name;
+      }
+    }
+    if (!Others.empty() && Together > C.Count)
+      return Violation("named barrier " + std::to_string(C.NamedId) + " (" +
+                       std::to_string(C.Count) + " threads): " + A.Name + " and " + Others +
+                       " reach it together with " + std::to_string(Together) +
+                       " threads, so warps of both may complete one instance");
     uint64_t Ticket = 0;
     models::NamedBarrierViolation V =
         St.Named[A.Cta].arrive(C.NamedId, C.Count, C.Arriving, Ticket);

@@ -1,6 +1,7 @@
 //===- RoleProgram.cpp - lowering a protocol into programs of sync steps ----------===//
 #include "wsv/analyzer/RoleProgram.h"
 #include "wsv/analyzer/FunctionAnalysis.h"
+#include "wsv/analyzer/Roles.h"
 
 #include "ProtocolBuild.h"
 
@@ -35,12 +36,30 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::Inval: return "mbarrier.inval";
   case StepKind::BarrierStore: return "store into a barrier";
   case StepKind::InitFence: return "fence.mbarrier_init";
+  case StepKind::Setmaxnreg: return "setmaxnreg";
   case StepKind::Alloc: return "tcgen05.alloc";
   case StepKind::Dealloc: return "tcgen05.dealloc";
   case StepKind::Exit: return "exit";
   case StepKind::Unknown: return "unknown";
   }
   return "unknown";
+}
+
+std::string wsv::analyzer::partialCollective(const Event &E, unsigned Unit) {
+  if (!Unit || E.Threads.isUnknown() || !E.Threads.elected().empty())
+    return "";
+  llvm::BitVector Reach = reachingThreads(E.Threads);
+  for (unsigned First = 0; First < Reach.size(); First += Unit) {
+    unsigned In = 0;
+    for (unsigned T = First; T < std::min<unsigned>(First + Unit, Reach.size()); ++T)
+      In += Reach.test(T);
+    if (In && In < Unit)
+      return E.Opcode + " is " + (Unit == WarpSize ? "warp" : "warpgroup") +
+             "-wide (.sync.aligned), but only " + std::to_string(In) + " of the " +
+             std::to_string(Unit) + " threads of " + (Unit == WarpSize ? "warp " : "warpgroup ") +
+             std::to_string(First / Unit) + " run it (undefined behaviour)";
+  }
+  return "";
 }
 
 const char *wsv::analyzer::toString(AsyncQueue Q) {
@@ -595,12 +614,18 @@ private:
         break;
       }
       return std::nullopt;
+    case EventKind::Setmaxnreg:
+      // A step only where part of a warpgroup runs it (a violation when reached): it
+      // changes nothing the model tracks.
+      if (partialCollective(E, 4 * WarpSize).empty())
+        return std::nullopt;
+      S.Kind = StepKind::Setmaxnreg;
+      break;
     case EventKind::WgmmaFence:
     case EventKind::TmemStore:
     case EventKind::TmemWait:
     case EventKind::WarpSync:
     case EventKind::Relinquish:
-    case EventKind::Setmaxnreg:
       // They order memory or registers, not synchronization state (see the header).
       return std::nullopt;
     }

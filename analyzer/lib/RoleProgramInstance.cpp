@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -373,6 +374,33 @@ private:
     }
   }
 
+  /// The threads that must run a collective step together (.sync.aligned): a warp for
+  /// tcgen05.alloc / dealloc, a warpgroup for wgmma and setmaxnreg; 0 for other steps.
+  unsigned collectiveUnit(const RoleStep &S) const {
+    switch (S.Kind) {
+    case StepKind::Alloc:
+    case StepKind::Dealloc:
+      return WarpSize;
+    case StepKind::Setmaxnreg:
+      return 4 * WarpSize;
+    case StepKind::MmaIssue:
+    case StepKind::GroupCommit:
+    case StepKind::GroupWait:
+      return S.Queue == AsyncQueue::Wgmma ? 4 * WarpSize : 0;
+    default:
+      return 0;
+    }
+  }
+
+  /// Why a collective step is undefined behaviour (partialCollective), once per event.
+  const std::string &partialCollective(const RoleStep &S) {
+    auto [It, New] = Partial.try_emplace(S.Event);
+    if (New)
+      It->second = wsv::analyzer::partialCollective(P.Events[S.Event], collectiveUnit(S));
+    return It->second;
+  }
+  std::map<unsigned, std::string> Partial;
+
   /// The agent flag a probe step of program R sets: its rank among R's probe steps.
   int8_t probeFlag(const RoleProgram &R, const void *Site) const {
     int Flag = 0;
@@ -458,6 +486,7 @@ private:
     C.Kind = S.Kind;
     C.RoleStep = Index;
     C.Event = S.Event;
+    C.Undefined = partialCollective(S);
     C.Iterations.assign(F.Loops.begin(), F.Loops.end());
     auto Num = [&](const Expr *E, const char *What, uint64_t Default) -> uint64_t {
       if (!E)
@@ -575,6 +604,7 @@ private:
     case StepKind::Inval:
     case StepKind::BarrierStore:
     case StepKind::InitFence:
+    case StepKind::Setmaxnreg:
     case StepKind::Exit:
     case StepKind::Unknown:
       break;

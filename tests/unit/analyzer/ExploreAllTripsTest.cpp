@@ -44,7 +44,8 @@ const std::set<std::string> Modeled = {
     "smem-war-release",       "smem-raw-wait",           "bulk-store-reuse",
     "tcgen05-alloc-exhaustion", "tcgen05-commit-multi-thread", "mbarrier-init-visibility",
     "cluster-exit-early",     "cluster-multicast-mask",  "proxy-fence-missing",
-    "accumulator-early-read", "tmem-dealloc-early",       "mbarrier-reuse"};
+    "accumulator-early-read", "tmem-dealloc-early",       "mbarrier-reuse",
+    "aligned-divergent",      "setmaxnreg-nonuniform",    "tcgen05-alloc-lane-guard"};
 
 /// Variants whose bug, though of a modeled class, lies outside the model, with the reason.
 const std::map<std::pair<std::string, std::string>, const char *> Gaps = {};
@@ -225,8 +226,8 @@ TEST(ExploreAllTripsTest, CheckedBuildsGetThePlainBuildsVerdicts) {
     if (Checked.empty())
       return;
     // H5's explorations grow to millions of states before they say unknown: a budget makes
-    // them say it sooner, at the same point for both builds.
-    constexpr uint64_t Budget = 100000;
+    // them say it sooner, at the same point for both builds. H4's proof takes about 410000.
+    const uint64_t Budget = What.rfind("h5", 0) == 0 ? 100000 : 600000;
     Proof Plain = prove(O.getString("ptx")->str(), Budget), Inst = prove(Checked, Budget);
     ASSERT_TRUE(Inst.Error.empty()) << What << ": " << Inst.Error;
     row(What, "checked", Inst);

@@ -47,7 +47,10 @@
 //    before its init, more arrivals than pending, a named barrier whose participants name
 //    different counts, a TMEM dealloc of columns not allocated, a copy's complete_tx, a
 //    tcgen05.commit or a peer CTA's arrival on a barrier whose init no fence.mbarrier_init
-//    published, a plain store into a valid barrier's memory), and an arrival, copy or
+//    published, a plain store into a valid barrier's memory, a .sync.aligned collective
+//    that part of a warp or warpgroup runs: ConcreteStep::Undefined; agents reaching one
+//    named barrier together with more threads than it counts, whose warps may mix in one
+//    instance), and an arrival, copy or
 //    tcgen05.commit reaching a CTA's barrier after every agent of that CTA finished (its
 //    shared memory is gone: a cluster peer left early, or a CTA left with a copy in flight)
 //  - clean: every schedule ends with every agent finished and nothing in flight

@@ -126,12 +126,21 @@ enum class StepKind : uint8_t {
   /// fence.mbarrier_init: the agent's inits become visible to the async proxy and the peer
   /// CTAs (TMA complete_tx, tcgen05.commit, remote arrivals).
   InitFence,
+  /// setmaxnreg run by part of a warpgroup (undefined behaviour; a violation where it
+  /// happens). A whole warpgroup's setmaxnreg changes nothing the model tracks: no step.
+  Setmaxnreg,
   Alloc,
   Dealloc,
   Exit,
   Unknown,
 };
 const char *toString(StepKind K);
+
+/// A collective event (.sync.aligned) that Unit threads, a warp or a warpgroup, must run
+/// together but that some of them run and others do not: why that is undefined behaviour;
+/// empty when it is not, or when Unit is 0. From the event's threads in the CTA: roles split
+/// where threads diverge, so no agent alone can tell.
+std::string partialCollective(const Event &E, unsigned Unit);
 
 /// The async-operation queue a commit_group / wait_group / MMA works on.
 enum class AsyncQueue : uint8_t { None, Wgmma, Tcgen05, Bulk };

@@ -1,0 +1,92 @@
+// Named barriers count threads, and warps arrive one by one: two warpgroups that each sync
+// their own 128 threads on one id may complete an instance with two warps of each, and some
+// of each go on while their other warps still wait. The explorer reports agents that reach
+// one named barrier together with more threads than it counts (a violation that replays);
+// each warpgroup on an id of its own is clean.
+#include "wsv/analyzer/Explore.h"
+#include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/ptx_parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace {
+
+/// Warpgroups 0 and 1 each wait on their own slot of `bars` (thread 256 arrives on both),
+/// then run Sync twice.
+std::string twoWarpgroups(const std::string &Sync) {
+  return ".version 8.7\n.target sm_90a\n.address_size 64\n"
+         ".shared .align 8 .b8 bars[16];\n"
+         ".visible .entry k(.param .u32 k_param_0) .maxntid 288, 1, 1 {\n"
+         "  .reg .pred %p<8>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<4>;\n"
+         "  mov.u32 %r1, %tid.x;\n"
+         "  shr.u32 %r2, %r1, 7;\n"
+         "  mov.u32 %r3, bars;\n"
+         "  setp.ne.s32 %p1, %r1, 0;\n"
+         "  @%p1 bra $L_sync;\n"
+         "  mbarrier.init.shared::cta.b64 [%r3], 1;\n"
+         "  mbarrier.init.shared::cta.b64 [%r3+8], 1;\n"
+         "  fence.mbarrier_init.release.cluster;\n"
+         "$L_sync:\n"
+         "  bar.sync 0;\n"
+         "  setp.lt.u32 %p2, %r1, 256;\n"
+         "  @%p2 bra $L_writeback;\n"
+         "  setp.ne.s32 %p3, %r1, 256;\n"
+         "  @%p3 bra $L_done;\n"
+         "  mbarrier.arrive.shared::cta.b64 %rd1, [%r3];\n"
+         "  mbarrier.arrive.shared::cta.b64 %rd1, [%r3+8];\n"
+         "  bra.uni $L_done;\n"
+         "$L_writeback:\n"
+         "  shl.b32 %r4, %r2, 3;\n"
+         "  add.u32 %r7, %r3, %r4;\n"
+         "  mov.u32 %r5, 0;\n"
+         "$L_wait:\n"
+         "  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r7], %r5;\n"
+         "  @!%p5 bra $L_wait;\n" +
+         Sync + Sync +
+         "$L_done:\n"
+         "  ret;\n}\n";
+}
+
+ExploreResult run(const std::string &Text, ConcreteSystem &S, ptx::ParseResult &Parsed,
+                  std::unique_ptr<Protocol> &P, RolePrograms &RP) {
+  Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
+    ADD_FAILURE() << D.Message;
+  });
+  EXPECT_TRUE(Parsed.ok());
+  P = buildProtocol(*Parsed.M, *Parsed.M->function("k"));
+  RP = lowerRolePrograms(*P);
+  S = instantiate(RP, Instance{});
+  EXPECT_EQ(S.Unknown, "");
+  return explore(S);
+}
+
+TEST(NamedBarrierMixTest, TwoWarpgroupsOnOneIdMayMixTheirWarps) {
+  ptx::ParseResult Parsed;
+  std::unique_ptr<Protocol> P;
+  RolePrograms RP;
+  ConcreteSystem S;
+  ExploreResult R = run(twoWarpgroups("  bar.sync 1, 128;\n"), S, Parsed, P, RP);
+  ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
+  EXPECT_NE(R.Message.find("named barrier 1 (128 threads): role0.0@cta0 and role0.1@cta0 "
+                           "reach it together with 256 threads"),
+            std::string::npos)
+      << R.Message;
+  EXPECT_EQ(replay(S, R.Schedule).Message, R.Message);
+}
+
+TEST(NamedBarrierMixTest, AnIdPerWarpgroupIsClean) {
+  ptx::ParseResult Parsed;
+  std::unique_ptr<Protocol> P;
+  RolePrograms RP;
+  ConcreteSystem S;
+  ExploreResult R = run(twoWarpgroups("  add.u32 %r6, %r2, 1;\n  bar.sync %r6, 128;\n"), S,
+                        Parsed, P, RP);
+  EXPECT_EQ(R.Verdict, ExploreVerdict::Clean) << R.Message;
+}
+
+} // namespace
