@@ -231,12 +231,8 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   }
   K.put(AS.Arrived | AS.ClusterArrived << 1);
   K.put(AS.Probed);
-  K.put(AS.Unfenced.size());
-  for (uint32_t U : AS.Unfenced)
-    K.put(U);
-  K.put(AS.Unpublished.size());
-  for (uint32_t U : AS.Unpublished)
-    K.put(U);
+  K.putList(AS.Unfenced);
+  K.putList(AS.Unpublished);
   K.put(Ticket);
   K.put(ClusterTicket);
   PutOps(AS.Wgmma, false);

@@ -43,6 +43,12 @@ public:
     Bytes.push_back(static_cast<char>(V));
   }
   void putSigned(int64_t V) { put(uint64_t(V) << 1 ^ uint64_t(V >> 63)); }
+  /// A list of small numbers, counted.
+  void putList(llvm::ArrayRef<uint32_t> List) {
+    put(List.size());
+    for (uint32_t V : List)
+      put(V);
+  }
   void append(const KeyWriter &O) { Bytes.append(O.Bytes.begin(), O.Bytes.end()); }
   llvm::StringRef bytes() const { return llvm::StringRef(Bytes.data(), Bytes.size()); }
   void clear() { Bytes.clear(); }

@@ -26,12 +26,8 @@ void State::save(KeyWriter &Out) const {
     Out.put(A.Occurrence);
     Out.put(A.InnerLaps);
     Out.put(A.Probed);
-    Out.put(A.Unfenced.size());
-    for (uint32_t U : A.Unfenced)
-      Out.put(U);
-    Out.put(A.Unpublished.size());
-    for (uint32_t U : A.Unpublished)
-      Out.put(U);
+    Out.putList(A.Unfenced);
+    Out.putList(A.Unpublished);
   }
   Out.put(Barriers.size());
   for (const models::Mbarrier &B : Barriers)

@@ -3,6 +3,8 @@
 // wgmma.wait_group retired yet is a race with a schedule that replays. Each accumulator (a
 // destination vector) counts apart: a wait that leaves the other group in flight makes the
 // read of the retired one clean. A register copy carries the accumulator and is no read.
+#include "AnalyzerTestSupport.h"
+
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -47,29 +49,6 @@ const char *const ReadSecond =
     "  cvt.rn.bf16x2.f32 %r2, %f6, %f5;\n  st.global.b32 [%rd1+4], %r2;\n";
 const char *const ReadCopy = "  st.global.f32 [%rd1+8], %f9;\n";
 
-struct Explored {
-  ptx::ParseResult Parsed;
-  std::unique_ptr<Protocol> P;
-  RolePrograms RP;
-  ConcreteSystem S;
-  ExploreResult R;
-};
-
-std::unique_ptr<Explored> run(const std::string &Text) {
-  auto E = std::make_unique<Explored>();
-  E->Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
-    ADD_FAILURE() << D.Message;
-  });
-  EXPECT_TRUE(E->Parsed.ok());
-  const ptx::Function *F = E->Parsed.M->function("k");
-  EXPECT_TRUE(F);
-  E->P = buildProtocol(*E->Parsed.M, *F);
-  E->RP = lowerRolePrograms(*E->P);
-  E->S = instantiate(E->RP, Instance{});
-  E->R = explore(E->S);
-  return E;
-}
-
 /// The accumulator bits of the protocol's AccumulatorRead events, in order.
 std::vector<uint32_t> reads(const Protocol &P) {
   std::vector<uint32_t> Out;
@@ -79,7 +58,7 @@ std::vector<uint32_t> reads(const Protocol &P) {
   return Out;
 }
 
-void expectEarlyRead(const Explored &E) {
+void expectEarlyRead(const test::Explored &E) {
   ASSERT_EQ(E.S.Unknown, "");
   ASSERT_EQ(E.R.Verdict, ExploreVerdict::Race) << E.R.Message;
   EXPECT_NE(E.R.Message.find("wgmma accumulators"), std::string::npos) << E.R.Message;
@@ -91,7 +70,7 @@ void expectEarlyRead(const Explored &E) {
 }
 
 TEST(AccumulatorReadTest, ReadsAfterTheLastWaitAreClean) {
-  auto E = run(twoGroups(WaitAll, std::string(ReadFirst) + ReadSecond + ReadCopy));
+  auto E = test::exploreEntry(twoGroups(WaitAll, std::string(ReadFirst) + ReadSecond + ReadCopy));
   ASSERT_EQ(E->S.Unknown, "");
   // One event for the reads that follow each other: the first after the wait.
   EXPECT_EQ(reads(*E->P), std::vector<uint32_t>{1u});
@@ -99,26 +78,26 @@ TEST(AccumulatorReadTest, ReadsAfterTheLastWaitAreClean) {
 }
 
 TEST(AccumulatorReadTest, ReadingWithoutAWaitRaces) {
-  auto E = run(twoGroups("", ReadFirst));
+  auto E = test::exploreEntry(twoGroups("", ReadFirst));
   EXPECT_EQ(reads(*E->P), std::vector<uint32_t>{1u});
   expectEarlyRead(*E);
 }
 
 TEST(AccumulatorReadTest, AWaitForTheOlderGroupRetiresOnlyItsAccumulator) {
-  auto Older = run(twoGroups(WaitOlder, ReadFirst));
+  auto Older = test::exploreEntry(twoGroups(WaitOlder, ReadFirst));
   EXPECT_EQ(reads(*Older->P), std::vector<uint32_t>{1u});
   EXPECT_EQ(Older->R.Verdict, ExploreVerdict::Clean) << Older->R.Message;
-  auto Newer = run(twoGroups(WaitOlder, ReadSecond));
+  auto Newer = test::exploreEntry(twoGroups(WaitOlder, ReadSecond));
   EXPECT_EQ(reads(*Newer->P), std::vector<uint32_t>{2u});
   expectEarlyRead(*Newer);
 }
 
 TEST(AccumulatorReadTest, ACopyCarriesTheAccumulatorToItsReader) {
-  auto E = run(twoGroups(WaitOlder, "  st.global.f32 [%rd1+8], %f9;\n"));
+  auto E = test::exploreEntry(twoGroups(WaitOlder, "  st.global.f32 [%rd1+8], %f9;\n"));
   // %f9 holds accumulator 0 (mov.f32 %f9, %f1 is no read), which the wait retired.
   EXPECT_EQ(reads(*E->P), std::vector<uint32_t>{1u});
   EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
-  expectEarlyRead(*run(twoGroups("", ReadCopy)));
+  expectEarlyRead(*test::exploreEntry(twoGroups("", ReadCopy)));
 }
 
 } // namespace

@@ -6,6 +6,23 @@ namespace wsv {
 namespace analyzer {
 namespace test {
 
+std::unique_ptr<Explored> exploreEntry(const std::string &Text) {
+  auto E = std::make_unique<Explored>();
+  E->Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
+    ADD_FAILURE() << D.Message;
+  });
+  EXPECT_TRUE(E->Parsed.ok());
+  const ptx::Function *F = E->Parsed.M ? E->Parsed.M->function("k") : nullptr;
+  EXPECT_TRUE(F) << "no entry k";
+  if (!F)
+    return E;
+  E->P = buildProtocol(*E->Parsed.M, *F);
+  E->RP = lowerRolePrograms(*E->P);
+  E->S = instantiate(E->RP, Instance{});
+  E->R = explore(E->S);
+  return E;
+}
+
 const char ModuleHeader[] = ".version 8.7\n.target sm_100a\n.address_size 64\n";
 
 Analyzed::Analyzed(llvm::StringRef Text, llvm::StringRef Function,

@@ -2,7 +2,9 @@
 // find instructions by what their source line says.
 #pragma once
 
+#include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/FunctionAnalysis.h"
+#include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -54,6 +56,18 @@ private:
   ptx::ParseResult Result;
   std::unique_ptr<FunctionAnalysis> FA;
 };
+
+/// A whole PTX module (its entry `k`) turned into a protocol, role programs, the instance
+/// with default parameters, and that instance explored.
+struct Explored {
+  ptx::ParseResult Parsed;
+  std::unique_ptr<Protocol> P;
+  RolePrograms RP;
+  ConcreteSystem S;
+  ExploreResult R;
+};
+/// Parse errors fail the current test.
+std::unique_ptr<Explored> exploreEntry(const std::string &Text);
 
 /// The printed form of an expression (and "null").
 std::string str(const Expr *E);

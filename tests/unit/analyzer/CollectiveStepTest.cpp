@@ -2,6 +2,8 @@
 // or in none, setmaxnreg in every thread of a warpgroup or in none (.sync.aligned). Run by
 // part of one (a lane guard, a skipped warp) it is undefined behaviour, a violation at the
 // step that replays; run whole it is clean.
+#include "AnalyzerTestSupport.h"
+
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -59,47 +61,38 @@ const char *const Lane0 = "ne.u32 %p2, %r1, 0";
 const char *const WholeWarpgroup0 = "gt.u32 %p4, %r1, 127";
 const char *const Warps0To2 = "gt.u32 %p4, %r1, 95";
 
-std::unique_ptr<ExploreResult> run(const std::string &Text) {
-  ptx::ParseResult Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
-    ADD_FAILURE() << D.Message;
-  });
-  EXPECT_TRUE(Parsed.ok());
-  const ptx::Function *F = Parsed.M->function("k");
-  EXPECT_TRUE(F);
-  std::unique_ptr<Protocol> P = buildProtocol(*Parsed.M, *F);
-  RolePrograms RP = lowerRolePrograms(*P);
-  ConcreteSystem S = instantiate(RP, Instance{});
-  EXPECT_EQ(S.Unknown, "");
-  auto R = std::make_unique<ExploreResult>(explore(S));
-  if (R->Verdict == ExploreVerdict::Violation) {
-    ExploreResult Again = replay(S, R->Schedule);
-    EXPECT_EQ(Again.Message, R->Message);
+/// The exploration of Text; a violation must replay.
+ExploreResult run(const std::string &Text) {
+  std::unique_ptr<test::Explored> E = test::exploreEntry(Text);
+  EXPECT_EQ(E->S.Unknown, "");
+  if (E->R.Verdict == ExploreVerdict::Violation) {
+    EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
   }
-  return R;
+  return E->R;
 }
 
 TEST(CollectiveStepTest, WholeWarpsAndWarpgroupsAreClean) {
-  auto R = run(collectives(WholeWarp0, WholeWarpgroup0));
-  EXPECT_EQ(R->Verdict, ExploreVerdict::Clean) << R->Message;
+  ExploreResult R = run(collectives(WholeWarp0, WholeWarpgroup0));
+  EXPECT_EQ(R.Verdict, ExploreVerdict::Clean) << R.Message;
 }
 
 TEST(CollectiveStepTest, AnAllocUnderALaneGuardIsAViolation) {
-  auto R = run(collectives(Lane0, WholeWarpgroup0));
-  ASSERT_EQ(R->Verdict, ExploreVerdict::Violation) << R->Message;
-  EXPECT_NE(R->Message.find("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 is "
+  ExploreResult R = run(collectives(Lane0, WholeWarpgroup0));
+  ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
+  EXPECT_NE(R.Message.find("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 is "
                             "warp-wide (.sync.aligned), but only 1 of the 32 threads of warp 0 "
                             "run it"),
             std::string::npos)
-      << R->Message;
+      << R.Message;
 }
 
 TEST(CollectiveStepTest, ASetmaxnregThatSkipsAWarpIsAViolation) {
-  auto R = run(collectives(WholeWarp0, Warps0To2));
-  ASSERT_EQ(R->Verdict, ExploreVerdict::Violation) << R->Message;
-  EXPECT_NE(R->Message.find("setmaxnreg.dec.sync.aligned.u32 is warpgroup-wide (.sync.aligned), "
+  ExploreResult R = run(collectives(WholeWarp0, Warps0To2));
+  ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
+  EXPECT_NE(R.Message.find("setmaxnreg.dec.sync.aligned.u32 is warpgroup-wide (.sync.aligned), "
                             "but only 96 of the 128 threads of warpgroup 0 run it"),
             std::string::npos)
-      << R->Message;
+      << R.Message;
 }
 
 } // namespace

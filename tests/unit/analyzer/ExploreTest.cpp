@@ -4,6 +4,8 @@
 // Each bad verdict's schedule must replay to the same verdict, and a schedule cut short must
 // not. A CTA that leaves while a peer's arrival or its own copy may still reach its barrier
 // is a violation; waiting for them, or a cluster barrier before leaving, is clean.
+#include "AnalyzerTestSupport.h"
+
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -51,31 +53,8 @@ std::string handshake(unsigned Init, unsigned Arrivals, unsigned Parity) {
          "  ret;\n}\n";
 }
 
-struct Explored {
-  ptx::ParseResult Parsed;
-  std::unique_ptr<Protocol> P;
-  RolePrograms RP;
-  ConcreteSystem S;
-  ExploreResult R;
-};
-
-std::unique_ptr<Explored> run(const std::string &Text) {
-  auto E = std::make_unique<Explored>();
-  E->Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
-    ADD_FAILURE() << D.Message;
-  });
-  EXPECT_TRUE(E->Parsed.ok());
-  const ptx::Function *F = E->Parsed.M->function("k");
-  EXPECT_TRUE(F);
-  E->P = buildProtocol(*E->Parsed.M, *F);
-  E->RP = lowerRolePrograms(*E->P);
-  E->S = instantiate(E->RP, Instance{});
-  E->R = explore(E->S);
-  return E;
-}
-
 TEST(ExploreTest, HandshakeIsClean) {
-  auto E = run(handshake(1, 1, 0));
+  auto E = test::exploreEntry(handshake(1, 1, 0));
   EXPECT_EQ(E->S.Unknown, "");
   EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
   EXPECT_GT(E->R.States, 1u);
@@ -83,7 +62,7 @@ TEST(ExploreTest, HandshakeIsClean) {
 
 TEST(ExploreTest, TooFewArrivalsDeadlockAndReplay) {
   // Init 2, one arrival: the waiter's phase never completes.
-  auto E = run(handshake(2, 1, 0));
+  auto E = test::exploreEntry(handshake(2, 1, 0));
   ASSERT_EQ(E->R.Verdict, ExploreVerdict::Deadlock) << E->R.Message;
   ASSERT_EQ(E->R.Blocked.size(), 1u);
   EXPECT_NE(E->R.Blocked[0].Reason.find("parity 0"), std::string::npos)
@@ -102,20 +81,20 @@ TEST(ExploreTest, TooFewArrivalsDeadlockAndReplay) {
 
 TEST(ExploreTest, WaitingForTheSecondPhaseDeadlocks) {
   // One arrival completes phase 0; a waiter for parity 1 after it needs phase 1.
-  auto Ok = run(handshake(1, 2, 1));
+  auto Ok = test::exploreEntry(handshake(1, 2, 1));
   EXPECT_EQ(Ok.get()->R.Verdict, ExploreVerdict::Clean) << Ok->R.Message;
-  auto Stuck = run(handshake(1, 0, 0));
+  auto Stuck = test::exploreEntry(handshake(1, 0, 0));
   EXPECT_EQ(Stuck->R.Verdict, ExploreVerdict::Deadlock) << Stuck->R.Message;
 }
 
 TEST(ExploreTest, ExtraArrivalsAreNotADeadlock) {
   // Over-arrival completes phases early: the waiter passes, nothing blocks.
-  auto E = run(handshake(1, 3, 0));
+  auto E = test::exploreEntry(handshake(1, 3, 0));
   EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
 }
 
 TEST(ExploreTest, ReplayRefusesAStepThatIsNotEnabled) {
-  auto E = run(handshake(2, 1, 0));
+  auto E = test::exploreEntry(handshake(2, 1, 0));
   ASSERT_FALSE(E->S.Agents.empty());
   // The consumer's wait cannot be the first step: the prologue has not run.
   for (unsigned A = 0; A < E->S.Agents.size(); ++A)
@@ -164,7 +143,7 @@ std::string barrierPerWarp(unsigned Init) {
 
 TEST(ExploreTest, WarpsWithBarriersOfTheirOwnAreAgentsOfTheirOwn) {
   // The slot differs between the warps of the role but not inside one: one agent per warp.
-  auto E = run(barrierPerWarp(1));
+  auto E = test::exploreEntry(barrierPerWarp(1));
   ASSERT_EQ(E->S.Unknown, "");
   const RoleProgram *Role = nullptr;
   for (const RoleProgram &R : E->RP.Programs)
@@ -175,7 +154,7 @@ TEST(ExploreTest, WarpsWithBarriersOfTheirOwnAreAgentsOfTheirOwn) {
   EXPECT_EQ(Role->CopyThreads, 32u);
   EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
   // Two arrivals expected where one comes: the first phase never completes.
-  auto Bad = run(barrierPerWarp(2));
+  auto Bad = test::exploreEntry(barrierPerWarp(2));
   ASSERT_EQ(Bad->S.Unknown, "");
   ASSERT_EQ(Bad->R.Verdict, ExploreVerdict::Deadlock) << Bad->R.Message;
   EXPECT_NE(Bad->R.Message.find("bars[1]"), std::string::npos) << Bad->R.Message;
@@ -223,7 +202,7 @@ std::string peerArrival(bool Wait, bool ClusterSyncAtEnd,
 }
 
 TEST(ExploreTest, ArrivalOnAPeerThatMayHaveExitedIsAViolation) {
-  auto E = run(peerArrival(/*Wait=*/false, /*ClusterSyncAtEnd=*/false));
+  auto E = test::exploreEntry(peerArrival(/*Wait=*/false, /*ClusterSyncAtEnd=*/false));
   ASSERT_EQ(E->S.Unknown, "");
   EXPECT_EQ(E->S.ClusterSize, 2u);
   ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
@@ -236,7 +215,7 @@ TEST(ExploreTest, ArrivalOnAPeerThatMayHaveExitedIsAViolation) {
 TEST(ExploreTest, ArrivalOnARankOutsideTheClusterIsAViolation) {
   // mapa to rank 2 or 3 of a 2-CTA cluster names no CTA: undefined behaviour, reported at
   // the arrival (a counterexample, not an instance the explorer cannot build).
-  auto E = run(peerArrival(/*Wait=*/true, /*ClusterSyncAtEnd=*/true, "add.u32 %r3, %r2, 2;"));
+  auto E = test::exploreEntry(peerArrival(/*Wait=*/true, /*ClusterSyncAtEnd=*/true, "add.u32 %r3, %r2, 2;"));
   ASSERT_EQ(E->S.Unknown, "");
   ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
   EXPECT_NE(E->R.Message.find("CTA rank 2 (mapa) is outside the cluster of 2"),
@@ -248,9 +227,9 @@ TEST(ExploreTest, ArrivalOnARankOutsideTheClusterIsAViolation) {
 TEST(ExploreTest, PeerArrivalBeforeExitIsClean) {
   // Waiting for the peer's arrival, or meeting it at the cluster barrier, keeps each CTA
   // alive until the peer's arrival is done.
-  auto Waits = run(peerArrival(/*Wait=*/true, /*ClusterSyncAtEnd=*/false));
+  auto Waits = test::exploreEntry(peerArrival(/*Wait=*/true, /*ClusterSyncAtEnd=*/false));
   EXPECT_EQ(Waits->R.Verdict, ExploreVerdict::Clean) << Waits->R.Message;
-  auto Meets = run(peerArrival(/*Wait=*/false, /*ClusterSyncAtEnd=*/true));
+  auto Meets = test::exploreEntry(peerArrival(/*Wait=*/false, /*ClusterSyncAtEnd=*/true));
   EXPECT_EQ(Meets->R.Verdict, ExploreVerdict::Clean) << Meets->R.Message;
   // The full search agrees.
   ExploreOptions Full;
@@ -294,18 +273,18 @@ std::string copyThenExit(bool Wait, bool Publish = true) {
 }
 
 TEST(ExploreTest, CopyLandingAfterItsCtaExitedIsAViolation) {
-  auto E = run(copyThenExit(/*Wait=*/false));
+  auto E = test::exploreEntry(copyThenExit(/*Wait=*/false));
   ASSERT_EQ(E->S.Unknown, "");
   ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
   EXPECT_NE(E->R.Message.find("a copy lands on bar after CTA 0 exited"), std::string::npos)
       << E->R.Message;
   EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
-  auto Ok = run(copyThenExit(/*Wait=*/true));
+  auto Ok = test::exploreEntry(copyThenExit(/*Wait=*/true));
   EXPECT_EQ(Ok->R.Verdict, ExploreVerdict::Clean) << Ok->R.Message;
 }
 
 TEST(ExploreTest, ACopyCompletingOnAnInitNoFencePublishedIsAViolation) {
-  auto E = run(copyThenExit(/*Wait=*/true, /*Publish=*/false));
+  auto E = test::exploreEntry(copyThenExit(/*Wait=*/true, /*Publish=*/false));
   ASSERT_EQ(E->S.Unknown, "");
   ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
   EXPECT_NE(E->R.Message.find("a copy's complete_tx reaches bar, whose init by prologue@cta0 "

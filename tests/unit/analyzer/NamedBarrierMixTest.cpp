@@ -3,6 +3,8 @@
 // of each go on while their other warps still wait. The explorer reports agents that reach
 // one named barrier together with more threads than it counts (a violation that replays);
 // each warpgroup on an id of its own is clean.
+#include "AnalyzerTestSupport.h"
+
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -52,41 +54,21 @@ std::string twoWarpgroups(const std::string &Sync) {
          "  ret;\n}\n";
 }
 
-ExploreResult run(const std::string &Text, ConcreteSystem &S, ptx::ParseResult &Parsed,
-                  std::unique_ptr<Protocol> &P, RolePrograms &RP) {
-  Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
-    ADD_FAILURE() << D.Message;
-  });
-  EXPECT_TRUE(Parsed.ok());
-  P = buildProtocol(*Parsed.M, *Parsed.M->function("k"));
-  RP = lowerRolePrograms(*P);
-  S = instantiate(RP, Instance{});
-  EXPECT_EQ(S.Unknown, "");
-  return explore(S);
-}
-
 TEST(NamedBarrierMixTest, TwoWarpgroupsOnOneIdMayMixTheirWarps) {
-  ptx::ParseResult Parsed;
-  std::unique_ptr<Protocol> P;
-  RolePrograms RP;
-  ConcreteSystem S;
-  ExploreResult R = run(twoWarpgroups("  bar.sync 1, 128;\n"), S, Parsed, P, RP);
-  ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
-  EXPECT_NE(R.Message.find("named barrier 1 (128 threads): role0.0@cta0 and role0.1@cta0 "
-                           "reach it together with 256 threads"),
+  auto E = test::exploreEntry(twoWarpgroups("  bar.sync 1, 128;\n"));
+  ASSERT_EQ(E->S.Unknown, "");
+  ASSERT_EQ(E->R.Verdict, ExploreVerdict::Violation) << E->R.Message;
+  EXPECT_NE(E->R.Message.find("named barrier 1 (128 threads): role0.0@cta0 and role0.1@cta0 "
+                              "reach it together with 256 threads"),
             std::string::npos)
-      << R.Message;
-  EXPECT_EQ(replay(S, R.Schedule).Message, R.Message);
+      << E->R.Message;
+  EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
 }
 
 TEST(NamedBarrierMixTest, AnIdPerWarpgroupIsClean) {
-  ptx::ParseResult Parsed;
-  std::unique_ptr<Protocol> P;
-  RolePrograms RP;
-  ConcreteSystem S;
-  ExploreResult R = run(twoWarpgroups("  add.u32 %r6, %r2, 1;\n  bar.sync %r6, 128;\n"), S,
-                        Parsed, P, RP);
-  EXPECT_EQ(R.Verdict, ExploreVerdict::Clean) << R.Message;
+  auto E = test::exploreEntry(twoWarpgroups("  add.u32 %r6, %r2, 1;\n  bar.sync %r6, 128;\n"));
+  ASSERT_EQ(E->S.Unknown, "");
+  EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
 }
 
 } // namespace

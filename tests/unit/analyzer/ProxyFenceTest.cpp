@@ -2,6 +2,8 @@
 // async proxy) only through a fence.proxy.async that the writing threads run after them. A
 // store of writes nobody fenced, or fenced by other threads, or fenced for global memory
 // only, is a race with a schedule that replays; the writers' own fence is clean.
+#include "AnalyzerTestSupport.h"
+
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -60,29 +62,6 @@ std::string staging(const std::string &WriterFence, const std::string &OtherFenc
 
 const char *const Fence = "  fence.proxy.async.shared::cta;\n";
 
-struct Explored {
-  ptx::ParseResult Parsed;
-  std::unique_ptr<Protocol> P;
-  RolePrograms RP;
-  ConcreteSystem S;
-  ExploreResult R;
-};
-
-std::unique_ptr<Explored> run(const std::string &Text) {
-  auto E = std::make_unique<Explored>();
-  E->Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
-    ADD_FAILURE() << D.Message;
-  });
-  EXPECT_TRUE(E->Parsed.ok());
-  const ptx::Function *F = E->Parsed.M->function("k");
-  EXPECT_TRUE(F);
-  E->P = buildProtocol(*E->Parsed.M, *F);
-  E->RP = lowerRolePrograms(*E->P);
-  E->S = instantiate(E->RP, Instance{});
-  E->R = explore(E->S);
-  return E;
-}
-
 unsigned countFences(const ConcreteSystem &S) {
   unsigned N = 0;
   for (const ConcreteAgent &A : S.Agents)
@@ -91,7 +70,7 @@ unsigned countFences(const ConcreteSystem &S) {
   return N;
 }
 
-void expectUnfencedRace(const Explored &E) {
+void expectUnfencedRace(const test::Explored &E) {
   ASSERT_EQ(E.S.Unknown, "");
   ASSERT_EQ(E.R.Verdict, ExploreVerdict::Race) << E.R.Message;
   EXPECT_NE(E.R.Message.find("is read through the async proxy (a TMA store)"),
@@ -104,22 +83,22 @@ void expectUnfencedRace(const Explored &E) {
 }
 
 TEST(ProxyFenceTest, TheWritersFenceBeforeTheBarrierIsClean) {
-  auto E = run(staging(Fence, ""));
+  auto E = test::exploreEntry(staging(Fence, ""));
   ASSERT_EQ(E->S.Unknown, "");
   EXPECT_GT(countFences(E->S), 0u);
   EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
 }
 
-TEST(ProxyFenceTest, AStoreOfUnfencedWritesRaces) { expectUnfencedRace(*run(staging("", ""))); }
+TEST(ProxyFenceTest, AStoreOfUnfencedWritesRaces) { expectUnfencedRace(*test::exploreEntry(staging("", ""))); }
 
 TEST(ProxyFenceTest, AFenceOfOtherThreadsDoesNotPublishTheWrites) {
-  auto E = run(staging("", Fence));
+  auto E = test::exploreEntry(staging("", Fence));
   EXPECT_GT(countFences(E->S), 0u);
   expectUnfencedRace(*E);
 }
 
 TEST(ProxyFenceTest, AFenceOverGlobalMemoryDoesNotCoverSharedMemory) {
-  auto E = run(staging("  fence.proxy.async.global;\n", ""));
+  auto E = test::exploreEntry(staging("  fence.proxy.async.global;\n", ""));
   EXPECT_EQ(countFences(E->S), 0u);
   expectUnfencedRace(*E);
 }

@@ -3,6 +3,8 @@
 // barrier of all threads; what comes before one runs when its own threads are done. So a
 // dealloc by warp 0 right after its role races with warp 1's read (a schedule that replays),
 // and the same dealloc after a bar.sync of the whole CTA is clean.
+#include "AnalyzerTestSupport.h"
+
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -56,31 +58,8 @@ std::string teardown(const std::string &Teardown) {
          "  ret;\n}\n";
 }
 
-struct Explored {
-  ptx::ParseResult Parsed;
-  std::unique_ptr<Protocol> P;
-  RolePrograms RP;
-  ConcreteSystem S;
-  ExploreResult R;
-};
-
-std::unique_ptr<Explored> run(const std::string &Text) {
-  auto E = std::make_unique<Explored>();
-  E->Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
-    ADD_FAILURE() << D.Message;
-  });
-  EXPECT_TRUE(E->Parsed.ok());
-  const ptx::Function *F = E->Parsed.M->function("k");
-  EXPECT_TRUE(F);
-  E->P = buildProtocol(*E->Parsed.M, *F);
-  E->RP = lowerRolePrograms(*E->P);
-  E->S = instantiate(E->RP, Instance{});
-  E->R = explore(E->S);
-  return E;
-}
-
 TEST(TmemReadTest, ADeallocAfterItsOwnRoleRacesWithAnotherRolesRead) {
-  auto E = run(teardown(""));
+  auto E = test::exploreEntry(teardown(""));
   ASSERT_EQ(E->S.Unknown, "");
   ASSERT_EQ(E->R.Verdict, ExploreVerdict::Race) << E->R.Message;
   EXPECT_NE(E->R.Message.find("has no columns allocated"), std::string::npos) << E->R.Message;
@@ -96,7 +75,7 @@ TEST(TmemReadTest, ADeallocAfterItsOwnRoleRacesWithAnotherRolesRead) {
 }
 
 TEST(TmemReadTest, ADeallocBehindABarrierOfAllThreadsIsClean) {
-  auto E = run(teardown("  bar.sync 0;\n"));
+  auto E = test::exploreEntry(teardown("  bar.sync 0;\n"));
   ASSERT_EQ(E->S.Unknown, "");
   EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
   for (const ConcreteAgent &A : E->S.Agents)
