@@ -57,9 +57,9 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     for (const ConcreteStep &C : S.Agents[A].Steps)
       if (C.Kind == StepKind::Write)
         for (unsigned B : C.Writes) {
-          auto It = llvm::find_if(Fenced[A], [&](auto &F) { return F.first == B; });
           if (!AsyncRead[B])
             continue;
+          auto It = llvm::find_if(Fenced[A], [&](auto &F) { return F.first == B; });
           if (It == Fenced[A].end())
             Fenced[A].push_back({B, C.PerCopy});
           else
@@ -486,16 +486,15 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
   const ConcreteStep &Mine = S.Agents[T.Agent].Steps[T.Step];
   // Two copies of one role (warpgroups) reach their own parts of a slot when either
   // access is placed by the thread.
-  auto OwnPart = [&](unsigned Agent, const ConcreteStep &Other) {
+  auto OwnPart = [&](unsigned Agent, bool OtherPerCopy) {
     const ConcreteAgent &X = S.Agents[Agent], &Y = S.Agents[T.Agent];
     return Agent != T.Agent && X.Program == Y.Program && X.Cta == Y.Cta &&
-           (Mine.PerCopy || Other.PerCopy);
+           (Mine.PerCopy || OtherPerCopy);
   };
   if (!Write && Async)
     for (unsigned A = 0; A < S.Agents.size(); ++A)
       for (uint32_t U : St.Agents[A].Unfenced)
-        if (U / 2 == B && !(A != T.Agent && S.Agents[A].Program == S.Agents[T.Agent].Program &&
-                            S.Agents[A].Cta == S.Agents[T.Agent].Cta && (Mine.PerCopy || U & 1)))
+        if (U / 2 == B && !OwnPart(A, U & 1))
           return Race(Name + " is read through the async proxy (" +
                           (Mine.Kind == StepKind::AsyncStore ? "a TMA store" : "an MMA") +
                           ") while the st.shared / stmatrix writes of " + S.Agents[A].Name +
@@ -514,7 +513,7 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
     const AgentState &AS = St.Agents[A];
     const std::vector<ConcreteStep> &Steps = S.Agents[A].Steps;
     auto Reads = [&](uint32_t Op) {
-      return contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op]);
+      return contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op].PerCopy);
     };
     auto Overwritten = [&](const char *What, uint32_t Op) {
       return Race(Name + " is overwritten while a " + What + " of " + S.Agents[A].Name +
@@ -561,9 +560,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   switch (C.Kind) {
   case StepKind::Init: {
     Check(St.Barriers[C.Barrier].init(C.Count), "init");
-    auto It = std::lower_bound(AS.Unpublished.begin(), AS.Unpublished.end(), C.Barrier);
-    if (It == AS.Unpublished.end() || *It != C.Barrier)
-      AS.Unpublished.insert(It, C.Barrier);
+    insertSorted(AS.Unpublished, C.Barrier);
     break;
   }
   case StepKind::InitFence:
@@ -717,9 +714,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
       St.Filled[B] = true;
       if (AsyncRead[B]) {
         uint32_t U = 2 * B + (C.PerCopy ? 1 : 0);
-        auto It = std::lower_bound(AS.Unfenced.begin(), AS.Unfenced.end(), U);
-        if (It == AS.Unfenced.end() || *It != U)
-          AS.Unfenced.insert(It, U);
+        insertSorted(AS.Unfenced, U);
       }
     }
     break;

@@ -11,6 +11,7 @@
 #include "wsv/models/NamedBarrier.h"
 #include "wsv/models/Tmem.h"
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -108,6 +109,13 @@ struct AgentState {
   /// every pass of the outer cycle) and passes of the current one completed.
   uint32_t Occurrence = 0, InnerLaps = 0;
 };
+
+/// Adds V to a sorted list of distinct values (AgentState::Unfenced, Unpublished).
+inline void insertSorted(llvm::SmallVectorImpl<uint32_t> &List, uint32_t V) {
+  auto It = std::lower_bound(List.begin(), List.end(), V);
+  if (It == List.end() || *It != V)
+    List.insert(It, V);
+}
 
 struct State {
   std::vector<AgentState> Agents;

@@ -137,7 +137,8 @@ AccumulatorAccesses wsv::analyzer::findAccumulatorAccesses(const Cfg &G) {
       return 0;
     uint32_t Read = 0;
     ptx::OperandRange Ops = Inst.operands();
-    // The first operand is the destination, except for stores (an address).
+    // The first operand is the destination, except for stores (an address). A guard is a
+    // predicate, never an accumulator.
     for (unsigned K = 0; K < Ops.size(); ++K)
       if (K > 0 || Ops[K].is(ptx::OperandKind::Address))
         forEachName(Ops[K], [&](llvm::StringRef R) {
@@ -145,12 +146,6 @@ AccumulatorAccesses wsv::analyzer::findAccumulatorAccesses(const Cfg &G) {
           if (It != Bits.end())
             Read |= It->second;
         });
-    if (Inst.guard())
-      forEachName(Inst.guard(), [&](llvm::StringRef R) {
-        auto It = Bits.find(R);
-        if (It != Bits.end())
-          Read |= It->second;
-      });
     return Read;
   };
   // Pending[B]: on some path into B a wgmma operation, commit or wait came after the last

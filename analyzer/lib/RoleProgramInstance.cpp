@@ -102,16 +102,18 @@ private:
               unsigned(Threads.find_first()) >= A.FirstThread &&
               unsigned(Threads.find_last()) < A.FirstThread + std::max(1u, A.Threads))
             Owner = &A, ++Owners;
-        if (Owners == 1 && !E.hasCycle() && E.InnerCycles.empty()) {
+        if (Owners == 1) { // epilogues have no cycles: nothing to renumber
           Owner->Steps.push_back(C);
           continue;
         }
-        std::string Assumed = "the epilogue's " + std::string(toString(C.Kind)) +
-                              " at ptx line " +
-                              std::to_string(P.Events[C.Event].Where.PtxLine) +
-                              " runs after every role of its CTA finished";
-        if (Kept == 0 && !llvm::is_contained(Out.Assumptions, Assumed))
-          Out.Assumptions.push_back(Assumed);
+        if (Kept == 0) {
+          std::string Assumed = "the epilogue's " + std::string(toString(C.Kind)) +
+                                " at ptx line " +
+                                std::to_string(P.Events[C.Event].Where.PtxLine) +
+                                " runs after every role of its CTA finished";
+          if (!llvm::is_contained(Out.Assumptions, Assumed))
+            Out.Assumptions.push_back(Assumed);
+        }
         E.Steps[Kept++] = C;
       }
       for (; I < E.Steps.size(); ++I)
