@@ -9,6 +9,7 @@
 #include "wsv/analyzer/RoleProgram.h"
 #include "wsv/analyzer/Roles.h"
 #include "wsv/analyzer/FunctionAnalysis.h"
+#include "wsv/models/NamedBarrier.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -63,8 +64,10 @@ public:
         for (unsigned Copy = 0; Copy < R.Copies && Out.Unknown.empty(); ++Copy)
           agent(Pr, C, Copy);
     }
-    if (Out.Unknown.empty())
+    if (Out.Unknown.empty()) {
       startEpiloguesEarly();
+      dropPrivateNamedBarriers();
+    }
     if (Unmatched)
       Out.Assumptions.push_back(std::to_string(Unmatched) +
                                 " operand read(s) in no buffer: races on them are not checked");
@@ -119,6 +122,43 @@ private:
       for (; I < E.Steps.size(); ++I)
         E.Steps[Kept++] = E.Steps[I];
       E.Steps.resize(Kept);
+    }
+  }
+
+  /// A named barrier that one agent alone uses in its CTA, and that each of its steps
+  /// completes at once with all the threads it counts (H5's per-warpgroup bar.sync between
+  /// epilogue chunks), orders nothing the model can see: the agent's threads already move
+  /// together. Such steps go, which shortens every schedule through the epilogue (H5's
+  /// phase skip: 338 steps to 210) and the states on the way. A count the agent does not
+  /// meet, or an id two agents reach (the bugs), keeps every step on it.
+  void dropPrivateNamedBarriers() {
+    auto IsNamed = [](const ConcreteStep &C) {
+      return C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive;
+    };
+    // (CTA, id) -> the one agent using it, or NoIndex once a second agent does or one of
+    // its steps does not complete the barrier alone.
+    std::map<std::pair<unsigned, uint32_t>, unsigned> Private;
+    for (unsigned A = 0; A < Out.Agents.size(); ++A)
+      for (const ConcreteStep &C : Out.Agents[A].Steps) {
+        if (!IsNamed(C))
+          continue;
+        auto [It, New] = Private.emplace(std::pair{Out.Agents[A].Cta, C.NamedId}, A);
+        models::NamedBarrierFile Fresh;
+        uint64_t Ticket = 0;
+        bool Alone = Fresh.arrive(C.NamedId, C.Count, C.Arriving, Ticket) ==
+                         models::NamedBarrierViolation::None &&
+                     Fresh.passed(C.NamedId, Ticket);
+        if (!Alone || It->second != A)
+          It->second = NoIndex;
+      }
+    for (unsigned A = 0; A < Out.Agents.size(); ++A) {
+      std::vector<ConcreteStep> &Steps = Out.Agents[A].Steps;
+      Steps.erase(std::remove_if(Steps.begin(), Steps.end(),
+                                 [&](const ConcreteStep &C) {
+                                   return IsNamed(C) &&
+                                          Private[{Out.Agents[A].Cta, C.NamedId}] == A;
+                                 }),
+                  Steps.end());
     }
   }
 

@@ -58,7 +58,8 @@ struct Proof {
   std::string Error;
 };
 
-Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threads = 0) {
+Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threads = 0,
+            uint64_t MaxStates = 70000) {
   Proof Out;
   auto Parsed = ptx::parseFile(std::string(WSV_PTX_DIR) + "/" + File,
                                [](const ptx::Diagnostic &) {});
@@ -86,7 +87,7 @@ Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threa
   }
   // Enough for every exploration of the kernels proved (H4's largest needs about 45000
   // states, B6's about 66000); B4 and H5 say unknown sooner.
-  Out.Options.MaxStates = 70000;
+  Out.Options.MaxStates = MaxStates;
   Out.Options.MaxTotalStates = MaxTotalStates;
   Out.Options.Threads = Threads;
   Out.R = exploreAllTrips(Out.RP, Out.Options);
@@ -213,6 +214,15 @@ TEST(ExploreAllTripsTest, ADepthFirstSearchFindsWhatTheFullSearchRunsOutBefore) 
   // The argument tries it when a small launch runs out of states: a counterexample.
   EXPECT_EQ(X.R.Verdict, ExploreVerdict::Deadlock) << X.R.Reason;
   EXPECT_NE(X.R.Reason.find("depth-first"), std::string::npos) << X.R.Reason;
+  // With the bound `wsv verify` gives each exploration, the launch of one tile whose ring
+  // wraps (5 k-tiles) comes before those of two tiles, and its full search ends at the
+  // race itself: a shortest schedule of a few dozen steps instead of the deadlock hundreds
+  // of steps deep.
+  Proof Wide = prove("b5.bug-mbarrier-arrival-count.ptx", 0, 0, 400000);
+  ASSERT_EQ(Wide.R.Verdict, ExploreVerdict::Race) << Wide.R.Reason;
+  EXPECT_EQ(Wide.R.Reason.find("depth-first"), std::string::npos) << Wide.R.Reason;
+  EXPECT_LE(Wide.R.Found.Schedule.size(), 80u);
+  EXPECT_TRUE(replays(Wide));
   // On the correct kernel it finds nothing.
   Proof Clean = prove("b5.ptx");
   EXPECT_FALSE(bad(Clean.R.Verdict)) << Clean.R.Reason;

@@ -233,8 +233,8 @@ TEST_F(ExploreKernelsTest, CorrectKernelsCleanVariantsFoundAndReplayed) {
 
 // The partial-order reduction against the full search, on every small instance of every
 // kernel and variant that both finish within the bound: a schedule the reduction skips must
-// not hide a deadlock, race or violation (or make one up), and the reduction must visit no
-// more states than the full search.
+// not hide a deadlock, race or violation (or make one up), and where no bug ends the
+// search early the reduction must visit no more states than the full search.
 TEST_F(ExploreKernelsTest, ReductionAgreesWithTheFullSearch) {
   unsigned Compared = 0, BadCompared = 0;
   uint64_t Reduced = 0, Full = 0;
@@ -255,7 +255,11 @@ TEST_F(ExploreKernelsTest, ReductionAgreesWithTheFullSearch) {
       EXPECT_EQ(isBad(R.Verdict), isBad(F.Verdict))
           << What << " " << Name << ": reduced " << toString(R.Verdict) << " (" << R.Message
           << "), full " << toString(F.Verdict) << " (" << F.Message << ")";
-      EXPECT_LE(R.States, F.States) << What << " " << Name;
+      // A search that ends at a bug stops at the first level holding one, which can be a
+      // deeper level in the reduced graph (the reduction keeps bugs reachable, not their
+      // distance): only complete searches compare their sizes.
+      if (F.Verdict == ExploreVerdict::Clean)
+        EXPECT_LE(R.States, F.States) << What << " " << Name;
     }
   };
   forEachFile(Check);

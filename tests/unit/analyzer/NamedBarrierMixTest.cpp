@@ -2,7 +2,9 @@
 // their own 128 threads on one id may complete an instance with two warps of each, and some
 // of each go on while their other warps still wait. The explorer reports agents that reach
 // one named barrier together with more threads than it counts (a violation that replays);
-// each warpgroup on an id of its own is clean.
+// each warpgroup on an id of its own is clean. An id that one agent alone uses, completed
+// at once by all the threads it counts, orders nothing between agents: its steps are left
+// out of the system (shorter schedules); a count the agent does not meet keeps them.
 #include "AnalyzerTestSupport.h"
 
 #include "wsv/analyzer/Explore.h"
@@ -69,6 +71,38 @@ TEST(NamedBarrierMixTest, AnIdPerWarpgroupIsClean) {
   auto E = test::exploreEntry(twoWarpgroups("  add.u32 %r6, %r2, 1;\n  bar.sync %r6, 128;\n"));
   ASSERT_EQ(E->S.Unknown, "");
   EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
+}
+
+unsigned namedSteps(const ConcreteSystem &S) {
+  unsigned N = 0;
+  for (const ConcreteAgent &A : S.Agents)
+    for (const ConcreteStep &C : A.Steps)
+      N += C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive;
+  return N;
+}
+
+TEST(NamedBarrierMixTest, AnIdOneAgentCompletesAloneLeavesNoSteps) {
+  // The bar.sync 0 of every thread stays (the prologue and both warpgroups reach it); the
+  // two bar.sync of each warpgroup on its own id go.
+  auto Own = test::exploreEntry(twoWarpgroups("  add.u32 %r6, %r2, 1;\n  bar.sync %r6, 128;\n"));
+  ASSERT_EQ(Own->S.Unknown, "");
+  auto Shared = test::exploreEntry(twoWarpgroups("  bar.sync 1, 128;\n"));
+  ASSERT_EQ(Shared->S.Unknown, "");
+  EXPECT_EQ(namedSteps(Shared->S), namedSteps(Own->S) + 4);
+  for (const ConcreteAgent &A : Own->S.Agents)
+    for (const ConcreteStep &C : A.Steps)
+      if (C.Kind == StepKind::NamedSync)
+        EXPECT_EQ(C.NamedId, 0u) << A.Name;
+}
+
+TEST(NamedBarrierMixTest, AnIdItsOneAgentCannotCompleteStillDeadlocks) {
+  // Each warpgroup on its own id, but counting 256 threads: nobody else comes.
+  auto E = test::exploreEntry(twoWarpgroups("  add.u32 %r6, %r2, 1;\n  bar.sync %r6, 256;\n"));
+  ASSERT_EQ(E->S.Unknown, "");
+  ASSERT_EQ(E->R.Verdict, ExploreVerdict::Deadlock) << E->R.Message;
+  EXPECT_NE(E->R.Message.find("(128 of 256 threads arrived)"), std::string::npos)
+      << E->R.Message;
+  EXPECT_EQ(replay(E->S, E->R.Schedule).Verdict, ExploreVerdict::Deadlock);
 }
 
 } // namespace
