@@ -177,20 +177,24 @@ Simulator::Enabling Simulator::enables(const ConcreteStep &C) const {
     if (C.Barrier != NoIndex) {
       E.Arrivals.push_back({C.Barrier, std::max(1u, C.Count)});
       if (C.TxBytes)
-        E.Expects.push_back(C.Barrier);
+        E.Expects.push_back({C.Barrier, C.TxBytes});
+      else
+        E.Plain.push_back({C.Barrier, std::max(1u, C.Count)});
     }
     break;
   case StepKind::ExpectTx: // a negative tx count brought back to zero completes a phase
     if (C.Barrier != NoIndex)
-      E.Expects.push_back(C.Barrier);
+      E.Expects.push_back({C.Barrier, C.TxBytes});
     break;
   case StepKind::AsyncLoad:
     for (unsigned B : C.Targets)
       E.Bytes.push_back({B, uint64_t(C.TxBytes) * std::max(1u, C.Count)});
     break;
   case StepKind::MmaCommit:
-    for (unsigned B : C.Targets)
+    for (unsigned B : C.Targets) {
       E.Arrivals.push_back({B, std::max(1u, C.Count)});
+      E.Plain.push_back({B, std::max(1u, C.Count)});
+    }
     break;
   default:
     break;
@@ -301,6 +305,54 @@ bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
   return !touchedFirst(St, NoIndex, &L, Mine);
 }
 
+bool Simulator::landingOrderMatters(const State &St, const LoadInFlight &L,
+                                    unsigned X) const {
+  // Every arrival, expect_tx and landing that may reach X before L adds to the phase's
+  // counts, in any order, as long as no phase completes before L lands: then L and all of
+  // them reach the same state in either order. A phase completes when its pending arrivals
+  // and its tx-count are both zero; with L's bytes it may complete only with all of them
+  // (else what comes after the completion counts in the next phase).
+  const TouchScratch &Xs = Scratch;
+  struct Item {
+    uint32_t Arrivals;
+    int64_t Tx;
+  };
+  llvm::SmallVector<Item, 12> Items;
+  bool Self = false;
+  for (const LoadInFlight &O : St.Loads) {
+    if (O == L) {
+      Self = true;
+      continue;
+    }
+    const ConcreteStep &OC = S.Agents[O.Agent].Steps[O.Step];
+    if (llvm::is_contained(OC.Targets, X))
+      Items.push_back({0, -static_cast<int64_t>(OC.TxBytes)});
+  }
+  for (const TouchScratch::Contribution &C : Xs.BeforeLanding)
+    if (C.Barrier == X)
+      Items.push_back({C.Arrivals, static_cast<int64_t>(C.Expected) -
+                                       static_cast<int64_t>(C.Landing)});
+  if (!Self || Items.size() > 12)
+    return true;
+  const models::Mbarrier &M = St.Barriers[X];
+  int64_t Bytes = S.Agents[L.Agent].Steps[L.Step].TxBytes;
+  uint32_t All = (1u << Items.size()) - 1;
+  for (uint32_t Subset = 0; Subset <= All; ++Subset) {
+    uint64_t Arrivals = 0;
+    int64_t Tx = M.txCount();
+    for (size_t I = 0; I < Items.size(); ++I)
+      if ((Subset >> I) & 1) {
+        Arrivals += Items[I].Arrivals;
+        Tx += Items[I].Tx;
+      }
+    if (Arrivals != M.pending())
+      continue;
+    if (Tx == 0 || (Tx == Bytes && Subset != All))
+      return true;
+  }
+  return false;
+}
+
 bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &C) const {
   // arrive.expect_tx and the copies in flight to its barrier: while the phase has arrivals
   // pending besides this one, no landing completes it in either order; when this is the
@@ -343,36 +395,92 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   TouchScratch &X = Scratch;
   unsigned NB = S.Barriers.size();
   X.Arrivals.assign(NB, 0);
+  X.Plain.assign(NB, 0);
   X.Bytes.assign(NB, 0);
+  X.LeastExpect.assign(NB, UINT64_MAX);
   X.Expect.assign(NB, false);
-  std::vector<uint32_t> &Arrivals = X.Arrivals;
-  std::vector<uint64_t> &Bytes = X.Bytes;
+  std::vector<uint32_t> &Arrivals = X.Arrivals, &Plain = X.Plain;
+  std::vector<uint64_t> &Bytes = X.Bytes, &LeastExpect = X.LeastExpect;
   std::vector<bool> &Expect = X.Expect;
+  auto AddCount = [](uint32_t &To, uint32_t N) { To = N > UINT32_MAX - To ? UINT32_MAX : To + N; };
   auto Hits = [&](const Footprint &F) { return conflicts(Mine, F); };
   auto Add = [&](const Enabling &E) {
     for (auto [B, N] : E.Arrivals)
-      Arrivals[B] = N > UINT32_MAX - Arrivals[B] ? UINT32_MAX : Arrivals[B] + N;
+      AddCount(Arrivals[B], N);
+    for (auto [B, N] : E.Plain)
+      AddCount(Plain[B], N);
     for (auto [B, N] : E.Bytes)
       Bytes[B] = std::min<uint64_t>(Bytes[B] + N, uint64_t(1) << 40);
-    for (unsigned B : E.Expects)
+    for (auto [B, N] : E.Expects) {
       Expect[B] = true;
+      LeastExpect[B] = std::min(LeastExpect[B], N);
+    }
   };
   auto Anything = [&](const Footprint &Barriers) {
     for (unsigned B = 0; B < NB; ++B)
       if ((Barriers[B / 64] >> (B % 64)) & 1) {
-        Arrivals[B] = UINT32_MAX;
+        Arrivals[B] = Plain[B] = UINT32_MAX;
         Bytes[B] = uint64_t(1) << 40;
         Expect[B] = true;
+        LeastExpect[B] = 0;
       }
+  };
+  // A copy's landing: what reaches its barriers first is collected (BeforeLanding) and
+  // judged at the end (landingOrderMatters) instead of conflicting; waits on them stop the
+  // walk until they may pass now, since none of their phases completes before the landing
+  // unless the end says otherwise.
+  llvm::ArrayRef<unsigned> LoadTargets;
+  if (Load)
+    LoadTargets = S.Agents[Load->Agent].Steps[Load->Step].Targets;
+  X.BeforeLanding.clear();
+  auto ReachesLoadTarget = [&](const ConcreteStep &C) {
+    if ((C.Kind == StepKind::Arrive || C.Kind == StepKind::ExpectTx) && C.Barrier != NoIndex)
+      return llvm::is_contained(LoadTargets, C.Barrier);
+    if (C.Kind == StepKind::AsyncLoad)
+      return llvm::any_of(C.Targets,
+                          [&](unsigned B) { return llvm::is_contained(LoadTargets, B); });
+    return false;
+  };
+  // Adds what step C brings to the load's barriers; false when its other effects conflict.
+  auto BeforeLanding = [&](const Footprint &Step, const ConcreteStep &C) {
+    Footprint &F = X.Copy;
+    F = Step;
+    for (unsigned B : LoadTargets)
+      clear(F, B, /*Every=*/true);
+    if (conflicts(Mine, F))
+      return false;
+    if (C.Kind == StepKind::AsyncLoad) {
+      for (unsigned B : C.Targets)
+        if (llvm::is_contained(LoadTargets, B))
+          X.BeforeLanding.push_back({B, 0, 0, C.TxBytes});
+    } else {
+      X.BeforeLanding.push_back(
+          {C.Barrier, C.Kind == StepKind::Arrive ? std::max(1u, C.Count) : 0, C.TxBytes, 0});
+    }
+    return true;
+  };
+  auto TouchesLoadTarget = [&](const Footprint &F) {
+    for (unsigned B : LoadTargets)
+      for (unsigned K = 0; K < 3; ++K)
+        if ((F[K * Words + B / 64] >> (B % 64)) & 1)
+          return true;
+    return false;
   };
   // Threads that may arrive at the cluster barrier's current phase first.
   uint64_t ClusterThreads = St.Cluster.arrived();
   auto MayComplete = [&](unsigned B) {
     const models::Mbarrier &M = St.Barriers[B];
     int64_t Tx = M.txCount();
-    return Arrivals[B] >= M.pending() &&
-           (Expect[B] || (Tx >= 0 && uint64_t(Tx) <= Bytes[B])) &&
-           (M.pending() > 0 || Tx != 0 || Expect[B]);
+    if (Arrivals[B] < M.pending())
+      return false;
+    if (!Expect[B])
+      return Tx >= 0 && uint64_t(Tx) <= Bytes[B] && (M.pending() > 0 || Tx != 0);
+    // An expect_tx may come. Unless plain arrivals alone may fill the pending count, one
+    // that completes the phase brings at least the fewest bytes any of them expects, and
+    // those must land too (B4: a peer CTA's copies cannot complete a full barrier whose
+    // own arrive.expect_tx waits for its copies as well).
+    uint64_t Least = Plain[B] >= M.pending() ? 0 : std::min(LeastExpect[B], uint64_t(1) << 40);
+    return Tx + static_cast<int64_t>(Least) <= static_cast<int64_t>(Bytes[B]);
   };
   for (unsigned B = 0; B < S.Agents.size(); ++B) {
     const AgentState &BS = St.Agents[B];
@@ -384,13 +492,27 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       BS.Wgmma.forEachInFlight(Op);
       BS.Bulk.forEachInFlight(Op);
     }
-    for (uint32_t I : BS.Tcgen05.inFlight())
-      Op(I);
+    // tcgen05 operations in flight arrive only through the commits pending now (a later
+    // commit is a step of B, walked below): their footprint is what they read and those
+    // commits' barriers, not every barrier B ever commits to.
+    if (!BS.Tcgen05.inFlight().empty()) {
+      Footprint &F = X.Copy;
+      F.assign(3 * Words, 0);
+      for (uint32_t I : BS.Tcgen05.inFlight())
+        for (unsigned W = 0; W < 3 * Words; ++W)
+          F[W] |= StepFootprint[B][I][W];
+      for (unsigned T : CommitTargets[B])
+        clear(F, T, /*Every=*/true);
+      BS.Tcgen05.forEachPendingCommit([&](uint32_t Commit) {
+        for (unsigned T : S.Agents[B].Steps[Commit].Targets) {
+          addArrival(F, T);
+          Arrivals[T] = Plain[T] = UINT32_MAX;
+        }
+      });
+      Hit = Hit || Hits(F);
+    }
     if (Hit)
       return true;
-    if (BS.Tcgen05.pendingCommits())
-      for (unsigned T : CommitTargets[B])
-        Arrivals[T] = UINT32_MAX;
   }
   for (const LoadInFlight &L : St.Loads) {
     if (Load && L == *Load)
@@ -448,6 +570,10 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     const ConcreteStep &C = S.Agents[B].Steps[Pc];
     if (C.Kind == StepKind::Wait && C.Flag >= 0)
       return true; // a probe before it may let the agent skip it
+    if (C.Kind == StepKind::Wait && C.Barrier != NoIndex &&
+        llvm::is_contained(LoadTargets, C.Barrier))
+      return !St.Barriers[C.Barrier].initialized() ||
+             St.Barriers[C.Barrier].testWaitParity(C.Parity);
     if (C.Kind == StepKind::Wait && C.Barrier != NoIndex)
       return !St.Barriers[C.Barrier].initialized() ||
              St.Barriers[C.Barrier].testWaitParity(C.Parity) || MayComplete(C.Barrier);
@@ -485,9 +611,15 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
           }
           X.RunWalked[Run] = Gen;
           X.RunEntry[Run] = Pc;
-          if (Hits(RunUnion[B][Pc]))
-            return true;
           uint32_t End = RunEnd[B][Pc];
+          if (Load && TouchesLoadTarget(RunUnion[B][Pc])) {
+            for (uint32_t I = Pc; I < End; ++I)
+              if (ReachesLoadTarget(Ag.Steps[I]) ? !BeforeLanding(StepFootprint[B][I], Ag.Steps[I])
+                                                 : Hits(StepFootprint[B][I]))
+                return true;
+          } else if (Hits(RunUnion[B][Pc])) {
+            return true;
+          }
           for (uint32_t I = NextEnabling[B][Pc]; I < End;) {
             Add(StepEnabling[B][I]);
             I = I + 1 < End ? NextEnabling[B][I + 1] : End;
@@ -521,6 +653,9 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
           if (Hits(F))
             return true;
           FutureLandings.push_back(C.TxBytes);
+        } else if (Load && ReachesLoadTarget(C)) {
+          if (!BeforeLanding(StepFootprint[B][Pc], C))
+            return true;
         } else if (Hits(StepFootprint[B][Pc])) {
           return true;
         }
@@ -546,12 +681,48 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     return (Theirs == Placement::Role && Mine == Placement::Prologue) ||
            (Theirs == Placement::Epilogue && Mine != Placement::Epilogue);
   };
-  for (unsigned B = 0; B < NA; ++B)
-    if (B != Agent && !Held(B) && Walk(B, St.Agents[B].Pc))
+  // An agent not started yet starts once the agents it follows finished (the roles after
+  // their CTA's prologue, the epilogue after the roles): only when each of those may finish
+  // first does it run anything first (the other CTA's roles, while its prologue waits at
+  // the cluster barrier for Agent's CTA).
+  auto Gated = [&](unsigned B) {
+    if (started(St, B))
+      return false;
+    const ConcreteAgent &Ag = S.Agents[B];
+    for (unsigned O = 0; O < NA; ++O) {
+      const ConcreteAgent &Before = S.Agents[O];
+      bool Follows = Before.Cta == Ag.Cta &&
+                     ((Ag.Place == Placement::Role && Before.Place == Placement::Prologue) ||
+                      (Ag.Place == Placement::Epilogue && Before.Place != Placement::Epilogue));
+      if (Follows && St.Agents[O].Pc < Before.Steps.size() && (O == Agent || !Ends[O]))
+        return true;
+    }
+    return false;
+  };
+  llvm::SmallVector<unsigned, 8> Waiting; // gated agents, walked once their gate opens
+  for (unsigned B = 0; B < NA; ++B) {
+    if (B == Agent || Held(B))
+      continue;
+    if (!started(St, B)) {
+      Waiting.push_back(B);
+      continue;
+    }
+    if (Walk(B, St.Agents[B].Pc))
       return true;
-  // A stopped agent goes on once what may run first may complete its phase.
+  }
+  // A stopped agent goes on once what may run first may complete its phase; a gated one
+  // starts once what it follows may finish.
   for (bool Changed = true; Changed;) {
     Changed = false;
+    for (size_t I = 0; I < Waiting.size(); ++I) {
+      unsigned B = Waiting[I];
+      if (Gated(B))
+        continue;
+      Waiting.erase(Waiting.begin() + I--);
+      if (Walk(B, St.Agents[B].Pc))
+        return true;
+      Changed = true;
+    }
     for (unsigned B = 0; B < NA; ++B)
       for (size_t I = 0; I < Stops[B].size(); ++I) {
         uint32_t From = Stops[B][I];
@@ -566,6 +737,10 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         Changed = true;
       }
   }
+  if (Load && !X.BeforeLanding.empty())
+    for (unsigned B : LoadTargets)
+      if (landingOrderMatters(St, *Load, B))
+        return true;
   if (!FutureLandings.empty()) {
     // The arrival is the phase's last: no landings, in flight or to come, but not all of
     // them, may sum to what it leaves (expectCommutesWithLandings on every size).

@@ -98,7 +98,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
         add(EnablingSuffix[A][I], B);
       for (auto [B, N] : StepEnabling[A][I].Bytes)
         add(EnablingSuffix[A][I], B);
-      for (unsigned B : StepEnabling[A][I].Expects)
+      for (auto [B, N] : StepEnabling[A][I].Expects)
         add(EnablingSuffix[A][I], B);
     }
     // Inside a cycle the whole cycle may still come.
@@ -383,6 +383,11 @@ bool Simulator::stepEnabled(const State &St, unsigned Agent) const {
 
 std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const {
   std::vector<ScheduleStep> Out;
+  for (const LoadInFlight &L : St.Loads) {
+    ScheduleStep T{ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy};
+    if (Reduce && loadCommutes(St, L))
+      return {T};
+  }
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     if (!stepEnabled(St, A))
       continue;
@@ -392,12 +397,8 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
     for (unsigned Choice : choices(St, A))
       Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, Choice});
   }
-  for (const LoadInFlight &L : St.Loads) {
-    ScheduleStep T{ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy};
-    if (Reduce && loadCommutes(St, L))
-      return {T};
-    Out.push_back(T);
-  }
+  for (const LoadInFlight &L : St.Loads)
+    Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
   completions(St, Out, /*Eager=*/false);
   return Out;
 }

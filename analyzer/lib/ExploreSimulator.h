@@ -260,7 +260,11 @@ private:
   struct Enabling {
     llvm::SmallVector<std::pair<unsigned, uint32_t>, 2> Arrivals;
     llvm::SmallVector<std::pair<unsigned, uint64_t>, 2> Bytes; ///< complete_tx of copies
-    llvm::SmallVector<unsigned, 2> Expects;                    ///< expect_tx
+    /// expect_tx: the barrier and the bytes it waits for more
+    llvm::SmallVector<std::pair<unsigned, uint64_t>, 2> Expects;
+    /// Arrivals that bring no expect_tx (plain arrive, tcgen05.commit): a phase they
+    /// complete needs no more bytes than it waits for now.
+    llvm::SmallVector<std::pair<unsigned, uint32_t>, 2> Plain;
   };
   Enabling enables(const ConcreteStep &C) const;
   /// Whether something that may happen before the transition (a step of Agent, or Load's
@@ -273,8 +277,17 @@ private:
   /// every state; one simulator serves one search, on one thread).
   struct TouchScratch {
     Footprint Mine, Copy;
-    std::vector<uint32_t> Arrivals;
+    std::vector<uint32_t> Arrivals, Plain;
+    std::vector<uint64_t> LeastExpect;
     std::vector<uint64_t> Bytes, FutureLandings;
+    /// A copy's landing (touchedFirst's Load): what may reach its barriers first, as
+    /// (barrier, arrivals, bytes expected, bytes landing).
+    struct Contribution {
+      unsigned Barrier;
+      uint32_t Arrivals;
+      uint64_t Expected, Landing;
+    };
+    std::vector<Contribution> BeforeLanding;
     std::vector<bool> Expect, Ends;
     std::vector<llvm::SmallVector<uint32_t, 2>> Stops;
     /// Per agent, per step: the generation of the last call that walked it.
@@ -294,6 +307,10 @@ private:
   bool expectCommutesWithLandings(const State &St, const ConcreteStep &C) const;
   /// A copy's completion that commutes with everything that may happen before it.
   bool loadCommutes(const State &St, const LoadInFlight &L) const;
+  /// Whether the phase of barrier X may complete before the copy L lands, or (its landing
+  /// included) with only some of what reaches X first (TouchScratch::BeforeLanding): then
+  /// the order decides which phase something is counted in.
+  bool landingOrderMatters(const State &St, const LoadInFlight &L, unsigned X) const;
   /// A footprint is 3 * Words words at the same bit positions: objects written, objects only
   /// read (buffers read, barriers waited on), objects given updates that commute with each
   /// other (arrivals on a barrier whose arrivals are all alike, TMA fills of a slot).

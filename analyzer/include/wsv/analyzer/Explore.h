@@ -20,9 +20,17 @@
 // and updates, and updates that commute with each other (arrivals on a barrier whose
 // arrivals are all the same operation, TMA fills of one slot) only with writes and reads. An
 // arrive.expect_tx commutes with the copies in flight or issued first to its barrier unless
-// one order completes the phase and the other does not. Copies of one role reach their own
-// parts of a slot (as in the race check), so their accesses commute once the slot is
-// filled. Reaching another CTA's barrier touches that CTA's exit, which may come first when
+// one order completes the phase and the other does not; a copy's landing likewise commutes
+// with the arrivals, expect_tx and other landings that may reach its barrier first when no
+// phase can complete before it lands and, with it, only all of them complete one (B4's peer
+// CTA copies landing before the leader's arrive.expect_tx). A phase that needs an
+// expect_tx arrival needs at least its bytes to land too; tcgen05 operations in flight
+// arrive only through the commits pending now; an agent that starts only once others
+// finished (the roles after their CTA's prologue) runs nothing first while one of those
+// cannot finish first. A landing taken alone goes before any step taken alone, so that the
+// copies in flight when agents move on do not depend on the path. Copies of one role reach
+// their own parts of a slot (as in the race check), so their accesses commute once the slot
+// is filled. Reaching another CTA's barrier touches that CTA's exit, which may come first when
 // every one of its agents may finish first. A step that ends its agent is never taken alone
 // (the next phase starts), nor the end of a free pass of one agent with a cycle (the anchor:
 // states recur only after every agent with a cycle ran a pass more, so every cycle of states

@@ -129,6 +129,11 @@ public:
 
   const std::vector<uint32_t> &inFlight() const { return InFlight; }
   size_t pendingCommits() const { return Commits.size(); }
+  /// Calls F with the id of every commit whose arrival is still due, oldest first.
+  template <typename Fn> void forEachPendingCommit(Fn F) const {
+    for (const Commit &C : Commits)
+      F(C.Id);
+  }
 
   /// The state as a sequence of integers (Out.put), and back (In.get): an explorer keeps
   /// the states waiting to be expanded packed.
