@@ -4,7 +4,8 @@
 // visited states are kept (with the parent and the transition that reached them); the states
 // themselves live in the frontier. The schedule found is then replayed from the initial
 // state, which rebuilds the final state (barriers, blocked agents) and checks the search and
-// the replay agree.
+// the replay agree. A race's or violation's schedule is then cut to the steps it needs
+// (shorten): the reduced search's shortest schedule may run agents that play no part.
 //
 //===----------------------------------------------------------------------------------===//
 #include "wsv/analyzer/Explore.h"
@@ -52,6 +53,47 @@ void judgeEnd(const ConcreteSystem &S, const Simulator &Sim, const State &St,
   R.Verdict = ExploreVerdict::Deadlock;
   R.Blocked = Sim.blocked(St);
   R.Message = deadlockMessage(S, R.Blocked);
+}
+
+/// A race or violation needs only the steps that lead to it: stops agents early, one
+/// last step at a time (with the completions of what that step issued), while the shorter
+/// schedule still replays to the same race or violation. The search's order puts steps of
+/// agents that play no part in the bug before it (the peer CTA's roles running ahead); a
+/// deadlock needs every agent blocked, so its schedule stays as found.
+std::vector<ScheduleStep> shorten(const ConcreteSystem &S, std::vector<ScheduleStep> Schedule,
+                                  const ExploreResult &Found) {
+  if (Found.Verdict != ExploreVerdict::Race && Found.Verdict != ExploreVerdict::Violation)
+    return Schedule;
+  auto Same = [&](const std::vector<ScheduleStep> &Candidate) {
+    ExploreResult Again = replay(S, Candidate);
+    return Again.Verdict == Found.Verdict && Again.Message == Found.Message;
+  };
+  // Each pass tries to drop every agent's last step before the final (bad) one.
+  for (bool Changed = true; Changed && Schedule.size() > 1;) {
+    Changed = false;
+    for (unsigned A = 0; A < S.Agents.size(); ++A) {
+      for (;;) {
+        size_t Last = Schedule.size() - 1; // the bad step stays
+        size_t At = Last;
+        for (size_t I = 0; I < Last; ++I)
+          if (Schedule[I].K == ScheduleStep::Kind::Execute && Schedule[I].Agent == A)
+            At = I;
+        if (At == Last)
+          break;
+        const ScheduleStep Drop = Schedule[At];
+        std::vector<ScheduleStep> Candidate;
+        for (size_t I = 0; I < Schedule.size(); ++I)
+          if (I != At && !(I < Last && Schedule[I].K == ScheduleStep::Kind::Complete &&
+                           Schedule[I].Agent == A && Schedule[I].Step == Drop.Step))
+            Candidate.push_back(Schedule[I]);
+        if (!Same(Candidate))
+          break;
+        Schedule = std::move(Candidate);
+        Changed = true;
+      }
+    }
+  }
+  return Schedule;
 }
 
 } // namespace
@@ -148,6 +190,11 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   };
   auto Finish = [&](std::vector<ScheduleStep> Schedule) {
     ExploreResult Replayed = replay(S, Schedule);
+    if (Options.Shorten) {
+      std::vector<ScheduleStep> Shorter = shorten(S, Schedule, Replayed);
+      if (Shorter.size() < Schedule.size())
+        Replayed = replay(S, Shorter);
+    }
     Replayed.States = Nodes.size();
     Replayed.SymmetryGroups = Groups;
     Replayed.Transitions = R.Transitions;

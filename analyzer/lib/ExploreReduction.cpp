@@ -81,11 +81,10 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     unsigned Queue = C.Queue == AsyncQueue::Bulk ? 1 : C.Queue == AsyncQueue::Tcgen05 ? 2 : 0;
     if (C.Kind == StepKind::AsyncStore)
       Queue = 1;
+    // A tcgen05 operation's completion makes only the commits pending then arrive: their
+    // barriers are in the footprint of the work in flight (touchedFirst) and of each commit
+    // step, not of every operation the agent issues.
     add(F, QueueBase + 3 * Agent + Queue);
-    // A tcgen05 operation's completion is what makes the agent's commits arrive.
-    if (Queue == 2)
-      for (unsigned B : CommitTargets[Agent])
-        addArrival(F, B);
     break;
   }
   default:
@@ -202,15 +201,30 @@ Simulator::Enabling Simulator::enables(const ConcreteStep &C) const {
   return E;
 }
 
+bool Simulator::finishMatters(const State &St, unsigned Agent) const {
+  const ConcreteAgent &A = S.Agents[Agent];
+  const AgentState &AS = St.Agents[Agent];
+  if (A.Place != Placement::Role || !AS.Tcgen05.inFlight().empty() ||
+      AS.Wgmma.firstInFlight() || AS.Bulk.firstInFlight())
+    return true;
+  // Another role of the CTA still runs: the epilogue does not start and the CTA stays.
+  for (unsigned B = 0; B < S.Agents.size(); ++B)
+    if (B != Agent && S.Agents[B].Cta == A.Cta && S.Agents[B].Place == Placement::Role &&
+        St.Agents[B].Pc < S.Agents[B].Steps.size())
+      return false;
+  return true;
+}
+
 bool Simulator::commutes(const State &St, unsigned Agent) const {
   const AgentState &AS = St.Agents[Agent];
-  // Finishing an agent starts others (the roles after the prologue, the epilogue after the
-  // roles): the last step is never taken alone. Nor is the end of a free pass of one agent
+  // Finishing an agent may start others (the roles after the prologue, the epilogue after
+  // the roles), end its CTA, or let its work in flight complete: such a last step is never
+  // taken alone (finishMatters). Nor is the end of a free pass of one agent
   // with a cycle (the anchor), so that every cycle of a periodic system's states holds a
   // state with every transition taken: passes count from the fewest any agent ran, so states
   // recur only after every agent with a cycle ran a pass more (or, inside a tile whose
   // k-loop has no pass count yet, every agent ran a pass of it more), the anchor included.
-  if (AS.Pc + 1 >= S.Agents[Agent].Steps.size() ||
+  if ((AS.Pc + 1 >= S.Agents[Agent].Steps.size() && finishMatters(St, Agent)) ||
       (Agent == LapAnchor && atFreeLapEnd(St, Agent)) ||
       (Agent == InnerAnchor && atFreeInnerEnd(St, Agent)))
     return false;
@@ -224,11 +238,16 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
     for (unsigned B : C.Writes)
       touchBuffer(Mine, B, Agent, C.PerCopy, Touch::Update);
   } else if (C.Queue == AsyncQueue::Tcgen05 &&
-             (C.Kind == StepKind::MmaIssue || C.Kind == StepKind::MmaCommit)) {
-    // Issuing or committing tcgen05 work only queues it: the commits' barriers see it
-    // complete, which is a transition of its own.
-    for (unsigned B : CommitTargets[Agent])
-      if (B != C.Barrier)
+             (C.Kind == StepKind::MmaIssue ||
+              (C.Kind == StepKind::MmaCommit && AS.Tcgen05.uncommittedInFlight()))) {
+    // Issuing tcgen05 work, or committing work that no completion can finish first (some
+    // of it was issued after the last commit), only queues it, in either order with the
+    // completions of the agent's earlier commits: the commit's barriers see the work
+    // complete, which is a transition of its own. A commit that the completions may
+    // overtake arrives at once then, so it keeps its barriers.
+    clear(Mine, QueueBase + 3 * Agent + 2, /*Every=*/true);
+    if (C.Kind == StepKind::MmaCommit)
+      for (unsigned B : C.Targets)
         clear(Mine, B, /*Every=*/true);
   }
   if (C.PerCopy && C.Kind != StepKind::AsyncLoad) {
@@ -494,15 +513,13 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     }
     // tcgen05 operations in flight arrive only through the commits pending now (a later
     // commit is a step of B, walked below): their footprint is what they read and those
-    // commits' barriers, not every barrier B ever commits to.
+    // commits' barriers.
     if (!BS.Tcgen05.inFlight().empty()) {
       Footprint &F = X.Copy;
       F.assign(3 * Words, 0);
       for (uint32_t I : BS.Tcgen05.inFlight())
         for (unsigned W = 0; W < 3 * Words; ++W)
           F[W] |= StepFootprint[B][I][W];
-      for (unsigned T : CommitTargets[B])
-        clear(F, T, /*Every=*/true);
       BS.Tcgen05.forEachPendingCommit([&](uint32_t Commit) {
         for (unsigned T : S.Agents[B].Steps[Commit].Targets) {
           addArrival(F, T);

@@ -41,11 +41,6 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       Bits += PartAgents[B].size();
     }
   Words = (Bits + 63) / 64;
-  CommitTargets.resize(S.Agents.size());
-  for (unsigned A = 0; A < S.Agents.size(); ++A)
-    for (const ConcreteStep &C : S.Agents[A].Steps)
-      if (C.Kind == StepKind::MmaCommit)
-        CommitTargets[A].insert(CommitTargets[A].end(), C.Targets.begin(), C.Targets.end());
   AsyncRead.assign(S.Buffers.size(), false);
   for (const ConcreteAgent &Ag : S.Agents)
     for (const ConcreteStep &C : Ag.Steps)

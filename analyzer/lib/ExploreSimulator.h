@@ -334,6 +334,9 @@ private:
       F[K * Words + Bit / 64] &= ~(uint64_t(1) << (Bit % 64));
   }
   bool commutes(const State &St, unsigned Agent) const;
+  /// Whether Agent finishing may start another agent, end its CTA or let its work in
+  /// flight complete (its last step then never goes alone).
+  bool finishMatters(const State &St, unsigned Agent) const;
   /// Buffer accesses in footprints. Copies of one role (agents of one program in one CTA)
   /// reach their own parts of a slot when either access is placed by the thread (the race
   /// check's rule): such an access touches the agent's part bit and those of the agents that
@@ -378,8 +381,6 @@ private:
   /// Per agent: the barrier instances it initializes, which its fence.mbarrier_init
   /// publishes (the fence's footprint).
   std::vector<std::vector<unsigned>> Inits;
-  /// Per agent: the barrier instances its tcgen05.commits arrive on.
-  std::vector<std::vector<unsigned>> CommitTargets;
 };
 
 } // namespace exploration

@@ -3,7 +3,8 @@
 // Runs the agents of a ConcreteSystem (RoleProgram.h) on the reference models of models/
 // (Mbarrier, NamedBarrierFile, AsyncGroupQueue, Tcgen05CommitTracker, TmemAllocator) over
 // every interleaving, breadth first, so the first bad state found is one with the shortest
-// schedule. A transition is one agent executing its next step, or asynchronous work
+// schedule the reduction below keeps (a race's or violation's schedule then loses the steps
+// it does not need). A transition is one agent executing its next step, or asynchronous work
 // completing at a moment the scheduler chooses: a TMA load's copy (its complete_tx), the
 // tcgen05 MMAs that one commit waits for (the commit's arrival is all that others see of
 // them). wgmma and bulk-store completions are seen only by their owner's wait_group, so they
@@ -27,10 +28,8 @@
 // expect_tx arrival needs at least its bytes to land too; tcgen05 operations in flight
 // arrive only through the commits pending now; an agent that starts only once others
 // finished (the roles after their CTA's prologue) runs nothing first while one of those
-// cannot finish first. A landing taken alone goes before any step taken alone, so that the
-// copies in flight when agents move on do not depend on the path. Copies of one role reach
-// their own parts of a slot (as in the race check), so their accesses commute once the slot
-// is filled. Reaching another CTA's barrier touches that CTA's exit, which may come first when
+// cannot finish first. Copies of one role reach their own parts of a slot (as in the race
+// check), so their accesses commute once the slot is filled. Reaching another CTA's barrier touches that CTA's exit, which may come first when
 // every one of its agents may finish first. A step that ends its agent is never taken alone
 // (the next phase starts), nor the end of a free pass of one agent with a cycle (the anchor:
 // states recur only after every agent with a cycle ran a pass more, so every cycle of states
@@ -125,12 +124,16 @@ struct ExploreOptions {
   /// late k-tiles of a launch too large to search in full. For bugs only: its schedule is
   /// a real one (replayed) but not the shortest.
   bool DepthFirst = false;
+  /// A race's or violation's schedule loses the steps it does not need: agents stop early,
+  /// one last step at a time, while the schedule still replays to the same bug.
+  bool Shorten = true;
 };
 
 struct ExploreResult {
   ExploreVerdict Verdict = ExploreVerdict::Unknown;
   std::string Message; ///< the race, violation or reason for unknown; the deadlock in words
-  /// The shortest schedule to the bad state (one schedule with ExploreOptions::DepthFirst).
+  /// The shortest schedule to the bad state that the reduction keeps, less the steps of
+  /// agents a race or violation does not need (one schedule with DepthFirst).
   std::vector<ScheduleStep> Schedule;
   std::vector<BlockedAgent> Blocked;  ///< deadlock: every unfinished agent
   /// Race: the buffer slot instance and the two steps involved (the second is the one that

@@ -129,6 +129,16 @@ public:
 
   const std::vector<uint32_t> &inFlight() const { return InFlight; }
   size_t pendingCommits() const { return Commits.size(); }
+  /// Whether an operation in flight was issued after the last commit: a commit now then
+  /// waits for it, whatever completes first.
+  bool uncommittedInFlight() const {
+    for (uint32_t Op : InFlight)
+      if (Commits.empty() || std::find(Commits.back().Waiting.begin(),
+                                       Commits.back().Waiting.end(),
+                                       Op) == Commits.back().Waiting.end())
+        return true;
+    return false;
+  }
   /// Calls F with the id of every commit whose arrival is still due, oldest first.
   template <typename Fn> void forEachPendingCommit(Fn F) const {
     for (const Commit &C : Commits)
