@@ -372,6 +372,29 @@ bool Simulator::landingOrderMatters(const State &St, const LoadInFlight &L,
   return false;
 }
 
+bool Simulator::tcgen05Commutes(const State &St, unsigned Agent) const {
+  // What completing the oldest commit's operations touches: their reads end, and the
+  // commits pending arrive (those it makes due; all of them, to be safe). The agent's own
+  // later issues and commits only queue, in either order with it (commutes()), so its own
+  // queue is left out.
+  const models::Tcgen05CommitTracker &T = St.Agents[Agent].Tcgen05;
+  Footprint &Mine = Scratch.Mine;
+  Mine.assign(3 * Words, 0);
+  for (uint32_t Op : T.inFlight())
+    for (unsigned W = 0; W < 3 * Words; ++W)
+      Mine[W] |= StepFootprint[Agent][Op][W];
+  clear(Mine, QueueBase + 3 * Agent + 2, /*Every=*/true);
+  T.forEachPendingCommit([&](uint32_t Commit) {
+    for (unsigned B : S.Agents[Agent].Steps[Commit].Targets) {
+      // It must land before the barrier's CTA exits (the agent's own CTA too: every agent
+      // may finish with the work still in flight).
+      addArrival(Mine, B);
+      addRead(Mine, AliveBase + S.Barriers[B].Cta);
+    }
+  });
+  return !touchedFirst(St, NoIndex, nullptr, Mine, NoIndex, Agent);
+}
+
 bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &C) const {
   // arrive.expect_tx and the copies in flight to its barrier: while the phase has arrivals
   // pending besides this one, no landing completes it in either order; when this is the
@@ -402,7 +425,8 @@ bool Simulator::conflicts(const Footprint &Mine, const Footprint &F) const {
 }
 
 bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
-                             const Footprint &Mine, unsigned Landed) const {
+                             const Footprint &Mine, unsigned Landed,
+                             unsigned Completing) const {
   // What may happen before the transition (a step of Agent, or the completion of Load): the
   // operations in flight, and each agent's steps up to a wait on an mbarrier whose phase
   // cannot complete first (it is not complete now, and what may run first brings fewer
@@ -514,7 +538,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     // tcgen05 operations in flight arrive only through the commits pending now (a later
     // commit is a step of B, walked below): their footprint is what they read and those
     // commits' barriers.
-    if (!BS.Tcgen05.inFlight().empty()) {
+    if (!BS.Tcgen05.inFlight().empty() && B != Completing) {
       Footprint &F = X.Copy;
       F.assign(3 * Words, 0);
       for (uint32_t I : BS.Tcgen05.inFlight())

@@ -394,7 +394,16 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
   }
   for (const LoadInFlight &L : St.Loads)
     Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
+  size_t Before = Out.size();
   completions(St, Out, /*Eager=*/false);
+  if (Reduce)
+    for (size_t I = Before; I < Out.size(); ++I) {
+      const ScheduleStep &T = Out[I];
+      const AgentState &AS = St.Agents[T.Agent];
+      bool Tcgen05 = !AS.Tcgen05.inFlight().empty() && T.Step == AS.Tcgen05.inFlight().front();
+      if (Tcgen05 && tcgen05Commutes(St, T.Agent))
+        return {T};
+    }
   return Out;
 }
 

@@ -270,7 +270,11 @@ private:
   /// Whether something that may happen before the transition (a step of Agent, or Load's
   /// completion; NoIndex / nullptr: neither) touches Mine.
   bool touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
-                    const Footprint &Mine, unsigned Landed = NoIndex) const;
+                    const Footprint &Mine, unsigned Landed = NoIndex,
+                    unsigned Completing = NoIndex) const;
+  /// Whether the completion of Agent's oldest tcgen05 commit (every operation it waits
+  /// for; the commits due then arrive) commutes with everything that may happen first.
+  bool tcgen05Commutes(const State &St, unsigned Agent) const;
   /// Whether a transition with footprint Mine and one with F may not commute.
   bool conflicts(const Footprint &Mine, const Footprint &F) const;
   /// touchedFirst's and commutes' working space, kept between calls (they run in nearly

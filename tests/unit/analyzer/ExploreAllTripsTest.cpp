@@ -2,10 +2,10 @@
 // (WSV_PTX_DIR/kernels.json): the statement for every K.
 //  - No correct kernel comes out bad; H1, H2, H3, B1 and B2 (single CTA, one k-loop), H4
 //    (a 2-CTA cluster with multicast) and B6 (waits skipped where a peek at the end of the
-//    previous k-tile saw the phase complete) are proved for every K, and B3 and B4
-//    (persistent; B4 a 2-CTA cluster whose peer's copies land on the leader's barriers)
-//    for every K and every tile count: if one of them stops being proved, the lemmas, the
-//    periodic search or the explorer's reduction lost something.
+//    previous k-tile saw the phase complete) are proved for every K, and B3, B4 and B5
+//    (persistent; B4 and B5 2-CTA clusters whose peer's copies land on the leader's
+//    barriers) for every K and every tile count: if one of them stops being proved, the
+//    lemmas, the periodic search or the explorer's reduction lost something.
 //  - No variant of a proved kernel whose bug the model has the state to show comes out clean
 //    (that would be a wrong proof) or unknown: each gets a counterexample. The model's gaps
 //    are listed with their reason.
@@ -36,7 +36,8 @@ using namespace wsv::analyzer;
 
 namespace {
 
-const std::set<std::string> MustProve = {"h1", "h2", "h3", "h4", "b1", "b2", "b3", "b4", "b6"};
+const std::set<std::string> MustProve = {"h1", "h2", "h3", "h4", "b1", "b2",
+                                         "b3", "b4", "b5", "b6"};
 
 /// Bugs whose effect is a deadlock, a stage race or a barrier misuse in the model.
 const std::set<std::string> Modeled = {
@@ -50,7 +51,11 @@ const std::set<std::string> Modeled = {
     "aligned-divergent",      "setmaxnreg-nonuniform",    "tcgen05-alloc-lane-guard"};
 
 /// Variants whose bug, though of a modeled class, lies outside the model, with the reason.
-const std::map<std::pair<std::string, std::string>, const char *> Gaps = {};
+const std::map<std::pair<std::string, std::string>, const char *> Gaps = {
+    {{"b5", "mbarrier-trip-count"},
+     "only the writeback warpgroup's first thread advances its tile scheduler, so the tile "
+     "loop's trip count depends on the thread: no launch is built (the lint check reports "
+     "it)"}};
 
 struct Proof {
   ParametricResult R;
@@ -86,8 +91,8 @@ Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threa
     if (Spec->MinKTiles)
       Out.Options.MinTiles = *Spec->MinKTiles;
   }
-  // Enough for every exploration of the kernels proved (B4's largest needs about 54000
-  // states, B6's about 66000); H5 and B5 say unknown sooner.
+  // Enough for every exploration of the kernels proved (B5's largest needs about 63000
+  // states, B6's about 66000); H5 says unknown sooner.
   Out.Options.MaxStates = 70000;
   Out.Options.MaxTotalStates = MaxTotalStates;
   Out.Options.Threads = Threads;

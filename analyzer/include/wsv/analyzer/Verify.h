@@ -132,9 +132,9 @@ struct VerifyOptions {
   /// States one exploration may visit before it says unknown (and Z3 takes over).
   uint64_t MaxStates = 400000;
   /// States all explorations of one kernel may visit together (B4's proof, 240 classes of
-  /// K and tile count, takes about 2,700,000; a larger search says unknown rather than run
-  /// for minutes).
-  uint64_t MaxTotalStates = 4000000;
+  /// K and tile count, takes about 160,000; B5's about 5,500,000, which --max-total-states
+  /// allows; a larger search says unknown rather than run for minutes).
+  uint64_t MaxTotalStates = 1000000;
   /// Explorations run at once (ParametricOptions::Threads; 0: the cores, at most 4).
   unsigned Threads = 0;
   /// Z3's time for a property the exploration did not get to (it stopped at another
