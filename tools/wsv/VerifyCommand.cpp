@@ -53,7 +53,7 @@ const char Usage[] =
     "  --bound N             steps of the bounded search (48)\n"
     "  --unbounded           then try Z3's fixed-point engine (Spacer) for all parameters\n"
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
-    "  --max-states N        states one exploration may visit (default 400000)\n"
+    "  --max-states N        states one exploration may visit (default 150000)\n"
     "  --max-total-states N  states all explorations of a kernel may visit (default\n"
     "                        1000000); beyond, the exploration's verdict is unknown\n"
     "  --progress            print each exploration to stderr as it ends (the default when\n"

@@ -91,9 +91,14 @@ Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threa
     if (Spec->MinKTiles)
       Out.Options.MinTiles = *Spec->MinKTiles;
   }
-  // Enough for every exploration of the kernels proved (B5's largest needs about 63000
-  // states, B6's about 66000); H5 says unknown sooner.
-  Out.Options.MaxStates = 70000;
+  // `wsv verify`'s bound: enough for every exploration of the kernels proved (B5's largest
+  // needs about 63000 states, B6's about 66000), with room for the larger classes that a
+  // later threshold brings when a Z3 query of the lemmas runs out of time on a busy machine.
+  Out.Options.MaxStates = 150000;
+  // Z3's time per lemma query: a query that takes 1.5 s alone may take 3 s beside other
+  // tests, and a query that runs out of time makes the argument try a later threshold (more
+  // and larger classes); time enough makes the classes the same on a busy machine.
+  Out.Options.TimeoutMs = 10000;
   Out.Options.MaxTotalStates = MaxTotalStates;
   Out.Options.Threads = Threads;
   Out.R = exploreAllTrips(Out.RP, Out.Options);

@@ -129,8 +129,11 @@ struct VerifyOptions {
   bool ExploreAllTrips = true;
   uint64_t TileK = 64;   ///< the k-tile, from the kernel's wsv_kernel_info when it has one
   uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts
-  /// States one exploration may visit before it says unknown (and Z3 takes over).
-  uint64_t MaxStates = 400000;
+  /// States one exploration may visit before it says unknown (and Z3 takes over). The
+  /// largest a proof of the reference kernels needs is about 66,000 (B6); a larger bound
+  /// only makes a search that will not end (H5's periodic systems of 8 tiles, several run
+  /// at once) take longer and more memory to say so.
+  uint64_t MaxStates = 150000;
   /// States all explorations of one kernel may visit together (B4's proof, 240 classes of
   /// K and tile count, takes about 160,000; B5's about 5,500,000, which --max-total-states
   /// allows; a larger search says unknown rather than run for minutes).
