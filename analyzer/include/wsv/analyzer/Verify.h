@@ -135,7 +135,7 @@ struct VerifyOptions {
   /// at once) take longer and more memory to say so.
   uint64_t MaxStates = 150000;
   /// States all explorations of one kernel may visit together (B4's proof, 240 classes of
-  /// K and tile count, takes about 160,000; B5's about 5,500,000, which --max-total-states
+  /// K and tile count, takes about 130,000; B5's about 2,700,000, which --max-total-states
   /// allows; a larger search says unknown rather than run for minutes).
   uint64_t MaxTotalStates = 1000000;
   /// Explorations run at once (ParametricOptions::Threads; 0: the cores, at most 4).
