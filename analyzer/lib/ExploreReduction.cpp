@@ -202,17 +202,25 @@ Simulator::Enabling Simulator::enables(const ConcreteStep &C) const {
 }
 
 bool Simulator::finishMatters(const State &St, unsigned Agent) const {
-  const ConcreteAgent &A = S.Agents[Agent];
   const AgentState &AS = St.Agents[Agent];
-  if (A.Place != Placement::Role || !AS.Tcgen05.inFlight().empty() ||
-      AS.Wgmma.firstInFlight() || AS.Bulk.firstInFlight())
+  if (!AS.Tcgen05.inFlight().empty() || AS.Wgmma.firstInFlight() || AS.Bulk.firstInFlight())
     return true;
-  // Another role of the CTA still runs: the epilogue does not start and the CTA stays.
-  for (unsigned B = 0; B < S.Agents.size(); ++B)
-    if (B != Agent && S.Agents[B].Cta == A.Cta && S.Agents[B].Place == Placement::Role &&
-        St.Agents[B].Pc < S.Agents[B].Steps.size())
-      return false;
-  return true;
+  auto Done = [&](unsigned B) { return B == Agent || St.Agents[B].Pc >= S.Agents[B].Steps.size(); };
+  bool CtaEnds = true;
+  for (unsigned B = 0; B < S.Agents.size(); ++B) {
+    if (S.Agents[B].Cta != S.Agents[Agent].Cta)
+      continue;
+    CtaEnds = CtaEnds && Done(B);
+    // B starts once Agent finished, if everything else it follows has.
+    if (follows(B, Agent)) {
+      bool Starts = true;
+      for (unsigned O = 0; O < S.Agents.size() && Starts; ++O)
+        Starts = !follows(B, O) || Done(O);
+      if (Starts)
+        return true;
+    }
+  }
+  return CtaEnds;
 }
 
 bool Simulator::commutes(const State &St, unsigned Agent) const {
@@ -302,17 +310,14 @@ bool Simulator::someLandingsSum(const std::vector<uint64_t> &Sizes, int64_t Tx) 
 }
 
 bool Simulator::loadCommutes(const State &St, const LoadInFlight &L) const {
-  // The copy's complete_tx and the other copies to the same barrier commute unless some of
-  // them, not all, can complete its phase: then the order decides which phase a byte count
-  // lands in.
+  // The copy's complete_tx commutes with the other copies, arrivals and expect_tx that may
+  // reach its barriers first unless a phase may complete before it or with only some of
+  // them: then the order decides which phase a count lands in (landingOrderMatters, at the
+  // end of touchedFirst's walk).
   const ConcreteStep &C = S.Agents[L.Agent].Steps[L.Step];
-  for (unsigned X : C.Targets) {
-    const models::Mbarrier &B = St.Barriers[X];
-    if (!B.initialized())
+  for (unsigned X : C.Targets)
+    if (!St.Barriers[X].initialized())
       return false; // a violation to report where it happens
-    if (B.pending() == 0 && someLandingsSum(landingSizes(St, X), B.txCount()))
-      return false;
-  }
   Footprint &Mine = Scratch.Mine;
   Mine.assign(3 * Words, 0);
   for (unsigned B : C.Targets) {
@@ -377,22 +382,28 @@ bool Simulator::tcgen05Commutes(const State &St, unsigned Agent) const {
   // commits pending arrive (those it makes due; all of them, to be safe). The agent's own
   // later issues and commits only queue, in either order with it (commutes()), so its own
   // queue is left out.
-  const models::Tcgen05CommitTracker &T = St.Agents[Agent].Tcgen05;
   Footprint &Mine = Scratch.Mine;
-  Mine.assign(3 * Words, 0);
-  for (uint32_t Op : T.inFlight())
-    for (unsigned W = 0; W < 3 * Words; ++W)
-      Mine[W] |= StepFootprint[Agent][Op][W];
+  tcgen05InFlight(St, Agent, Mine);
   clear(Mine, QueueBase + 3 * Agent + 2, /*Every=*/true);
-  T.forEachPendingCommit([&](uint32_t Commit) {
-    for (unsigned B : S.Agents[Agent].Steps[Commit].Targets) {
-      // It must land before the barrier's CTA exits (the agent's own CTA too: every agent
-      // may finish with the work still in flight).
-      addArrival(Mine, B);
+  // It must land before the barrier's CTA exits (the agent's own CTA too: every agent may
+  // finish with the work still in flight).
+  St.Agents[Agent].Tcgen05.forEachPendingCommit([&](uint32_t Commit) {
+    for (unsigned B : S.Agents[Agent].Steps[Commit].Targets)
       addRead(Mine, AliveBase + S.Barriers[B].Cta);
-    }
   });
   return !touchedFirst(St, NoIndex, nullptr, Mine, NoIndex, Agent);
+}
+
+void Simulator::tcgen05InFlight(const State &St, unsigned Agent, Footprint &F) const {
+  const models::Tcgen05CommitTracker &T = St.Agents[Agent].Tcgen05;
+  F.assign(3 * Words, 0);
+  for (uint32_t Op : T.inFlight())
+    for (unsigned W = 0; W < 3 * Words; ++W)
+      F[W] |= StepFootprint[Agent][Op][W];
+  T.forEachPendingCommit([&](uint32_t Commit) {
+    for (unsigned B : S.Agents[Agent].Steps[Commit].Targets)
+      addArrival(F, B);
+  });
 }
 
 bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &C) const {
@@ -539,18 +550,12 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     // commit is a step of B, walked below): their footprint is what they read and those
     // commits' barriers.
     if (!BS.Tcgen05.inFlight().empty() && B != Completing) {
-      Footprint &F = X.Copy;
-      F.assign(3 * Words, 0);
-      for (uint32_t I : BS.Tcgen05.inFlight())
-        for (unsigned W = 0; W < 3 * Words; ++W)
-          F[W] |= StepFootprint[B][I][W];
+      tcgen05InFlight(St, B, X.Copy);
       BS.Tcgen05.forEachPendingCommit([&](uint32_t Commit) {
-        for (unsigned T : S.Agents[B].Steps[Commit].Targets) {
-          addArrival(F, T);
+        for (unsigned T : S.Agents[B].Steps[Commit].Targets)
           Arrivals[T] = Plain[T] = UINT32_MAX;
-        }
       });
-      Hit = Hit || Hits(F);
+      Hit = Hit || Hits(X.Copy);
     }
     if (Hit)
       return true;
@@ -713,36 +718,20 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     }
     return false;
   };
-  // Agents of Agent's CTA that start only once it finished (the roles after the prologue,
-  // the epilogue after the roles) run nothing first.
-  auto Held = [&](unsigned B) {
-    if (Agent == NoIndex || started(St, B) || S.Agents[B].Cta != S.Agents[Agent].Cta)
-      return false;
-    Placement Mine = S.Agents[Agent].Place, Theirs = S.Agents[B].Place;
-    return (Theirs == Placement::Role && Mine == Placement::Prologue) ||
-           (Theirs == Placement::Epilogue && Mine != Placement::Epilogue);
-  };
   // An agent not started yet starts once the agents it follows finished (the roles after
   // their CTA's prologue, the epilogue after the roles): only when each of those may finish
-  // first does it run anything first (the other CTA's roles, while its prologue waits at
-  // the cluster barrier for Agent's CTA).
+  // first does it run anything first. Those that follow Agent itself never do; nor do the
+  // other CTA's roles while its prologue waits at the cluster barrier for Agent's CTA.
   auto Gated = [&](unsigned B) {
-    if (started(St, B))
-      return false;
-    const ConcreteAgent &Ag = S.Agents[B];
-    for (unsigned O = 0; O < NA; ++O) {
-      const ConcreteAgent &Before = S.Agents[O];
-      bool Follows = Before.Cta == Ag.Cta &&
-                     ((Ag.Place == Placement::Role && Before.Place == Placement::Prologue) ||
-                      (Ag.Place == Placement::Epilogue && Before.Place != Placement::Epilogue));
-      if (Follows && St.Agents[O].Pc < Before.Steps.size() && (O == Agent || !Ends[O]))
+    for (unsigned O = 0; O < NA; ++O)
+      if (follows(B, O) && St.Agents[O].Pc < S.Agents[O].Steps.size() &&
+          (O == Agent || !Ends[O]))
         return true;
-    }
     return false;
   };
   llvm::SmallVector<unsigned, 8> Waiting; // gated agents, walked once their gate opens
   for (unsigned B = 0; B < NA; ++B) {
-    if (B == Agent || Held(B))
+    if (B == Agent)
       continue;
     if (!started(St, B)) {
       Waiting.push_back(B);
@@ -778,7 +767,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         Changed = true;
       }
   }
-  if (Load && !X.BeforeLanding.empty())
+  if (Load)
     for (unsigned B : LoadTargets)
       if (landingOrderMatters(St, *Load, B))
         return true;

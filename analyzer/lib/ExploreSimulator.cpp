@@ -332,18 +332,17 @@ bool Simulator::finished(const State &St) const {
   return true;
 }
 
+bool Simulator::follows(unsigned Agent, unsigned Before) const {
+  const ConcreteAgent &A = S.Agents[Agent], &O = S.Agents[Before];
+  return O.Cta == A.Cta &&
+         ((A.Place == Placement::Role && O.Place == Placement::Prologue) ||
+          (A.Place == Placement::Epilogue && O.Place != Placement::Epilogue));
+}
+
 bool Simulator::started(const State &St, unsigned Agent) const {
-  const ConcreteAgent &A = S.Agents[Agent];
-  auto Done = [&](unsigned B) { return St.Agents[B].Pc >= S.Agents[B].Steps.size(); };
-  for (unsigned B = 0; B < S.Agents.size(); ++B) {
-    const ConcreteAgent &O = S.Agents[B];
-    if (O.Cta != A.Cta)
-      continue;
-    if (A.Place == Placement::Role && O.Place == Placement::Prologue && !Done(B))
+  for (unsigned B = 0; B < S.Agents.size(); ++B)
+    if (follows(Agent, B) && St.Agents[B].Pc < S.Agents[B].Steps.size())
       return false;
-    if (A.Place == Placement::Epilogue && O.Place != Placement::Epilogue && !Done(B))
-      return false;
-  }
   return true;
 }
 

@@ -275,6 +275,9 @@ private:
   /// Whether the completion of Agent's oldest tcgen05 commit (every operation it waits
   /// for; the commits due then arrive) commutes with everything that may happen first.
   bool tcgen05Commutes(const State &St, unsigned Agent) const;
+  /// Into F: what Agent's tcgen05 work in flight touches until it completes: what it reads,
+  /// and arrivals on the barriers of the commits pending (a later commit is a step).
+  void tcgen05InFlight(const State &St, unsigned Agent, Footprint &F) const;
   /// Whether a transition with footprint Mine and one with F may not commute.
   bool conflicts(const Footprint &Mine, const Footprint &F) const;
   /// touchedFirst's and commutes' working space, kept between calls (they run in nearly
@@ -338,6 +341,9 @@ private:
       F[K * Words + Bit / 64] &= ~(uint64_t(1) << (Bit % 64));
   }
   bool commutes(const State &St, unsigned Agent) const;
+  /// Whether Agent starts only once Before finished (the roles after their CTA's
+  /// prologue, the epilogue after the CTA's other agents).
+  bool follows(unsigned Agent, unsigned Before) const;
   /// Whether Agent finishing may start another agent, end its CTA or let its work in
   /// flight complete (its last step then never goes alone).
   bool finishMatters(const State &St, unsigned Agent) const;
