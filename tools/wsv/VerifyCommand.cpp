@@ -55,7 +55,7 @@ const char Usage[] =
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
     "  --max-states N        states one exploration may visit (default 150000)\n"
     "  --max-total-states N  states all explorations of a kernel may visit (default\n"
-    "                        1000000); beyond, the exploration's verdict is unknown\n"
+    "                        4000000); beyond, the exploration's verdict is unknown\n"
     "  --progress            print each exploration to stderr as it ends (the default when\n"
     "                        stderr is a terminal)\n"
     "  -j, --jobs N          kernels of the file verified at once, and explorations of one\n"

@@ -294,4 +294,46 @@ TEST(ExploreTest, ACopyCompletingOnAnInitNoFencePublishedIsAViolation) {
   EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
 }
 
+TEST(ExploreTest, BulkStoresWhoseReadsAreDoneLeaveThePeriodicState) {
+  // An epilogue's cycle: a bulk store of the staging buffer, commit, wait_group.read 0. The
+  // stores' writes to global memory are seen by nothing the model tracks; kept in flight,
+  // one more per pass, the periodic search would never close.
+  Protocol P;
+  P.Buffers.push_back({});
+  P.Buffers[0].Name = "D";
+  ConcreteSystem S;
+  S.P = &P;
+  S.Buffers.push_back({0, 0, 0});
+  ConcreteAgent A;
+  A.Name = "epilogue@cta0";
+  ConcreteStep Write, Fence, Store, Commit, Wait;
+  Write.Kind = StepKind::Write;
+  Write.Writes.push_back(0);
+  Fence.Kind = StepKind::ProxyFence;
+  Store.Kind = StepKind::AsyncStore;
+  Store.Queue = AsyncQueue::Bulk;
+  Store.Reads.push_back(0);
+  Commit.Kind = StepKind::GroupCommit;
+  Commit.Queue = AsyncQueue::Bulk;
+  Wait.Kind = StepKind::GroupWait;
+  Wait.Queue = AsyncQueue::Bulk;
+  Wait.ReadOnly = true;
+  A.Steps = {Write, Fence, Store, Commit, Wait};
+  A.CycleBegin = 0;
+  A.CycleEnd = 5;
+  S.Agents.push_back(A);
+  ExploreOptions O;
+  O.MaxStates = 1000;
+  ExploreResult R = explore(S, O);
+  EXPECT_EQ(R.Verdict, ExploreVerdict::Clean) << R.Message;
+  EXPECT_LT(R.States, 20u);
+  // Without the wait, the next pass overwrites the buffer under the store's read.
+  S.Agents[0].Steps.pop_back();
+  S.Agents[0].CycleEnd = 4;
+  R = explore(S, O);
+  EXPECT_EQ(R.Verdict, ExploreVerdict::Race) << R.Message;
+  EXPECT_NE(R.Message.find("D is overwritten while a bulk store"), std::string::npos)
+      << R.Message;
+}
+
 } // namespace
