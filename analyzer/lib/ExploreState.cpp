@@ -1,7 +1,7 @@
 //===- ExploreState.cpp - a state packed into integers and back --------------------===//
 //
-// A breadth-first search holds millions of states waiting to be expanded (H5's periodic
-// system of tiles held 15 GB of them). Packed, a state is a few hundred bytes of
+// A breadth-first search may hold millions of states waiting to be expanded (a periodic
+// system of H5's tiles once held 15 GB of them). Packed, a state is a few hundred bytes of
 // variable-length integers (KeyWriter) in one allocation; the search unpacks each when it
 // expands it. Unlike the key, the packed form leaves nothing out.
 //

@@ -190,8 +190,8 @@ TEST(ExploreAllTripsTest, ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn)
   WSV_MANIFEST_OR_SKIP(J);
   // Proved (H4), refuted on a periodic system's launch (h3 arrival-count), and stopped by
   // the budget for all explorations partway through a batch of tile classes (H5, whose
-  // small launches take 240000 states): the same verdict, reason, explorations and states
-  // with 1 and 3 threads.
+  // proof takes about 1.5 million states): the same verdict, reason, explorations and
+  // states with 1 and 3 threads.
   for (const auto &[File, Budget] : std::vector<std::pair<std::string, uint64_t>>{
            {"h4.ptx", 0}, {"h3.bug-mbarrier-arrival-count.ptx", 0}, {"h5.ptx", 250000}}) {
     Proof One = prove(File, Budget, 1), Three = prove(File, Budget, 3);
@@ -285,8 +285,8 @@ TEST(ExploreAllTripsTest, CheckedBuildsGetThePlainBuildsVerdicts) {
     std::string Checked = O.getString("checked_ptx").value_or("").str();
     if (Checked.empty())
       return;
-    // H5's explorations grow to millions of states before they say unknown: a budget makes
-    // them say it sooner, at the same point for both builds. H4's proof takes about 410000.
+    // H5's proof takes about 1.5 million states a build: a budget makes both builds say
+    // unknown sooner, at the same point. H4's proof takes about 410000.
     const uint64_t Budget = What.rfind("h5", 0) == 0 ? 100000 : 600000;
     Proof Plain = prove(O.getString("ptx")->str(), Budget), Inst = prove(Checked, Budget);
     ASSERT_TRUE(Inst.Error.empty()) << What << ": " << Inst.Error;
