@@ -133,9 +133,20 @@ void Prover::collectUses() {
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
     const RoleProgram &Prog = RP.Programs[PI];
     bool InTile = false;
-    auto Add = [&](const Expr *E, unsigned Loop) {
-      if (E && !E->isConstant())
-        Uses.push_back({E, Loop, PI, InTile});
+    // A condition of several parts repeats when each part does; a part that only says
+    // whether the CTA has a tile is then decided cheaply (decidedByTiles) instead of in one
+    // query with the rest (B4's `%ctaid.x / 2 < M / 256 * N / 256 && %cluster_ctarank == 0`
+    // took Z3 about 2 s, its whole time budget).
+    std::function<void(const Expr *, unsigned)> Add = [&](const Expr *E, unsigned Loop) {
+      if (!E || E->isConstant())
+        return;
+      if (E->width() == 1 && (E->is(ExprKind::And) || E->is(ExprKind::Or) ||
+                              E->is(ExprKind::Xor) || E->is(ExprKind::Not))) {
+        for (const Expr *Part : E->ops())
+          Add(Part, Loop);
+        return;
+      }
+      Uses.push_back({E, Loop, PI, InTile});
     };
     Add(Prog.When, NoIndex);
     std::function<void(const std::vector<RoleItem> &, unsigned)> Walk =
