@@ -135,7 +135,7 @@ struct VerifyOptions {
   uint64_t MaxStates = 150000;
   /// States all explorations of one kernel may visit together: B4's proof (240 classes of
   /// K and tile count) takes about 130,000, H5's (304) about 1,460,000 and B5's (240) about
-  /// 2,740,000, 11 to 18 s on one kernel; a larger search says unknown rather than run for
+  /// 2,740,000, 8 to 16 s on one kernel; a larger search says unknown rather than run for
   /// minutes.
   uint64_t MaxTotalStates = 4000000;
   /// Explorations run at once (ParametricOptions::Threads; 0: the cores, at most 4).
