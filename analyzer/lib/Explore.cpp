@@ -201,7 +201,9 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     return Replayed;
   };
 
-  State St;
+  // Next is assigned, not built, for each transition: where the frontier keeps states
+  // packed, its vectors keep their storage from one transition to the next.
+  State St, Next;
   while (!Frontier.empty()) {
     Waiting &Front = Options.DepthFirst ? Frontier.back() : Frontier.front();
     if (Front.Unpacked)
@@ -220,7 +222,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
       return Finish(Path(Id, nullptr));
     }
     for (const ScheduleStep &T : Moves) {
-      State Next = St;
+      Next = St;
       Outcome O = Sim.apply(Next, T);
       ++R.Transitions;
       if (O.K != Outcome::Kind::Ok)
