@@ -640,14 +640,11 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).commit();
     break;
   case StepKind::GroupWait:
-    // A bulk store whose reads are done has nothing left that the model sees: its writes go
-    // to global memory, which only a wait_group of the same thread observes, and that passes
-    // lazily. So wait_group.read completes the stores it waits for. Kept in flight, they
-    // would grow without bound in a periodic system (H5's epilogue: 32 more each pass).
-    if (C.Queue == AsyncQueue::Bulk)
-      AS.Bulk.retire(C.WaitN, /*ReadOnly=*/false);
-    else
-      AS.Wgmma.retire(C.WaitN, C.ReadOnly);
+    // Completes what it waits for, writes included, also for wait_group.read (only bulk
+    // stores have it): a store's writes go to global memory, which only a wait_group of the
+    // same thread observes, and that passes lazily. Kept in flight, they would grow without
+    // bound in a periodic system (H5's epilogue: 32 more each pass).
+    (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).retire(C.WaitN, /*ReadOnly=*/false);
     break;
   case StepKind::AsyncStore:
     for (unsigned B : C.Reads)

@@ -55,7 +55,7 @@ public:
   void clear() { Bytes.clear(); }
 
 private:
-  llvm::SmallVector<char, 1024> Bytes; // a key of H5's (two CTAs) is about 700 bytes
+  llvm::SmallVector<char, 256> Bytes;
 };
 
 /// Reads back what a KeyWriter wrote.
