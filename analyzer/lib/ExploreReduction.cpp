@@ -435,6 +435,24 @@ bool Simulator::conflicts(const Footprint &Mine, const Footprint &F) const {
   return false;
 }
 
+bool Simulator::touchesNoFuture(const State &St, unsigned Agent, const Footprint &Mine) const {
+  // Suffix covers every step an agent may still take, so it covers what any walk of it
+  // finds; the walks' other results (who may finish, what may arrive) only decide how far
+  // they go.
+  for (unsigned B = 0; B < S.Agents.size(); ++B)
+    if (B != Agent && conflicts(Mine, Suffix[B][std::min<size_t>(St.Agents[B].Pc,
+                                                                  S.Agents[B].Steps.size())]))
+      return false;
+  for (unsigned Cta = 0; Cta < S.ClusterSize; ++Cta) {
+    if (Agent != NoIndex && S.Agents[Agent].Cta == Cta)
+      continue; // it does not end before Agent's step
+    unsigned Bit = AliveBase + Cta;
+    if ((Mine[Bit / 64] | Mine[Words + Bit / 64] | Mine[2 * Words + Bit / 64]) >> (Bit % 64) & 1)
+      return false;
+  }
+  return true;
+}
+
 bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
                              const Footprint &Mine, unsigned Landed,
                              unsigned Completing) const {
@@ -551,9 +569,13 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     // commits' barriers.
     if (!BS.Tcgen05.inFlight().empty() && B != Completing) {
       tcgen05InFlight(St, B, X.Copy);
+      // Each pending commit arrives once on each of its barriers (a commit's other lanes
+      // arrived when it was issued).
       BS.Tcgen05.forEachPendingCommit([&](uint32_t Commit) {
-        for (unsigned T : S.Agents[B].Steps[Commit].Targets)
-          Arrivals[T] = Plain[T] = UINT32_MAX;
+        for (unsigned T : S.Agents[B].Steps[Commit].Targets) {
+          AddCount(Arrivals[T], 1);
+          AddCount(Plain[T], 1);
+        }
       });
       Hit = Hit || Hits(X.Copy);
     }
@@ -576,15 +598,19 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       return true;
     Add(StepEnabling[L.Agent][L.Step]);
   }
+  unsigned NA = S.Agents.size();
+  if (touchesNoFuture(St, Agent, Mine))
+    return Load && llvm::any_of(LoadTargets,
+                                [&](unsigned B) { return landingOrderMatters(St, *Load, B); });
   // Each other agent's walk: the waits it stopped at. At the end of a pass it goes both
   // ways, into the next pass and out of the cycle; reaching a step it already walked, it
   // may run passes without end: everything from there on may come. Walked marks steps with
   // this call's generation, so that nothing needs clearing between calls.
-  unsigned NA = S.Agents.size();
   X.Stops.resize(NA);
   for (auto &Stop : X.Stops)
     Stop.clear();
-  std::vector<llvm::SmallVector<uint32_t, 2>> &Stops = X.Stops;
+  std::vector<llvm::SmallVector<TouchScratch::Stop, 1>> &Stops = X.Stops;
+  using PhasesDone = TouchScratch::PhasesDone;
   if (X.Walked.size() != NA) {
     X.Walked.resize(NA);
     for (unsigned B = 0; B < NA; ++B)
@@ -608,33 +634,68 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // its barriers from elsewhere then fails).
   std::vector<bool> &Ends = X.Ends;
   Ends.assign(NA, false);
+  // Whether N phases of barrier B may complete first. Past the first, each needs the
+  // barrier's expected arrivals more (their bytes are not counted: that only lets more
+  // pass).
+  auto MayCompletePhases = [&](unsigned B, uint32_t N) {
+    if (N == 0)
+      return true;
+    if (!MayComplete(B))
+      return false;
+    const models::Mbarrier &M = St.Barriers[B];
+    return N == 1 || Arrivals[B] == UINT32_MAX ||
+           Arrivals[B] >= M.pending() + uint64_t(N - 1) * std::max(1u, M.expected());
+  };
   // Whether agent B's step at Pc may be passed by what may run first: an mbarrier wait
   // whose phase may complete; a barrier.cluster.wait B is at and may pass now, or whose
   // phase the threads that may arrive first fill (Agent's threads, not arrived yet, are
-  // missing from every phase to come: it holds back the whole cluster).
-  auto MayPass = [&](unsigned B, uint32_t Pc) {
+  // missing from every phase to come: it holds back the whole cluster). Done holds the
+  // phases B's walk needed so far, and gains what the wait needs when it passes.
+  auto MayPass = [&](unsigned B, uint32_t Pc, PhasesDone &Done) {
     const ConcreteStep &C = S.Agents[B].Steps[Pc];
     if (C.Kind == StepKind::Wait && C.Flag >= 0)
       return true; // a probe before it may let the agent skip it
-    if (C.Kind == StepKind::Wait && C.Barrier != NoIndex &&
-        llvm::is_contained(LoadTargets, C.Barrier))
-      return !St.Barriers[C.Barrier].initialized() ||
-             St.Barriers[C.Barrier].testWaitParity(C.Parity);
-    if (C.Kind == StepKind::Wait && C.Barrier != NoIndex)
-      return !St.Barriers[C.Barrier].initialized() ||
-             St.Barriers[C.Barrier].testWaitParity(C.Parity) || MayComplete(C.Barrier);
+    if (C.Kind == StepKind::Wait && C.Barrier != NoIndex) {
+      const models::Mbarrier &M = St.Barriers[C.Barrier];
+      if (!M.initialized())
+        return true;
+      // A parity wait passes once the barrier's parity differs from its own. Reaching it,
+      // the agent passed the waits its walk took before, so at least Least phases
+      // completed by then (they never come undone, and an init that may come first lets
+      // every wait pass): the wait needs Least of them, or one more. Without Least, the
+      // wait for the phase after one the walk just waited for would pass on the stale
+      // parity, and the walk would run around the ring for nothing.
+      auto It = llvm::find_if(Done, [&](auto &D) { return D.first == C.Barrier; });
+      uint32_t Least = It == Done.end() ? 0 : It->second;
+      uint32_t Need =
+          ((M.completedPhases() + Least) & 1) != (C.Parity & 1) ? Least : Least + 1;
+      // None of the landing's barriers' phases completes before it (the end checks that).
+      bool Passes = Need == 0 || (!llvm::is_contained(LoadTargets, C.Barrier) &&
+                                  MayCompletePhases(C.Barrier, Need));
+      if (Passes && Need > Least) {
+        if (It == Done.end())
+          Done.push_back({C.Barrier, Need});
+        else
+          It->second = Need;
+      }
+      return Passes;
+    }
     if (C.Kind == StepKind::ClusterWait && Agent != NoIndex &&
         !(Pc == St.Agents[B].Pc && stepEnabled(St, B)))
       return ClusterThreads >= ClusterCount;
     return true;
   };
   // Walks agent B from From; true as soon as a step it may take conflicts.
-  auto Walk = [&](unsigned B, uint32_t From) {
+  auto Walk = [&](unsigned B, uint32_t From, PhasesDone Done) {
     const ConcreteAgent &Ag = S.Agents[B];
     std::vector<uint32_t> &Seen = X.Walked[B];
-    llvm::SmallVector<uint32_t, 4> Work{From};
+    // Where a pass ends the walk goes both ways, each with the phases needed up to there.
+    llvm::SmallVector<std::pair<uint32_t, PhasesDone>, 2> Work;
+    Work.push_back({From, std::move(Done)});
     while (!Work.empty()) {
-      uint32_t Pc = Work.pop_back_val();
+      uint32_t Pc = Work.back().first;
+      Done = std::move(Work.back().second);
+      Work.pop_back();
       // Reaching a step walked before: passes may run without end from there.
       auto Again = [&](uint32_t At) {
         if (Hits(Suffix[B][At]))
@@ -685,8 +746,8 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         }
         Seen[Pc] = Gen;
         const ConcreteStep &C = Ag.Steps[Pc];
-        if (!MayPass(B, Pc)) {
-          Stops[B].push_back(Pc);
+        if (!MayPass(B, Pc, Done)) {
+          Stops[B].push_back({Pc, std::move(Done)});
           break;
         }
         if (Landed != NoIndex && C.Kind == StepKind::AsyncLoad &&
@@ -709,9 +770,9 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         if (C.Kind == StepKind::ClusterArrive && ClusterThreads != UINT64_MAX)
           ClusterThreads += (C.Arriving + 31) / 32 * 32;
         if (Ag.hasCycle() && Pc + 1 == Ag.CycleEnd)
-          Work.push_back(Ag.CycleBegin);
+          Work.push_back({Ag.CycleBegin, Done});
         if (int Inner = InnerEndAt[B][Pc]; Inner >= 0)
-          Work.push_back(Ag.InnerCycles[Inner].first);
+          Work.push_back({Ag.InnerCycles[Inner].first, Done});
       }
       if (Pc >= Ag.Steps.size())
         Ends[B] = true;
@@ -737,7 +798,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       Waiting.push_back(B);
       continue;
     }
-    if (Walk(B, St.Agents[B].Pc))
+    if (Walk(B, St.Agents[B].Pc, {}))
       return true;
   }
   // A stopped agent goes on once what may run first may complete its phase; a gated one
@@ -749,20 +810,21 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       if (Gated(B))
         continue;
       Waiting.erase(Waiting.begin() + I--);
-      if (Walk(B, St.Agents[B].Pc))
+      if (Walk(B, St.Agents[B].Pc, {}))
         return true;
       Changed = true;
     }
     for (unsigned B = 0; B < NA; ++B)
       for (size_t I = 0; I < Stops[B].size(); ++I) {
-        uint32_t From = Stops[B][I];
-        if (!MayPass(B, From))
+        uint32_t From = Stops[B][I].Pc;
+        PhasesDone Done = Stops[B][I].Done;
+        if (!MayPass(B, From, Done))
           continue;
         Stops[B].erase(Stops[B].begin() + I--);
         if (Hits(StepFootprint[B][From]))
           return true;
         Add(StepEnabling[B][From]);
-        if (Walk(B, From + 1))
+        if (Walk(B, From + 1, std::move(Done)))
           return true;
         Changed = true;
       }

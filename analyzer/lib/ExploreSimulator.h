@@ -272,6 +272,10 @@ private:
   bool touchedFirst(const State &St, unsigned Agent, const LoadInFlight *Load,
                     const Footprint &Mine, unsigned Landed = NoIndex,
                     unsigned Completing = NoIndex) const;
+  /// touchedFirst's shortcut: no step any other agent has left (every pass of its cycles
+  /// included) touches Mine, nor may a CTA that Mine reaches exit first. Then no walk can
+  /// find a conflict, and most transitions that commute are of this kind.
+  bool touchesNoFuture(const State &St, unsigned Agent, const Footprint &Mine) const;
   /// Whether the completion of Agent's oldest tcgen05 commit (every operation it waits
   /// for; the commits due then arrive) commutes with everything that may happen first.
   bool tcgen05Commutes(const State &St, unsigned Agent) const;
@@ -296,7 +300,15 @@ private:
     };
     std::vector<Contribution> BeforeLanding;
     std::vector<bool> Expect, Ends;
-    std::vector<llvm::SmallVector<uint32_t, 2>> Stops;
+    /// Per barrier that an agent's walk passed waits on: the fewest of its phases (after
+    /// the state's) that must have completed for the agent to get there.
+    using PhasesDone = llvm::SmallVector<std::pair<unsigned, uint32_t>, 4>;
+    /// A wait a walk stopped at, with the phases it needed up to there.
+    struct Stop {
+      uint32_t Pc;
+      PhasesDone Done;
+    };
+    std::vector<llvm::SmallVector<Stop, 1>> Stops;
     /// Per agent, per step: the generation of the last call that walked it.
     std::vector<std::vector<uint32_t>> Walked;
     /// Per plain run: the generation of the last call that entered it, and where it

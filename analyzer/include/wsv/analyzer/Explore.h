@@ -13,7 +13,9 @@
 // reduction takes a step alone when nothing that may run before it touches what it touches:
 // no operation in flight, and no step another agent can reach before stopping at an mbarrier
 // wait whose phase cannot complete first (too few arrivals, or no bytes, can come from what
-// may run first; a walk that ends a pass goes both into the next pass and out of the loop),
+// may run first; a wait for a later phase of a barrier the walk already waited on needs
+// that many phases, not the parity the barrier has now; a commit in flight arrives once;
+// a walk that ends a pass goes both into the next pass and out of the loop),
 // or at a barrier.cluster.wait whose phase lacks the held-back agent's threads; agents that
 // start only once it finished (the epilogue after the roles) run nothing first.
 // Such a step commutes with everything that may precede it, so the schedules it skips reach
