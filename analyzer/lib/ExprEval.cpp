@@ -32,9 +32,15 @@ std::optional<uint64_t> ExprContext::apply(const Expr *N, llvm::ArrayRef<uint64_
   case ExprKind::Mul: return (V[0] * V1) & M;
   case ExprKind::UDiv: return V1 ? std::optional<uint64_t>(V[0] / V1) : std::nullopt;
   case ExprKind::URem: return V1 ? std::optional<uint64_t>(V[0] % V1) : std::nullopt;
+  // Dividing by -1 negates (in unsigned arithmetic: the most negative number divided by -1
+  // overflows, which traps on x86).
   case ExprKind::SDiv:
+    if (S1 == -1)
+      return (0 - V[0]) & M;
     return S1 ? std::optional<uint64_t>(static_cast<uint64_t>(S0 / S1) & M) : std::nullopt;
   case ExprKind::SRem:
+    if (S1 == -1)
+      return 0;
     return S1 ? std::optional<uint64_t>(static_cast<uint64_t>(S0 % S1) & M) : std::nullopt;
   case ExprKind::Shl: return V1 >= W ? 0 : (V[0] << V1) & M;
   case ExprKind::LShr: return V1 >= W ? 0 : V[0] >> V1;
@@ -106,3 +112,70 @@ ExprContext::evaluate(const Expr *E,
   return Evaluator(Leaf).eval(E);
 }
 
+
+//===- Flattened expressions -----------------------------------------------------===//
+
+FlatExpr::FlatExpr(const Expr *E) {
+  // Slots: leaves (constants among them) first, then the nodes, each after its operands.
+  llvm::DenseMap<const Expr *, uint32_t> Slot;
+  std::vector<const Expr *> Order;
+  llvm::SmallVector<std::pair<const Expr *, bool>, 32> Work{{E, false}};
+  llvm::DenseMap<const Expr *, bool> Entered;
+  while (!Work.empty()) {
+    auto [N, OpsDone] = Work.pop_back_val();
+    if (N->isLeaf()) {
+      if (Slot.try_emplace(N, Leaves.size()).second)
+        Leaves.push_back(N);
+      continue;
+    }
+    if (OpsDone) {
+      Order.push_back(N);
+      continue;
+    }
+    if (!Entered.try_emplace(N, true).second)
+      continue;
+    Work.push_back({N, true});
+    for (const Expr *Op : llvm::reverse(N->ops()))
+      Work.push_back({Op, false});
+  }
+  uint32_t Next = Leaves.size();
+  for (const Expr *N : Order) {
+    Node Out{N, {0, 0, 0}};
+    for (unsigned K = 0; K < N->ops().size() && K < 3; ++K)
+      Out.Ops[K] = Slot.lookup(N->op(K));
+    Slot[N] = Next++;
+    Nodes.push_back(Out);
+  }
+  Value.assign(Next, 0);
+  Known.assign(Next, 0);
+}
+
+std::optional<uint64_t>
+FlatExpr::evaluate(llvm::ArrayRef<std::optional<uint64_t>> Values) const {
+  for (size_t I = 0; I < Leaves.size(); ++I) {
+    std::optional<uint64_t> V =
+        Leaves[I]->isConstant() ? std::optional<uint64_t>(Leaves[I]->payload()) : Values[I];
+    Value[I] = V.value_or(0);
+    Known[I] = V.has_value();
+  }
+  size_t Slot = Leaves.size();
+  for (const Node &N : Nodes) {
+    std::optional<uint64_t> V;
+    if (N.E->is(ExprKind::Select)) {
+      // Only the chosen arm counts, as in ExprContext::evaluate.
+      uint32_t Arm = Value[N.Ops[0]] ? N.Ops[1] : N.Ops[2];
+      if (Known[N.Ops[0]] && Known[Arm])
+        V = Value[Arm];
+    } else {
+      unsigned Count = std::min<unsigned>(N.E->ops().size(), 2);
+      uint64_t Ops[2] = {Value[N.Ops[0]], Count > 1 ? Value[N.Ops[1]] : 0};
+      if (Known[N.Ops[0]] && (Count < 2 || Known[N.Ops[1]]))
+        V = ExprContext::apply(N.E, llvm::ArrayRef<uint64_t>(Ops, Count));
+    }
+    Value[Slot] = V.value_or(0);
+    Known[Slot++] = V.has_value();
+  }
+  if (Nodes.empty())
+    return Known[0] ? std::optional<uint64_t>(Value[0]) : std::nullopt;
+  return Known.back() ? std::optional<uint64_t>(Value.back()) : std::nullopt;
+}

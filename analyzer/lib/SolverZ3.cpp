@@ -110,16 +110,23 @@ private:
     // couple of thousand evaluations: past that the solver is the cheaper way.
     llvm::SmallVector<unsigned, 8> Choice(Leaves.size(), 0);
     unsigned Budget = 2000;
+    // Flattened once: a valid predicate is evaluated the whole budget through.
+    FlatExpr Flat(Predicate);
+    llvm::SmallVector<int, 16> Chosen; // per leaf of Flat: its index in Leaves (-1: none)
+    for (const Expr *L : Flat.leaves())
+      Chosen.push_back(static_cast<int>(llvm::find(Leaves, L) - Leaves.begin()));
+    llvm::SmallVector<std::optional<uint64_t>, 16> LeafValues(Chosen.size());
     auto Try = [&]() {
       if (Budget == 0)
         return false;
       --Budget;
-      auto Value = ExprContext::evaluate(Predicate, [&](const Expr *L) -> std::optional<uint64_t> {
-        for (unsigned K = 0; K < Leaves.size(); ++K)
-          if (Leaves[K] == L)
-            return Pick(L, Choice[K]);
-        return L->range().Lo;
-      });
+      for (size_t I = 0; I < Chosen.size(); ++I) {
+        const Expr *L = Flat.leaves()[I];
+        LeafValues[I] = Chosen[I] < static_cast<int>(Leaves.size())
+                            ? Pick(L, Choice[Chosen[I]])
+                            : L->range().Lo;
+      }
+      std::optional<uint64_t> Value = Flat.evaluate(LeafValues);
       return Value && (*Value != 0) == Want;
     };
     // Bases: every leaf at its low end, its high end, or 2^20; then one leaf changed, then

@@ -198,6 +198,58 @@ TEST_F(ExprTest, EvaluationAndRewriting) {
   EXPECT_EQ(C.substitute(E, tid(), c(64)), C.add(k(), c(16)));
 }
 
+TEST_F(ExprTest, FlattenedExpressionsEvaluateAsTheTreeDoes) {
+  // A grouped tile schedule's shape: divisions, remainders, a select and a shared part.
+  const Expr *Tile = C.udiv(C.add(tid(), k()), c(2));
+  const Expr *Tiles = C.mul(C.udiv(n(), c(256)), C.udiv(k(), c(128)));
+  const Expr *E = C.select(C.ult(Tile, Tiles), C.add(C.urem(Tile, c(8)), C.mul(Tile, c(3))),
+                           C.sdiv(n(), C.sub(k(), c(7))));
+  FlatExpr Flat(E);
+  unsigned Variables = 0; // the leaves besides constants: tid, K and N, once each
+  for (const Expr *L : Flat.leaves())
+    Variables += !L->isConstant();
+  EXPECT_EQ(Variables, 3u);
+  unsigned Unknown = 0;
+  for (uint64_t T : {0u, 1u, 31u, 255u})
+    for (uint64_t K : {0u, 7u, 128u, 4096u, 0xffffffffu})
+      for (uint64_t N : {0u, 256u, 0x80000000u, 0xffffffffu}) {
+        auto Leaf = [&](const Expr *L) -> std::optional<uint64_t> {
+          if (L == tid())
+            return T;
+          if (L == k())
+            return K;
+          if (L == n())
+            return N;
+          return std::nullopt;
+        };
+        std::vector<std::optional<uint64_t>> Values;
+        for (const Expr *L : Flat.leaves())
+          Values.push_back(L->isConstant() ? std::nullopt : Leaf(L));
+        std::optional<uint64_t> Want = ExprContext::evaluate(E, Leaf);
+        EXPECT_EQ(Flat.evaluate(Values), Want) << T << " " << K << " " << N;
+        Unknown += !Want;
+      }
+  // Division by zero (K = 7 in the arm that is taken) has no value in either form.
+  EXPECT_GT(Unknown, 0u);
+  // An unknown leaf in the arm not taken does not matter; in the condition it does.
+  const Expr *S = C.select(C.eq(tid(), c(0)), c(7), k());
+  FlatExpr FlatS(S);
+  std::vector<std::optional<uint64_t>> Values;
+  for (const Expr *L : FlatS.leaves())
+    Values.push_back(L == tid() ? std::optional<uint64_t>(0) : std::nullopt);
+  EXPECT_EQ(FlatS.evaluate(Values), std::optional<uint64_t>(7));
+  for (auto &V : Values)
+    V = std::nullopt;
+  EXPECT_EQ(FlatS.evaluate(Values), std::nullopt);
+  // The most negative number divided by -1 wraps instead of trapping.
+  const Expr *M = C.param("M", 0, 64);
+  EXPECT_EQ(ExprContext::evaluate(C.sdiv(M, C.constant(~uint64_t(0), 64)),
+                                  [](const Expr *) -> std::optional<uint64_t> {
+                                    return uint64_t(1) << 63;
+                                  }),
+            std::optional<uint64_t>(uint64_t(1) << 63));
+}
+
 TEST_F(ExprTest, PrintingReadsLikeTheSource) {
   EXPECT_EQ(C.eq(C.udiv(tid(), c(128)), c(1))->str(), "%tid.x / 128 == 1");
   EXPECT_EQ(C.sub(n(), k())->str(), "-K + N");

@@ -316,5 +316,29 @@ private:
 /// Whether the expression depends on the thread within a CTA (%tid, %laneid, %warpid, elect).
 bool isThreadDependent(const Expr *E);
 
+/// An expression flattened for evaluating it many times over different leaf values (the
+/// solver's sampling): its nodes in an order with operands first, so that one pass over an
+/// array computes them all, where ExprContext::evaluate builds a memo for every call. Not
+/// for use by two threads at once (it keeps its scratch values).
+class FlatExpr {
+public:
+  explicit FlatExpr(const Expr *E);
+  /// The leaves evaluate() reads, in the order of its values.
+  llvm::ArrayRef<const Expr *> leaves() const { return Leaves; }
+  /// The value of the expression where leaves()[I] has the value Values[I] (std::nullopt:
+  /// unknown): the same as ExprContext::evaluate with that leaf function.
+  std::optional<uint64_t> evaluate(llvm::ArrayRef<std::optional<uint64_t>> Values) const;
+
+private:
+  struct Node {
+    const Expr *E;
+    uint32_t Ops[3]; ///< slots of the operands: leaves first, then nodes in order
+  };
+  std::vector<const Expr *> Leaves;
+  std::vector<Node> Nodes;
+  mutable std::vector<uint64_t> Value; ///< per slot
+  mutable std::vector<uint8_t> Known;  ///< per slot
+};
+
 } // namespace analyzer
 } // namespace wsv
