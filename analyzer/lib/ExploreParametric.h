@@ -62,6 +62,18 @@ private:
       GridZ3 = Solver::createZ3(10 * O.TimeoutMs);
     return *GridZ3;
   }
+  /// A lemma for valid(): Hyp implies Goal, What says so in words.
+  struct Lemma {
+    const Expr *Hyp, *Goal;
+    std::string What;
+    bool Grid = false;
+  };
+  /// valid() of each lemma in order, up to the first that fails. With several threads()
+  /// they are asked at once (a period's lemmas are a hundred queries of 20-40 ms), each
+  /// worker with solvers of its own; the verdict, the reason and the count of queries are
+  /// those of asking them one by one.
+  bool validAll(const std::vector<Lemma> &Lemmas);
+  std::vector<std::unique_ptr<Solver>> WorkerZ3, WorkerGridZ3;
   /// What holds whatever the period: the varying loops' trip counts in T, and every value
   /// depending on the parameter only through T. Proved once.
   bool proveTripForms();

@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------------------===//
 #include "ExploreParametric.h"
 
+#include "llvm/Support/ThreadPool.h"
+
+#include <atomic>
 #include <functional>
 #include <numeric>
 
@@ -325,6 +328,52 @@ bool Prover::valid(const Expr *Hyp, const Expr *Goal, const std::string &What, b
   return unknown(What + " does not hold");
 }
 
+bool Prover::validAll(const std::vector<Lemma> &Lemmas) {
+  unsigned N = std::min<size_t>(threads(), Lemmas.size());
+  if (N <= 1) {
+    for (const Lemma &L : Lemmas)
+      if (!valid(L.Hyp, L.Goal, L.What, L.Grid))
+        return false;
+    return true;
+  }
+  // The claims are built here: the expression context is not for several threads. Z3 only
+  // reads them, each worker in contexts of its own.
+  std::vector<const Expr *> Claims;
+  for (const Lemma &L : Lemmas)
+    Claims.push_back(Ctx.implies(L.Hyp, L.Goal));
+  WorkerZ3.resize(std::max<size_t>(WorkerZ3.size(), N));
+  WorkerGridZ3.resize(WorkerZ3.size());
+  std::vector<SolverResult> Results(Lemmas.size());
+  // Past the first lemma known to fail, the answers are not needed.
+  std::atomic<size_t> Next{0}, FirstFailed{Lemmas.size()};
+  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(N));
+  for (unsigned W = 0; W < N; ++W)
+    Pool.async([&, W] {
+      for (size_t I; (I = Next++) < Lemmas.size();) {
+        if (I > FirstFailed)
+          continue;
+        std::unique_ptr<Solver> &S = Lemmas[I].Grid ? WorkerGridZ3[W] : WorkerZ3[W];
+        if (!S)
+          S = Solver::createZ3(Lemmas[I].Grid ? 10 * O.TimeoutMs : O.TimeoutMs);
+        Results[I] = S->isValid(Claims[I]);
+        if (Results[I].Answer != SolverAnswer::Yes)
+          for (size_t F = FirstFailed; I < F && !FirstFailed.compare_exchange_weak(F, I);)
+            ;
+      }
+    });
+  Pool.wait();
+  for (size_t I = 0; I < Lemmas.size(); ++I) {
+    ++R.SolverQueries;
+    if (Results[I].Answer == SolverAnswer::Yes)
+      continue;
+    if (Results[I].Answer == SolverAnswer::Unknown)
+      return unknown("Z3 could not decide whether " + Lemmas[I].What + ": " +
+                     Results[I].Reason);
+    return unknown(Lemmas[I].What + " does not hold");
+  }
+  return true;
+}
+
 bool Prover::decidedByTiles(const Expr *E) {
   if (!Tiles || E->width() != 1)
     return false;
@@ -420,15 +469,16 @@ bool Prover::proveTripForms() {
   // are what Z3 finds hard).
   const Expr *SameTiles = Tiles ? Ctx.logicalAnd(Same, Ctx.eq(prime(NT), NT)) : Same;
   std::set<const Expr *> Done;
+  std::vector<Lemma> Lemmas;
   for (const Use &U : Uses)
-    if (Done.insert(U.E).second && !(!U.InTile && decidedByTiles(U.E)) &&
-        !valid(readsGrid(U.E) ? SameTiles : Same,
-               Ctx.eq(U.E, Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime)),
-               "an expression of " + RP.Programs[U.Program].Name + " (" + P.exprString(U.E) +
-                   ") depends on " + R.Parameter + " only through the trip count",
-               Tiles && readsGrid(U.E)))
-      return false;
-  return true;
+    if (Done.insert(U.E).second && !(!U.InTile && decidedByTiles(U.E)))
+      Lemmas.push_back({readsGrid(U.E) ? SameTiles : Same,
+                        Ctx.eq(U.E, Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime)),
+                        "an expression of " + RP.Programs[U.Program].Name + " (" +
+                            P.exprString(U.E) + ") depends on " + R.Parameter +
+                            " only through the trip count",
+                        Tiles && readsGrid(U.E)});
+  return validAll(Lemmas);
 }
 
 bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
@@ -480,6 +530,7 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
                  " iterations is at most " + std::to_string(Scan)))
     return false;
 
+  std::vector<Lemma> Lemmas;
   std::set<std::pair<const Expr *, unsigned>> Done;
   for (const Use &U : Uses) {
     if (!Done.insert({U.E, U.VaryingLoop == NoIndex && !U.InTile ? NoIndex : U.Program})
@@ -504,10 +555,9 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
     if (U.VaryingLoop == NoIndex) {
       if (!U.InTile && decidedByTiles(U.E))
         continue; // both launches have a tile (NT >= NTmin, NT' >= NT)
-      if (!valid(Hyp, Ctx.eq(U.E, EP),
-                 Where + " is the same for every trip count >= " + std::to_string(Tmin) +
-                     " in steps of " + std::to_string(M)))
-        return false;
+      Lemmas.push_back({Hyp, Ctx.eq(U.E, EP),
+                        Where + " is the same for every trip count >= " +
+                            std::to_string(Tmin) + " in steps of " + std::to_string(M)});
       continue;
     }
     // Iteration k of the loop under K: before the tail it stands for iteration k + p*M under
@@ -526,16 +576,16 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
     };
     const Expr *PassOk = Ctx.logicalAnd(
         Ctx.ule(Pass, J), Ctx.logicalOr(Ctx.eq(Pass, c(0, TW)), Ctx.uge(Iter, c(C0, IW))));
-    if (!valid(Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Body, PassOk)), Ctx.eq(U.E, Shift(Pass)),
-               Where + " repeats every " + std::to_string(LoopPeriod) +
-                   " iterations from iteration " +
-                   std::to_string(C0) + " up to the last " + std::to_string(E)))
-      return false;
-    if (E && !valid(Ctx.logicalAnd(Hyp, Tail), Ctx.eq(U.E, Shift(J)),
-                    Where + " in the last " + std::to_string(E) +
-                        " iterations depends only on the distance to the end"))
-      return false;
+    Lemmas.push_back({Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Body, PassOk)),
+                      Ctx.eq(U.E, Shift(Pass)),
+                      Where + " repeats every " + std::to_string(LoopPeriod) +
+                          " iterations from iteration " + std::to_string(C0) +
+                          " up to the last " + std::to_string(E)});
+    if (E)
+      Lemmas.push_back({Ctx.logicalAnd(Hyp, Tail), Ctx.eq(U.E, Shift(J)),
+                        Where + " in the last " + std::to_string(E) +
+                            " iterations depends only on the distance to the end"});
   }
-  return true;
+  return validAll(Lemmas);
 }
 
