@@ -352,7 +352,11 @@ bool Prover::validAll(const std::vector<Lemma> &Lemmas) {
       for (size_t I; (I = Next++) < Lemmas.size();) {
         if (I > FirstFailed)
           continue;
-        std::unique_ptr<Solver> &S = Lemmas[I].Grid ? WorkerGridZ3[W] : WorkerZ3[W];
+        // The first worker asks the prover's own solvers: a context costs more to make
+        // than most queries take.
+        std::unique_ptr<Solver> &S =
+            W == 0 ? (Lemmas[I].Grid ? GridZ3 : Z3)
+                   : (Lemmas[I].Grid ? WorkerGridZ3[W] : WorkerZ3[W]);
         if (!S)
           S = Solver::createZ3(Lemmas[I].Grid ? 10 * O.TimeoutMs : O.TimeoutMs);
         Results[I] = S->isValid(Claims[I]);
