@@ -148,6 +148,13 @@ private:
   /// decided by whether the CTA has a tile at all: then every launch with as many tiles, or
   /// with at least one in both, agrees on it (cheaper for Z3 than comparing two launches).
   bool decidedByTiles(const Expr *E);
+  /// Hyp implies Goal with every product of two unknowns and every division by one replaced
+  /// by a variable of its own, bounded as the grid's domain bounds it (upperBound): a
+  /// stronger, linear claim; nullptr when there is nothing to replace.
+  const Expr *linearized(const Expr *Hyp, const Expr *Goal);
+  /// The largest value E takes in the grid's domain, by intervals (the width's mask when
+  /// unknown).
+  uint64_t upperBound(const Expr *E) const;
   /// E reads a value of the launch besides K (a Grid leaf).
   bool readsGrid(const Expr *E) const {
     return E->mentions([&](const Expr *L) {
