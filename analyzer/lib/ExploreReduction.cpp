@@ -105,6 +105,7 @@ void Simulator::findPlainRuns() {
       const ConcreteStep &C = Ag.Steps[I];
       return C.Kind != StepKind::Wait && C.Kind != StepKind::ClusterWait &&
              C.Kind != StepKind::AsyncLoad && C.Kind != StepKind::ClusterArrive &&
+             C.Kind != StepKind::Probe &&
              !(Ag.hasCycle() && I + 1 == Ag.CycleEnd) && InnerEndAt[A][I] < 0;
     };
     RunOf[A].assign(N, NoIndex);
@@ -610,7 +611,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   for (auto &Stop : X.Stops)
     Stop.clear();
   std::vector<llvm::SmallVector<TouchScratch::Stop, 1>> &Stops = X.Stops;
-  using PhasesDone = TouchScratch::PhasesDone;
+  using WalkContext = TouchScratch::WalkContext;
   if (X.Walked.size() != NA) {
     X.Walked.resize(NA);
     for (unsigned B = 0; B < NA; ++B)
@@ -649,12 +650,21 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // Whether agent B's step at Pc may be passed by what may run first: an mbarrier wait
   // whose phase may complete; a barrier.cluster.wait B is at and may pass now, or whose
   // phase the threads that may arrive first fill (Agent's threads, not arrived yet, are
-  // missing from every phase to come: it holds back the whole cluster). Done holds the
-  // phases B's walk needed so far, and gains what the wait needs when it passes.
-  auto MayPass = [&](unsigned B, uint32_t Pc, PhasesDone &Done) {
+  // missing from every phase to come: it holds back the whole cluster). Walk holds the
+  // phases B's walk needed so far (and gains what the wait needs when it passes), and the
+  // probes it ran.
+  auto MayPass = [&](unsigned B, uint32_t Pc, WalkContext &Walk) {
     const ConcreteStep &C = S.Agents[B].Steps[Pc];
-    if (C.Kind == StepKind::Wait && C.Flag >= 0)
-      return true; // a probe before it may let the agent skip it
+    auto Phases = [&](unsigned Barrier) {
+      auto It = llvm::find_if(Walk.Phases, [&](auto &D) { return D.first == Barrier; });
+      return It == Walk.Phases.end() ? 0 : It->second;
+    };
+    if (C.Kind == StepKind::Probe && C.Flag >= 0 && C.Barrier != NoIndex) {
+      // What it sees decides whether a wait reading its flag is skipped.
+      llvm::erase_if(Walk.Probes, [&](auto &P) { return P.Flag == C.Flag; });
+      Walk.Probes.push_back({C.Flag, Pc, Phases(C.Barrier)});
+      return true;
+    }
     if (C.Kind == StepKind::Wait && C.Barrier != NoIndex) {
       const models::Mbarrier &M = St.Barriers[C.Barrier];
       if (!M.initialized())
@@ -665,16 +675,37 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       // every wait pass): the wait needs Least of them, or one more. Without Least, the
       // wait for the phase after one the walk just waited for would pass on the stale
       // parity, and the walk would run around the ring for nothing.
-      auto It = llvm::find_if(Done, [&](auto &D) { return D.first == C.Barrier; });
-      uint32_t Least = It == Done.end() ? 0 : It->second;
+      uint32_t Least = Phases(C.Barrier);
+      if (C.Flag >= 0) {
+        // A wait a probe may skip (CuTeDSL's peek at the next stage): skipped when the
+        // probe saw the same barrier's phase with the same parity complete, so it passes
+        // when that phase may complete by the probe or after, which is the wait's own
+        // condition with the phases the walk had needed at the probe. Another probe, or
+        // one before the walk whose flag is still set, may let it pass whatever comes.
+        auto P = llvm::find_if(Walk.Probes, [&](auto &P) { return P.Flag == C.Flag; });
+        bool Before = P == Walk.Probes.end();
+        const ConcreteStep *Probe = Before ? nullptr : &S.Agents[B].Steps[P->Pc];
+        if ((Before && !(Walk.Cleared >> C.Flag & 1) &&
+             (St.Agents[B].Probed >> C.Flag & 1)) ||
+            (Probe && (Probe->Barrier != C.Barrier || Probe->Parity != C.Parity)))
+          return true;
+        if (!Before)
+          Least = std::min(Least, P->Phases);
+      }
       uint32_t Need =
           ((M.completedPhases() + Least) & 1) != (C.Parity & 1) ? Least : Least + 1;
       // None of the landing's barriers' phases completes before it (the end checks that).
       bool Passes = Need == 0 || (!llvm::is_contained(LoadTargets, C.Barrier) &&
                                   MayCompletePhases(C.Barrier, Need));
-      if (Passes && Need > Least) {
-        if (It == Done.end())
-          Done.push_back({C.Barrier, Need});
+      if (Passes && C.Flag >= 0) {
+        // It read its flag and cleared it (a stop keeps the walk as it was before).
+        llvm::erase_if(Walk.Probes, [&](auto &P) { return P.Flag == C.Flag; });
+        Walk.Cleared |= uint32_t(1) << C.Flag;
+      }
+      if (Passes && Need > Phases(C.Barrier)) {
+        auto It = llvm::find_if(Walk.Phases, [&](auto &D) { return D.first == C.Barrier; });
+        if (It == Walk.Phases.end())
+          Walk.Phases.push_back({C.Barrier, Need});
         else
           It->second = Need;
       }
@@ -686,11 +717,11 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     return true;
   };
   // Walks agent B from From; true as soon as a step it may take conflicts.
-  auto Walk = [&](unsigned B, uint32_t From, PhasesDone Done) {
+  auto Walk = [&](unsigned B, uint32_t From, WalkContext Done) {
     const ConcreteAgent &Ag = S.Agents[B];
     std::vector<uint32_t> &Seen = X.Walked[B];
     // Where a pass ends the walk goes both ways, each with the phases needed up to there.
-    llvm::SmallVector<std::pair<uint32_t, PhasesDone>, 2> Work;
+    llvm::SmallVector<std::pair<uint32_t, WalkContext>, 2> Work;
     Work.push_back({From, std::move(Done)});
     while (!Work.empty()) {
       uint32_t Pc = Work.back().first;
@@ -817,7 +848,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
     for (unsigned B = 0; B < NA; ++B)
       for (size_t I = 0; I < Stops[B].size(); ++I) {
         uint32_t From = Stops[B][I].Pc;
-        PhasesDone Done = Stops[B][I].Done;
+        WalkContext Done = Stops[B][I].Done;
         if (!MayPass(B, From, Done))
           continue;
         Stops[B].erase(Stops[B].begin() + I--);

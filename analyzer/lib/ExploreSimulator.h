@@ -300,13 +300,23 @@ private:
     };
     std::vector<Contribution> BeforeLanding;
     std::vector<bool> Expect, Ends;
-    /// Per barrier that an agent's walk passed waits on: the fewest of its phases (after
-    /// the state's) that must have completed for the agent to get there.
-    using PhasesDone = llvm::SmallVector<std::pair<unsigned, uint32_t>, 4>;
-    /// A wait a walk stopped at, with the phases it needed up to there.
+    /// What an agent's walk did so far that decides which waits it passes next.
+    struct WalkContext {
+      /// Per barrier it passed waits on: the fewest of its phases (after the state's) that
+      /// must have completed for the agent to get there.
+      llvm::SmallVector<std::pair<unsigned, uint32_t>, 4> Phases;
+      /// The last probe of each flag it ran, with the phases of its barrier needed then.
+      struct Probe {
+        int8_t Flag;
+        uint32_t Pc, Phases;
+      };
+      llvm::SmallVector<Probe, 1> Probes;
+      uint32_t Cleared = 0; ///< flags a wait of the walk read (and cleared)
+    };
+    /// A wait a walk stopped at, with what the walk did up to there.
     struct Stop {
       uint32_t Pc;
-      PhasesDone Done;
+      WalkContext Done;
     };
     std::vector<llvm::SmallVector<Stop, 1>> Stops;
     /// Per agent, per step: the generation of the last call that walked it.

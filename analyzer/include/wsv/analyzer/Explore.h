@@ -14,7 +14,8 @@
 // no operation in flight, and no step another agent can reach before stopping at an mbarrier
 // wait whose phase cannot complete first (too few arrivals, or no bytes, can come from what
 // may run first; a wait for a later phase of a barrier the walk already waited on needs
-// that many phases, not the parity the barrier has now; a commit in flight arrives once;
+// that many phases, not the parity the barrier has now, and a wait a probe may skip passes
+// where the phase the probe peeks at may complete; a commit in flight arrives once;
 // a walk that ends a pass goes both into the next pass and out of the loop),
 // or at a barrier.cluster.wait whose phase lacks the held-back agent's threads; agents that
 // start only once it finished (the epilogue after the roles) run nothing first.
