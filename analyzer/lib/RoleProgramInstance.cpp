@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <mutex>
 #include <map>
 
 using namespace wsv;
@@ -616,8 +617,17 @@ private:
       return std::nullopt;
     }
     const Expr *L = Probes.front();
-    std::optional<int> Failed = Constant(Ctx.substitute(V, L, Ctx.constant(0, L->width())));
-    std::optional<int> Passed = Constant(Ctx.substitute(V, L, Ctx.constant(1, L->width())));
+    const Expr *IfFailed, *IfPassed;
+    {
+      // Instantiations may run on several threads (exploreAllTrips builds its classes at
+      // once); the expression context is shared and this is the only place one adds to it.
+      static std::mutex ContextLock;
+      std::lock_guard<std::mutex> Hold(ContextLock);
+      IfFailed = Ctx.substitute(V, L, Ctx.constant(0, L->width()));
+      IfPassed = Ctx.substitute(V, L, Ctx.constant(1, L->width()));
+    }
+    std::optional<int> Failed = Constant(IfFailed);
+    std::optional<int> Passed = Constant(IfPassed);
     if (!Failed || !Passed)
       return std::nullopt;
     if (*Failed == *Passed)
