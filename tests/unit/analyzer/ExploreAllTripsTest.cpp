@@ -93,8 +93,8 @@ Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threa
     if (Spec->MinKTiles)
       Out.Options.MinTiles = *Spec->MinKTiles;
   }
-  // `wsv verify`'s bound: enough for every exploration of the kernels proved (B5's largest
-  // needs about 63000 states, B6's about 66000), with room for the larger classes that a
+  // `wsv verify`'s bound: enough for every exploration of the kernels proved (H5's largest
+  // needs about 8,300 states, B6's about 41,000), with room for the larger classes that a
   // later threshold brings when a Z3 query of the lemmas runs out of time on a busy machine.
   Out.Options.MaxStates = 150000;
   // Z3's time per lemma query: a query that takes 1.5 s alone may take 3 s beside other

@@ -130,12 +130,12 @@ struct VerifyOptions {
   uint64_t TileK = 64;   ///< the k-tile, from the kernel's wsv_kernel_info when it has one
   uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts
   /// States one exploration may visit before it says unknown (and Z3 takes over). The
-  /// largest a proof of the reference kernels needs is about 66,000 (B6); a larger bound
+  /// largest a proof of the reference kernels needs is about 41,000 (B6); a larger bound
   /// only makes a search that will not end take longer and more memory to say so.
   uint64_t MaxStates = 150000;
   /// States all explorations of one kernel may visit together: B4's proof (240 classes of
-  /// K and tile count) takes about 130,000, H5's (304) about 1,460,000 and B5's (240) about
-  /// 2,740,000, 8 to 16 s on one kernel; a larger search says unknown rather than run for
+  /// K and tile count) takes about 130,000, B5's (240) about 437,000 and H5's (304) about
+  /// 695,000, 1 to 5 s on one kernel; a larger search says unknown rather than run for
   /// minutes.
   uint64_t MaxTotalStates = 4000000;
   /// Explorations run at once (ParametricOptions::Threads; 0: the cores, at most 4).
