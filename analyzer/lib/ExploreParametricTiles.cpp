@@ -265,8 +265,9 @@ void Prover::runTiles() {
         continue; // explored above
       Jobs.push_back({TV, NTV, TP, NP});
     }
-  // A few classes at a time: built, explored at once, then taken in order.
-  const size_t Chunk = 2 * threads();
+  // Several classes at a time: built, explored at once, then taken in order (eight per
+  // thread: with two, the threads waited for each other at the end of nearly every batch).
+  const size_t Chunk = 8 * threads();
   for (size_t B = 0; B < Jobs.size(); B += Chunk) {
     // Built at once too: instantiating H5's classes took as long as a third of exploring
     // them.
