@@ -38,7 +38,7 @@ class Prover {
 public:
   Prover(const RolePrograms &RP, const ParametricOptions &O, ParametricResult &R)
       : RP(RP), P(*RP.P), O(O), R(R), Ctx(P.Analysis->context()),
-        Z3(Solver::createZ3(O.TimeoutMs)) {}
+        Z3(makeZ3(false)) {}
 
   void run();
 
@@ -54,12 +54,16 @@ private:
   bool classifyLoops();
   void collectUses();
   const Expr *domain(const Expr *KLeaf);
-  /// Grid: the query reads the grid's tile count, whose product and division make it slow;
-  /// it gets ten times the time, so that a loaded machine does not turn a proof into unknown.
+  /// A solver for the lemmas; Grid: for those that read the grid's tile count, whose
+  /// product and division make them slow (ten times the work and time).
+  std::unique_ptr<Solver> makeZ3(bool Grid) const {
+    return Solver::createZ3(Grid ? 10 * O.TimeoutMs : O.TimeoutMs,
+                            Grid ? 10 * O.ResourceLimit : O.ResourceLimit);
+  }
   bool valid(const Expr *Hyp, const Expr *Goal, const std::string &What, bool Grid = false);
   Solver &gridZ3() {
     if (!GridZ3)
-      GridZ3 = Solver::createZ3(10 * O.TimeoutMs);
+      GridZ3 = makeZ3(true);
     return *GridZ3;
   }
   /// A lemma for valid(): Hyp implies Goal, What says so in words.

@@ -364,7 +364,7 @@ bool Prover::validAll(const std::vector<Lemma> &Lemmas) {
             W == 0 ? (Lemmas[I].Grid ? GridZ3 : Z3)
                    : (Lemmas[I].Grid ? WorkerGridZ3[W] : WorkerZ3[W]);
         if (!S)
-          S = Solver::createZ3(Lemmas[I].Grid ? 10 * O.TimeoutMs : O.TimeoutMs);
+          S = makeZ3(Lemmas[I].Grid);
         Results[I] = S->isValid(Claims[I]);
         if (Results[I].Answer != SolverAnswer::Yes)
           for (size_t F = FirstFailed; I < F && !FirstFailed.compare_exchange_weak(F, I);)

@@ -17,7 +17,8 @@ namespace {
 
 class Z3Solver final : public Solver {
 public:
-  explicit Z3Solver(unsigned TimeoutMs) : TimeoutMs(TimeoutMs) {}
+  Z3Solver(unsigned TimeoutMs, uint64_t ResourceLimit)
+      : TimeoutMs(TimeoutMs), ResourceLimit(ResourceLimit) {}
 
   SolverResult isValid(const Expr *Predicate) override {
     // A sampled counterexample answers without Z3, which takes milliseconds even to say no.
@@ -43,7 +44,7 @@ public:
     try {
       z3::context &C = context();
       Encoder E(C);
-      z3::solver S = makeSolver(C, TimeoutMs);
+      z3::solver S = makeSolver(C, TimeoutMs, ResourceLimit);
       S.add(E.truth(Predicate));
       E.addRanges(S);
       llvm::SmallVector<z3::expr, 4> Xs;
@@ -260,10 +261,12 @@ private:
     std::vector<std::pair<const Expr *, z3::expr>> LeafRanges;
   };
 
-  static z3::solver makeSolver(z3::context &C, unsigned TimeoutMs) {
+  static z3::solver makeSolver(z3::context &C, unsigned TimeoutMs, uint64_t ResourceLimit) {
     z3::solver S(C, "QF_BV");
     z3::params P(C);
     P.set("timeout", TimeoutMs);
+    if (ResourceLimit) // counted from each check's start
+      P.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(ResourceLimit, ~0u)));
     S.set(P);
     return S;
   }
@@ -273,7 +276,7 @@ private:
     try {
       z3::context &C = context();
       Encoder E(C);
-      z3::solver S = makeSolver(C, TimeoutMs);
+      z3::solver S = makeSolver(C, TimeoutMs, ResourceLimit);
       z3::expr F = E.truth(Predicate);
       S.add(Negate ? !F : F);
       E.addRanges(S);
@@ -288,6 +291,7 @@ private:
   }
 
   unsigned TimeoutMs;
+  uint64_t ResourceLimit;
   // One context for every query, made on the first: creating a context costs more than most
   // queries here, and many analyses never ask.
   std::unique_ptr<z3::context> Context;
@@ -300,6 +304,6 @@ private:
 
 } // namespace
 
-std::unique_ptr<Solver> Solver::createZ3(unsigned TimeoutMs) {
-  return std::make_unique<Z3Solver>(TimeoutMs);
+std::unique_ptr<Solver> Solver::createZ3(unsigned TimeoutMs, uint64_t ResourceLimit) {
+  return std::make_unique<Z3Solver>(TimeoutMs, ResourceLimit);
 }

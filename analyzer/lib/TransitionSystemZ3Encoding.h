@@ -85,6 +85,8 @@ private:
   void buildProperties();
   z3::expr next(const z3::expr &MoveVar, unsigned VarIndex,
                 const std::vector<std::vector<std::pair<unsigned, z3::expr>>> &ByVar);
+  /// Why a bounded search that neither refuted nor exhausted stopped (Verdict::Reason).
+  std::string BmcStop;
   Verdict bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool &Exhausted,
               std::chrono::steady_clock::time_point Deadline);
   Verdict spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs);

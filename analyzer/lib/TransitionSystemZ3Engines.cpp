@@ -144,9 +144,24 @@ Verdict Encoding::schedule(Property Prop, const z3::model &M,
   return V;
 }
 
+namespace {
+
+/// Z3's count of work done in S's context so far (the statistic its `rlimit` bounds):
+/// unlike time, the same on any machine and under any load.
+double resourceCount(const z3::solver &S) {
+  z3::stats St = S.statistics();
+  for (unsigned I = 0; I < St.size(); ++I)
+    if (St.key(I) == "rlimit count")
+      return St.is_uint(I) ? St.uint_value(I) : St.double_value(I);
+  return 0;
+}
+
+} // namespace
+
 Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool &Exhausted,
                       std::chrono::steady_clock::time_point Deadline) {
   Exhausted = false;
+  BmcStop.clear();
   z3::expr_vector Xn(C);
   for (unsigned I = 0; I < X.size(); ++I)
     Xn.push_back(C.int_const(("next." + Names[I]).c_str()));
@@ -179,7 +194,15 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
                         1, std::chrono::duration_cast<std::chrono::milliseconds>(
                                Deadline - std::chrono::steady_clock::now())
                                .count())));
+  // The resource budget bounds each check (Z3's rlimit counts from the check's start) and,
+  // read between depths, the whole search; set once like the timeout.
+  if (Options.ResourceLimit)
+    Ps.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(Options.ResourceLimit, ~0u)));
   S.set(Ps);
+  const std::string OutOfTime = "the time limit ran out in the bounded search";
+  const std::string OutOfWork = "the resource limit (" + std::to_string(Options.ResourceLimit) +
+                                " units of Z3's rlimit) ran out in the bounded search";
+  double Start = Options.ResourceLimit ? resourceCount(S) : 0;
   States.push_back(Fresh(0));
   S.add(Subst(InitState, 0));
   for (unsigned Step = 0;; ++Step) {
@@ -187,8 +210,14 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
                     Deadline - std::chrono::steady_clock::now())
                     .count();
     Bound = Step;
-    if (Left <= 0)
+    if (Left <= 0) {
+      BmcStop = OutOfTime;
       break;
+    }
+    if (Options.ResourceLimit && resourceCount(S) - Start >= Options.ResourceLimit) {
+      BmcStop = OutOfWork;
+      break;
+    }
     S.push();
     S.add(Subst(Bad, Step));
     z3::check_result R = S.check();
@@ -196,11 +225,19 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
       z3::model M = S.get_model();
       return schedule(Prop, M, States, MoveVars, Bad);
     }
+    if (R == z3::unknown) {
+      std::string Why = S.reason_unknown();
+      BmcStop = Why.find("resource") != std::string::npos ? OutOfWork
+                : Why == "timeout" || Why == "canceled" ? OutOfTime
+                                                        : "Z3 gave up in the bounded search: " + Why;
+      S.pop();
+      break;
+    }
     S.pop();
-    if (R == z3::unknown)
+    if (Step == Options.MaxBmcSteps) {
+      BmcStop = "no counterexample within the bound";
       break;
-    if (Step == Options.MaxBmcSteps)
-      break;
+    }
     States.push_back(Fresh(Step + 1));
     MoveVars.push_back(C.int_const(("move" + std::to_string(Step)).c_str()));
     z3::expr_vector From(C), To(C);
@@ -323,8 +360,9 @@ Verdict Encoding::check(Property Prop) {
   if (!Options.Unbounded || Left <= 0) {
     V.K = Verdict::Kind::Unknown;
     V.BoundReached = Bound;
-    V.Reason = Left <= 0 ? "the time limit ran out in the bounded search"
-                         : "no counterexample within the bound; the unbounded engine is off";
+    V.Reason = BmcStop;
+    if (Left > 0 && BmcStop == "no counterexample within the bound")
+      V.Reason += "; the unbounded engine is off";
     return V;
   }
   Verdict U;

@@ -34,7 +34,7 @@ namespace {
 const char Usage[] =
     "usage: wsv verify [--kernel NAME] [--launch FILE | --param NAME=VALUE ...]\n"
     "                  [--require-proof] [--format text|json|sarif] [--timeout-ms N]\n"
-    "                  [--trace-out DIR] FILE\n"
+    "                  [--rlimit N] [--trace-out DIR] FILE\n"
     "\n"
     "Proves, per kernel entry of the PTX FILE, that its synchronization protocol cannot\n"
     "deadlock (deadlock-freedom), read a stage buffer before its copy completed\n"
@@ -50,6 +50,9 @@ const char Usage[] =
     "  --require-proof       exit 3 when a property stays unknown\n"
     "  --format text|json|sarif\n"
     "  --timeout-ms N        time for each property (default 10000)\n"
+    "  --rlimit N            also bound Z3's work for each property by N units of its\n"
+    "                        resource count: unlike time, the same verdict on any machine\n"
+    "                        and under any load (for CI); Z3 counts a few million a second\n"
     "  --bound N             steps of the bounded search (48)\n"
     "  --unbounded           then try Z3's fixed-point engine (Spacer) for all parameters\n"
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
@@ -155,7 +158,7 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 }
 
 int runVerify(int Argc, char **Argv) {
-  std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Bound, MaxStates,
+  std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Rlimit, Bound, MaxStates,
       MaxTotalStates, Jobs;
   std::vector<std::string> ParamArgs;
   bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed();
@@ -176,7 +179,7 @@ int runVerify(int Argc, char **Argv) {
     std::string P;
     if (Value("--kernel", Kernel) || Value("--launch", Launch) ||
         Value("--trace-out", TraceOut) || Value("--timeout-ms", Timeout) ||
-        Value("--bound", Bound) || Value("--max-states", MaxStates) ||
+        Value("--rlimit", Rlimit) || Value("--bound", Bound) || Value("--max-states", MaxStates) ||
         Value("--max-total-states", MaxTotalStates) || Value("--jobs", Jobs) ||
         Value("-j", Jobs)) {
       continue;
@@ -210,6 +213,11 @@ int runVerify(int Argc, char **Argv) {
     if (!Number(Timeout, N) || N == 0 || N > 3600000)
       return fail("--timeout-ms takes a number of milliseconds from 1 to 3600000", true);
     Options.TimeoutMs = static_cast<unsigned>(N);
+  }
+  if (!Rlimit.empty()) {
+    if (!Number(Rlimit, N) || N == 0 || N > 0xffffffffull)
+      return fail("--rlimit takes a number of units from 1 to 4294967295", true);
+    Options.ResourceLimit = N;
   }
   if (!Bound.empty()) {
     if (!Number(Bound, N) || N > 10000)

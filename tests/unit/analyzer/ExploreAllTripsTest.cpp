@@ -67,7 +67,7 @@ struct Proof {
 };
 
 Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threads = 0,
-            unsigned TimeoutMs = 10000) {
+            uint64_t ResourceLimit = ParametricOptions().ResourceLimit) {
   Proof Out;
   auto Parsed = ptx::parseFile(std::string(WSV_PTX_DIR) + "/" + File,
                                [](const ptx::Diagnostic &) {});
@@ -97,10 +97,11 @@ Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threa
   // needs about 8,300 states, B6's about 41,000), with room for the larger classes that a
   // later threshold brings when a Z3 query of the lemmas runs out of time on a busy machine.
   Out.Options.MaxStates = 150000;
-  // Z3's time per lemma query: a query that takes 1.5 s alone may take 3 s beside other
-  // tests, and a query that runs out of time makes the argument try a later threshold (more
-  // and larger classes); time enough makes the classes the same on a busy machine.
-  Out.Options.TimeoutMs = TimeoutMs;
+  // Z3's work per lemma query, counted, not timed: a query that runs out makes the argument
+  // try a later threshold (more and larger classes), and a time limit made that depend on
+  // the machine's load. The time only stops a query gone wrong.
+  Out.Options.ResourceLimit = ResourceLimit;
+  Out.Options.TimeoutMs = 20000;
   Out.Options.MaxTotalStates = MaxTotalStates;
   Out.Options.Threads = Threads;
   Out.R = exploreAllTrips(Out.RP, Out.Options);
@@ -208,13 +209,14 @@ TEST(ExploreAllTripsTest, ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn)
 
 TEST(ExploreAllTripsTest, AConditionsPartsAreProvedOneByOne) {
   // B4's MMA role runs where `%ctaid.x / 2 < M / 256 * N / 256 && %cluster_ctarank == 0`:
-  // as one query, whether it depends on K only through the trip count took Z3 about 2 s.
-  // Part by part, the tile test is decided by whether the CTA has a tile and the rank does
-  // not read K, so a second per query is plenty, and the argument is the one of 240
-  // explorations that the default 2 s per query finds (it tries later thresholds, with
-  // more and larger classes, when a query runs out of time).
+  // as one query, whether it depends on K only through the trip count took Z3 about 2 s
+  // (Z3 counts 3 to 4 million units of its resource count a second here). Part by part, the tile test is decided by
+  // whether the CTA has a tile and the rank does not read K: 100,000 units per query (a
+  // million for the grid's; they take at most 45,000 and 240,000, 0.1 s) are plenty, and
+  // the argument is the one of 240 explorations that the default finds (it tries later
+  // thresholds, with more and larger classes, when a query runs out).
   WSV_MANIFEST_OR_SKIP(J);
-  Proof Fast = prove("b4.ptx", 0, 0, /*TimeoutMs=*/1000);
+  Proof Fast = prove("b4.ptx", 0, 0, /*ResourceLimit=*/100000);
   ASSERT_TRUE(Fast.Error.empty()) << Fast.Error;
   EXPECT_EQ(Fast.R.Verdict, ExploreVerdict::Clean) << Fast.R.Reason;
   EXPECT_EQ(Fast.R.Runs.size(), 240u);
@@ -222,11 +224,12 @@ TEST(ExploreAllTripsTest, AConditionsPartsAreProvedOneByOne) {
 
 TEST(ExploreAllTripsTest, ATileCountIsANumberOfItsOwnForZ3) {
   // Whether B3's roles run where `%ctaid.x < M / 128 * N / 128` is decided by the CTA having
-  // a tile: with the tile count's product in it, the two claims took Z3 0.9 s and 0.8 s;
-  // with the product a variable bounded by what the grid allows (M, N < 2^20), milliseconds.
-  // 0.6 s per grid query (60 ms for the others, which take 10-25) proves B3.
+  // a tile: with the tile count's product in it, the two claims took Z3 0.9 s and 0.8 s
+  // (3 to 4 million units of its resource count a second here); with the product a variable
+  // bounded by what the grid allows (M, N < 2^20), at most 200,000 units. A million units
+  // per grid query (100,000 for the others, which take at most 42,000) proves B3.
   WSV_MANIFEST_OR_SKIP(J);
-  Proof Fast = prove("b3.ptx", 0, 0, /*TimeoutMs=*/60);
+  Proof Fast = prove("b3.ptx", 0, 0, /*ResourceLimit=*/100000);
   ASSERT_TRUE(Fast.Error.empty()) << Fast.Error;
   EXPECT_EQ(Fast.R.Verdict, ExploreVerdict::Clean) << Fast.R.Reason;
 }

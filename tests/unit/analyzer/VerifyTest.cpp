@@ -81,9 +81,12 @@ uint64_t tripOf(const Verdict &V) {
 }
 
 /// Small budgets: these tests check answers, not speed (tests/bench/verify measures that).
+/// Z3's work is counted, not timed, so that a loaded machine gets the same answers: the
+/// answers decided here take at most about 600,000 units; 3 million is 1.5 s here.
 VerifyOptions quick() {
   VerifyOptions Options;
-  Options.TimeoutMs = 1500;
+  Options.ResourceLimit = 3000000;
+  Options.TimeoutMs = 60000;
   return Options;
 }
 
@@ -129,7 +132,7 @@ TEST(VerifyTest, ExecutionsThatAllEndEarlyAreProvedByExhaustion) {
   // for every trip count, so the bounded search sees every reachable state: the other
   // properties are proved for all parameter values, and the verdict says how.
   VerifyOptions Options = quick();
-  Options.NotExaminedTimeoutMs = Options.TimeoutMs; // Z3's whole budget, also under ASan
+  Options.NotExaminedTimeoutMs = Options.TimeoutMs; // Z3's whole budget
   auto R = verifyFile("ring2.bug-initial-phase.ptx", Options);
   for (Property Prop : {Property::StageSafety, Property::BarrierHygiene}) {
     const Verdict &V = R->of(Prop);
@@ -152,6 +155,27 @@ TEST(VerifyTest, ArrivalCountBugIsNotProved) {
   if (V.refuted()) {
     EXPECT_GE(tripOf(V), 3u);
   }
+}
+
+TEST(VerifyTest, AResourceLimitStopsTheSearchAtTheSameDepthEveryTime) {
+  // Counted work, unlike time, ends the bounded search at the same place on every run; a
+  // budget too small for the deadlock says so, and a large enough one finds it.
+  VerifyOptions Z3Only = quick();
+  Z3Only.ExploreAllTrips = false;
+  Z3Only.Properties = {Property::DeadlockFreedom};
+  Z3Only.ResourceLimit = 100000;
+  auto A = verifyFile("ring2.bug-initial-phase.ptx", Z3Only);
+  auto B = verifyFile("ring2.bug-initial-phase.ptx", Z3Only);
+  const Verdict &VA = A->of(Property::DeadlockFreedom), &VB = B->of(Property::DeadlockFreedom);
+  ASSERT_TRUE(VA.unknown()) << describe(VA);
+  EXPECT_NE(VA.Reason.find("resource limit (100000 units"), std::string::npos) << VA.Reason;
+  EXPECT_GT(VA.BoundReached, 0u);
+  EXPECT_EQ(VA.BoundReached, VB.BoundReached);
+  EXPECT_EQ(VA.Reason, VB.Reason);
+  Z3Only.ResourceLimit = 3000000;
+  auto C = verifyFile("ring2.bug-initial-phase.ptx", Z3Only);
+  EXPECT_TRUE(C->of(Property::DeadlockFreedom).refuted())
+      << describe(C->of(Property::DeadlockFreedom));
 }
 
 TEST(VerifyTest, TripCountReadFromMemoryStaysUnknown) {

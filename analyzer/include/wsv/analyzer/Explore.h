@@ -182,7 +182,13 @@ struct ParametricOptions {
   /// unknown, never clean.
   uint64_t MaxTotalStates = 0;
   uint32_t MaxLag = 16;
-  unsigned TimeoutMs = 2000; ///< per Z3 query
+  /// Per Z3 query: the work it may do, in units of Z3's resource count (Solver::createZ3),
+  /// and the time that stops a query gone wrong. The work binds first, so that which
+  /// lemmas hold, and with them the classes explored and the verdict, do not depend on the
+  /// machine's load; the reference kernels' queries take at most about 370,000 units (0.1 s
+  /// here). Queries that read the grid's tile count get ten times both.
+  uint64_t ResourceLimit = 1000000;
+  unsigned TimeoutMs = 5000;
   /// Explorations run at once where the argument needs several (the classes of K): each
   /// has its own simulator, the results are taken in order, and the verdict, message and
   /// state count are those of running them one by one. 0: the cores, at most 4 (each may

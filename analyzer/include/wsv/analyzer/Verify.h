@@ -114,6 +114,11 @@ struct VerifyOptions {
   /// Time Z3 may spend on one property, in milliseconds (the bounded search and the proof
   /// share it).
   unsigned TimeoutMs = 10000;
+  /// Work Z3's bounded search may do on one property, in units of Z3's resource count
+  /// (`rlimit`); 0 for no limit but the time. Unlike time it gives the same answer on any
+  /// machine and under any load: where a verdict must be reproducible (CI), set this and
+  /// leave TimeoutMs as a backstop.
+  uint64_t ResourceLimit = 0;
   /// Steps the bounded search unrolls before the unbounded engine takes over.
   unsigned MaxBmcSteps = 48;
   /// Try the unbounded engine (Spacer) after the bounded search. Off by default: on the
