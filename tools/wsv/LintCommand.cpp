@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "Command.h"
+#include "OptionValue.h"
 #include "LintDriver.h"
 
 #include "../report/Diagnostics.h"
@@ -81,24 +82,8 @@ struct Options {
 std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
-    // `--name=value`, `--name value`, and for short options `-jN`.
-    auto Value = [&](std::initializer_list<StringRef> Names, std::string &Out) -> int {
-      for (StringRef Name : Names) {
-        StringRef Rest = Arg;
-        if (!Rest.consume_front(Name))
-          continue;
-        if (Rest.consume_front("=") || (!Rest.empty() && Name.size() == 2)) {
-          Out = Rest.str();
-          return 1;
-        }
-        if (!Rest.empty())
-          continue;
-        if (I + 1 >= Argc)
-          return -1;
-        Out = Argv[++I];
-        return 1;
-      }
-      return 0;
+    auto Value = [&](std::initializer_list<StringRef> Names, std::string &Out) {
+      return optionValue(Argc, Argv, I, Names, Out);
     };
     std::string V;
     int Got;

@@ -2,6 +2,7 @@
 // entry, as text that reads like a reference kernel's protocol comment or as JSON
 // (tools/report/PROTOCOL_JSON.md).
 #include "Command.h"
+#include "OptionValue.h"
 
 #include "../report/ProtocolJson.h"
 
@@ -65,20 +66,12 @@ int runProtocol(int Argc, char **Argv) {
   llvm::SmallVector<StringRef, 2> Files;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
+    // A missing value leaves Out empty, which each option refuses.
     auto Value = [&](StringRef Name, std::string &Out) {
-      if (Arg.consume_front(Name)) {
-        if (Arg.consume_front("=")) {
-          Out = Arg.str();
-          return true;
-        }
-        if (Arg.empty() && I + 1 < Argc) {
-          Out = Argv[++I];
-          return true;
-        }
+      int Got = optionValue(Argc, Argv, I, {Name}, Out);
+      if (Got < 0)
         Out.clear();
-        return true;
-      }
-      return false;
+      return Got != 0;
     };
     if (Value("--kernel", Kernel)) {
       if (Kernel.empty())

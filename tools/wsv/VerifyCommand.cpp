@@ -1,6 +1,7 @@
 // `wsv verify`: per kernel entry, each property of its protocol proved (for which parameters),
 // refuted by a counterexample schedule, or unknown with the reason; and the lint findings.
 #include "Command.h"
+#include "OptionValue.h"
 
 #include "../report/VerifyJson.h"
 
@@ -165,16 +166,12 @@ int runVerify(int Argc, char **Argv) {
   llvm::SmallVector<StringRef, 2> Files;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
+    StringRef NoValue;
     auto Value = [&](StringRef Name, std::string &Out) {
-      if (!Arg.consume_front(Name))
-        return false;
-      if (Arg.consume_front("="))
-        Out = Arg.str();
-      else if (Arg.empty() && I + 1 < Argc)
-        Out = Argv[++I];
-      else
-        return false;
-      return true;
+      int Got = optionValue(Argc, Argv, I, {Name}, Out);
+      if (Got < 0)
+        NoValue = Name;
+      return Got != 0;
     };
     std::string P;
     if (Value("--kernel", Kernel) || Value("--launch", Launch) ||
@@ -182,11 +179,17 @@ int runVerify(int Argc, char **Argv) {
         Value("--rlimit", Rlimit) || Value("--bound", Bound) || Value("--max-states", MaxStates) ||
         Value("--max-total-states", MaxTotalStates) || Value("--jobs", Jobs) ||
         Value("-j", Jobs)) {
+      if (!NoValue.empty())
+        return fail(NoValue.str() + " needs a value", true);
       continue;
     } else if (Value("--format", Format)) {
+      if (!NoValue.empty())
+        return fail("--format needs a value", true);
       if (Format != "text" && Format != "json" && Format != "sarif")
         return fail("--format takes 'text', 'json' or 'sarif'", true);
     } else if (Value("--param", P)) {
+      if (!NoValue.empty())
+        return fail("--param needs NAME=VALUE", true);
       ParamArgs.push_back(P);
     } else if (Arg == "--require-proof") {
       RequireProof = true;
