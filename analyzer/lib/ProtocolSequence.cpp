@@ -29,6 +29,9 @@ public:
 private:
   std::vector<ProtocolItem> build(llvm::ArrayRef<unsigned> Events);
   ConjunctSet loopConjuncts(LoopId L);
+  /// Whether Cond (`c <= %nctaid.x`) holds for every launch of the cluster the launch
+  /// description gives.
+  bool impliedByClusterSpec(const Expr *Cond) const;
   ConjunctSet itemConjuncts(const ProtocolItem &I);
   ProtocolValue relative(const ConjunctSet &Own, const ConjunctSet &Context);
   void setConditions(std::vector<ProtocolItem> &Items, const ConjunctSet &Context);
@@ -37,6 +40,18 @@ private:
   BuildState &S;
   llvm::DenseMap<LoopId, ConjunctSet> LoopConds;
 };
+
+bool Sequencer::impliedByClusterSpec(const Expr *Cond) const {
+  // The launch description's cluster runs along x (wsv_kernel_info's cluster_m), and CUDA
+  // launches only whole clusters: %nctaid.x is at least that. (`.reqnctapercluster` says
+  // the same to the value analysis, which discharges the condition itself.)
+  if (!S.Spec || !S.Spec->ClusterSize || *S.Spec->ClusterSize <= 1 ||
+      !Cond->is(ExprKind::ULe) || !Cond->op(0)->isConstant())
+    return false;
+  const Expr *N = Cond->op(1);
+  return N->is(ExprKind::SpecialReg) && N->specialRegister() == SpecialRegister::NctaidX &&
+         Cond->op(0)->payload() <= *S.Spec->ClusterSize;
+}
 
 std::vector<ProtocolItem> Sequencer::build(llvm::ArrayRef<unsigned> Events) {
   std::vector<ProtocolItem> Top;
@@ -66,8 +81,10 @@ std::vector<ProtocolItem> Sequencer::build(llvm::ArrayRef<unsigned> Events) {
       const TripCount &T = S.values().loopSummary(L).Trip;
       if (T.isCounted()) {
         PL.Trip = ProtocolValue::of(S.values().closedForm(T.Iterations));
-        for (const TripCondition &C : T.Conditions)
-          PL.TripConditions.push_back({S.values().closedForm(C.Condition), C.Discharged});
+        for (const TripCondition &C : T.Conditions) {
+          const Expr *Cond = S.values().closedForm(C.Condition);
+          PL.TripConditions.push_back({Cond, C.Discharged || impliedByClusterSpec(Cond)});
+        }
       } else {
         PL.Trip = ProtocolValue::unknown(T.Reason.empty() ? "the loop's trip count is not known"
                                                           : T.Reason);

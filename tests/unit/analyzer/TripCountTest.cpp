@@ -135,6 +135,58 @@ DONE:
       }
 }
 
+TEST(TripCountTest, AClusterLaunchHasAtLeastOneWholeCluster) {
+  // for (tile = blockIdx.x / 2; tile < tiles; tile += gridDim.x / 2) in a cluster of two:
+  // the count needs gridDim.x / 2 != 0, which `.reqnctapercluster 2, 1, 1` guarantees (CUDA
+  // launches whole clusters only) and nothing guarantees without it.
+  auto Kernel = [](const char *Directive) {
+    return std::string(R"(
+.visible .entry k(.param .u32 tiles)
+)") + Directive + R"(
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  ld.param.u32 %r1, [tiles];
+  mov.u32 %r4, %ctaid.x;
+  shr.u32 %r2, %r4, 1;
+  mov.u32 %r5, %nctaid.x;
+  shr.u32 %r3, %r5, 1;
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+LOOP:
+  add.s32 %r2, %r2, %r3;          // body
+  setp.lt.u32 %p2, %r2, %r1;
+  @%p2 bra LOOP;
+DONE:
+  ret;
+}
+)";
+  };
+  auto GridCondition = [](const TripCount &T) -> const TripCondition * {
+    for (const TripCondition &C : T.Conditions)
+      if (C.Condition->mentions([](const Expr *L) {
+            return L->is(ExprKind::SpecialReg) &&
+                   L->specialRegister() == SpecialRegister::NctaidX;
+          }) &&
+          !C.Condition->mentions([](const Expr *L) { return L->is(ExprKind::Param); }))
+        return &C;
+    return nullptr;
+  };
+  Analyzed Cluster(Kernel(".reqnctapercluster 2, 1, 1"));
+  const TripCount &T = tripOf(Cluster, "// body");
+  ASSERT_TRUE(T.isCounted()) << T.Reason;
+  const TripCondition *C = GridCondition(T);
+  ASSERT_TRUE(C) << "no condition on the grid";
+  EXPECT_TRUE(C->Discharged) << *C->Condition;
+
+  Analyzed Plain(Kernel(""));
+  const TripCount &U = tripOf(Plain, "// body");
+  ASSERT_TRUE(U.isCounted()) << U.Reason;
+  const TripCondition *D = GridCondition(U);
+  ASSERT_TRUE(D) << "no condition on the grid";
+  EXPECT_FALSE(D->Discharged) << *D->Condition;
+}
+
 TEST(TripCountTest, WhileLoopTestsInTheHeader) {
   Analyzed A(R"(
 .visible .entry k(.param .u32 n)
