@@ -213,7 +213,7 @@ ThreadSet GuardAnalysis::threadSet(const Expr *Predicate, const LaunchShape &Lau
   if (!Predicate)
     return ThreadSet::unknown("the instruction is unreachable");
   auto Key = std::make_tuple(Predicate, Launch.BlockX, Launch.BlockY, Launch.BlockZ,
-                             Launch.ClusterSize);
+                             Launch.ClusterSize, Launch.ClusterX);
   auto It = Sets.find(Key);
   if (It != Sets.end())
     return It->second;
@@ -397,10 +397,20 @@ ThreadSet GuardAnalysis::evaluate(const Expr *Predicate, const LaunchShape &Laun
                                 "in a way that is not one elected lane per warp");
     // A condition on values the thread id does not decide.
     if (S) {
-      auto [It, New] = Decided.try_emplace(R, false, false);
+      // Under what every launch guarantees: a test like `2 <= %nctaid.x` in a kernel of
+      // two-CTA clusters holds, and Z3 took the time limit to fail to decide it without.
+      const Expr *Facts = Ctx.boolean(true);
+      if (Launch.ClusterX > 1) {
+        const Expr *Grid = Ctx.specialRegister(SpecialRegister::NctaidX);
+        const Expr *X = Ctx.constant(Launch.ClusterX, Grid->width());
+        Facts = Ctx.logicalAnd(Ctx.ule(X, Grid),
+                               Ctx.eq(Ctx.urem(Grid, X), Ctx.constant(0, Grid->width())));
+      }
+      auto [It, New] = Decided.try_emplace(Ctx.logicalAnd(Facts, R), false, false);
       if (New) {
-        It->second.first = S->isValid(R).Answer == SolverAnswer::Yes;
-        It->second.second = !It->second.first && S->isSatisfiable(R).Answer == SolverAnswer::No;
+        It->second.first = S->isValid(Ctx.implies(Facts, R)).Answer == SolverAnswer::Yes;
+        It->second.second = !It->second.first &&
+                            S->isSatisfiable(Ctx.logicalAnd(Facts, R)).Answer == SolverAnswer::No;
       }
       if (It->second.first) {
         Result.Members |= Threads;

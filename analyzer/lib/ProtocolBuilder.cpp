@@ -29,8 +29,10 @@ void setLaunch(BuildState &S) {
                        "assume 1024 threads",
                        {}});
   }
-  if (P.Launch.ClusterSize == 1 && S.Spec && S.Spec->ClusterSize)
+  if (P.Launch.ClusterSize == 1 && S.Spec && S.Spec->ClusterSize) {
     P.Launch.ClusterSize = *S.Spec->ClusterSize;
+    P.Launch.ClusterX = *S.Spec->ClusterSize; // the description's cluster runs along M (x)
+  }
 }
 
 void setParamNames(BuildState &S) {

@@ -32,6 +32,8 @@ std::optional<LaunchShape> LaunchShape::fromFunction(const ptx::Function &F) {
     for (ptx::Operand Op : C->operands())
       Size *= static_cast<unsigned>(Op.integerValue().value_or(1));
     L.ClusterSize = Size;
+    if (!C->operands().empty())
+      L.ClusterX = static_cast<unsigned>(C->operands()[0].integerValue().value_or(1));
   }
   return L;
 }

@@ -66,7 +66,8 @@ private:
   llvm::DenseMap<const Expr *, std::pair<bool, bool>> Decided;
   /// Thread sets already computed, by predicate and launch shape: every instruction of a block
   /// without its own guard shares the block's.
-  std::map<std::tuple<const Expr *, unsigned, unsigned, unsigned, unsigned>, ThreadSet> Sets;
+  std::map<std::tuple<const Expr *, unsigned, unsigned, unsigned, unsigned, unsigned>, ThreadSet>
+      Sets;
 };
 
 } // namespace analyzer

@@ -38,6 +38,9 @@ constexpr unsigned WarpSize = 32;
 struct LaunchShape {
   unsigned BlockX = 0, BlockY = 1, BlockZ = 1; ///< threads per CTA
   unsigned ClusterSize = 1;                    ///< CTAs per cluster
+  /// CTAs per cluster along x: CUDA launches whole clusters only, so %nctaid.x is a multiple
+  /// of it (`.reqnctapercluster`'s first dimension, or the launch description's cluster).
+  unsigned ClusterX = 1;
   /// Whether the block size is a maximum (.maxntid) the kernel may be launched below.
   bool BlockIsMaximum = false;
 
