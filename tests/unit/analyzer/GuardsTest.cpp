@@ -207,6 +207,22 @@ TEST(GuardsTest, ParameterConditionsAreKeptAndDecidedWhenTheyCanBe) {
   EXPECT_EQ(A.threads("// always").count(), 64u);
 }
 
+TEST(GuardsTest, AClusterLaunchHasAWholeClusterOfCtas) {
+  // %nctaid.x / 2 != 0 holds in every launch of two-CTA clusters (CUDA launches whole
+  // clusters only), and may fail without them.
+  const char *Body = R"(
+  mov.u32 %r3, %nctaid.x;
+  shr.u32 %r4, %r3, 1;
+  setp.ne.s32 %p1, %r4, 0;
+  @%p1 mbarrier.arrive.shared::cta.b64 _, [%r2];   // a cluster's worth of CTAs
+)";
+  Analyzed Cluster(kernel(".reqntid 64\n.reqnctapercluster 2, 1, 1", Body));
+  EXPECT_EQ(Cluster.threads("// a cluster's worth of CTAs").count(), 64u);
+  Analyzed Plain(kernel(".reqntid 64", Body));
+  ThreadSet S = Plain.threads("// a cluster's worth of CTAs");
+  EXPECT_FALSE(S.isExact()) << S.str();
+}
+
 TEST(GuardsTest, RolesReadFromMemoryKeepEachWarpsOwnLoad) {
   // Triton's partition dispatch: each warp reads its role from a byte indexed by its warp id.
   Analyzed A(kernel(".reqntid 128", R"(
