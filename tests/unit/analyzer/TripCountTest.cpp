@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include <string>
+
 using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::test;
@@ -23,6 +25,27 @@ std::optional<uint64_t> evalWith(const Expr *E,
         return V;
     return std::nullopt;
   });
+}
+
+/// A persistent tile loop: First sets the first tile (%r2) and the step (%r3); the loop runs
+/// while the tile is below the parameter `tiles`, tested before entry and at the latch.
+std::string tileLoop(const char *Header, const char *First) {
+  return std::string(".visible .entry k(.param .u32 tiles)\n") + Header + R"(
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  ld.param.u32 %r1, [tiles];
+)" + First + R"(
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+LOOP:
+  add.s32 %r2, %r2, %r3;          // body
+  setp.lt.u32 %p2, %r2, %r1;
+  @%p2 bra LOOP;
+DONE:
+  ret;
+}
+)";
 }
 
 TEST(TripCountTest, NvccDoWhileOverKTilesWithItsGuard) {
@@ -95,24 +118,10 @@ DONE:
 
 TEST(TripCountTest, PersistentTileLoop) {
   // for (tile = blockIdx.x; tile < tiles; tile += gridDim.x), rotated by the compiler.
-  Analyzed A(R"(
-.visible .entry k(.param .u32 tiles)
-{
-  .reg .pred %p<4>;
-  .reg .b32 %r<8>;
-  ld.param.u32 %r1, [tiles];
+  Analyzed A(tileLoop("", R"(
   mov.u32 %r2, %ctaid.x;
   mov.u32 %r3, %nctaid.x;
-  setp.ge.u32 %p1, %r2, %r1;
-  @%p1 bra DONE;
-LOOP:
-  add.s32 %r2, %r2, %r3;          // body
-  setp.lt.u32 %p2, %r2, %r1;
-  @%p2 bra LOOP;
-DONE:
-  ret;
-}
-)");
+)"));
   const TripCount &T = tripOf(A, "// body");
   ASSERT_TRUE(T.isCounted()) << T.Reason;
   ExprContext &C = A.ctx();
@@ -139,29 +148,12 @@ TEST(TripCountTest, AClusterLaunchHasAtLeastOneWholeCluster) {
   // for (tile = blockIdx.x / 2; tile < tiles; tile += gridDim.x / 2) in a cluster of two:
   // the count needs gridDim.x / 2 != 0, which `.reqnctapercluster 2, 1, 1` guarantees (CUDA
   // launches whole clusters only) and nothing guarantees without it.
-  auto Kernel = [](const char *Directive) {
-    return std::string(R"(
-.visible .entry k(.param .u32 tiles)
-)") + Directive + R"(
-{
-  .reg .pred %p<4>;
-  .reg .b32 %r<8>;
-  ld.param.u32 %r1, [tiles];
+  const char *PerCluster = R"(
   mov.u32 %r4, %ctaid.x;
   shr.u32 %r2, %r4, 1;
   mov.u32 %r5, %nctaid.x;
   shr.u32 %r3, %r5, 1;
-  setp.ge.u32 %p1, %r2, %r1;
-  @%p1 bra DONE;
-LOOP:
-  add.s32 %r2, %r2, %r3;          // body
-  setp.lt.u32 %p2, %r2, %r1;
-  @%p2 bra LOOP;
-DONE:
-  ret;
-}
 )";
-  };
   auto GridCondition = [](const TripCount &T) -> const TripCondition * {
     for (const TripCondition &C : T.Conditions)
       if (C.Condition->mentions([](const Expr *L) {
@@ -172,19 +164,14 @@ DONE:
         return &C;
     return nullptr;
   };
-  Analyzed Cluster(Kernel(".reqnctapercluster 2, 1, 1"));
-  const TripCount &T = tripOf(Cluster, "// body");
-  ASSERT_TRUE(T.isCounted()) << T.Reason;
-  const TripCondition *C = GridCondition(T);
-  ASSERT_TRUE(C) << "no condition on the grid";
-  EXPECT_TRUE(C->Discharged) << *C->Condition;
-
-  Analyzed Plain(Kernel(""));
-  const TripCount &U = tripOf(Plain, "// body");
-  ASSERT_TRUE(U.isCounted()) << U.Reason;
-  const TripCondition *D = GridCondition(U);
-  ASSERT_TRUE(D) << "no condition on the grid";
-  EXPECT_FALSE(D->Discharged) << *D->Condition;
+  for (bool Cluster : {true, false}) {
+    Analyzed A(tileLoop(Cluster ? ".reqnctapercluster 2, 1, 1" : "", PerCluster));
+    const TripCount &T = tripOf(A, "// body");
+    ASSERT_TRUE(T.isCounted()) << T.Reason;
+    const TripCondition *C = GridCondition(T);
+    ASSERT_TRUE(C) << "no condition on the grid";
+    EXPECT_EQ(C->Discharged, Cluster) << *C->Condition;
+  }
 }
 
 TEST(TripCountTest, WhileLoopTestsInTheHeader) {
