@@ -31,6 +31,13 @@ VariableDecl *Parser::parseVariableDecl(DeclContext Context, uint8_t Linkage,
   bool PointerSeen = false;
   while (Tok.is(TokenKind::Directive)) {
     StringRef D = Tok.text();
+    // A parameter is no symbol of the module: it has no linkage (and the printer, which puts
+    // linkage first, would write what does not parse back).
+    if (Context == DeclContext::Param &&
+        (D == ".extern" || D == ".visible" || D == ".weak" || D == ".common")) {
+      expected(llvm::Twine("a parameter has no linkage, but '") + D + "' is given");
+      return nullptr;
+    }
     if (D == ".extern") {
       V->LinkageFlags |= LinkageExtern;
     } else if (D == ".visible") {

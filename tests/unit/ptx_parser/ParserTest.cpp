@@ -158,6 +158,19 @@ TEST(Parser, FunctionsDeclarationsAndHeaders) {
   EXPECT_TRUE(Bare->body()->body().empty());
 }
 
+TEST(Parser, AParameterHasNoLinkage) {
+  // The fuzzer's `.ptr .common.global`: accepted, it printed as `.common .param`, which does
+  // not parse back.
+  for (const char *Linkage : {".common", ".extern", ".visible", ".weak"}) {
+    Parsed P = parse(std::string(".version 9.0\n.target sm_90a\n.address_size 64\n"
+                                 ".visible .entry k(.param .u64 .ptr ") +
+                     Linkage + " .global .align 1 p)\n{\n\tret;\n}\n");
+    EXPECT_FALSE(P.ok()) << Linkage;
+    EXPECT_NE(P.messages().find("a parameter has no linkage"), std::string::npos)
+        << Linkage << ": " << P.messages();
+  }
+}
+
 TEST(Parser, RegisterDeclarations) {
   Parsed P = parseBody(".reg .pred %p<8>;\n.reg .b32 %r<90>, %rx;\n.reg .v2 .b32 %v;\n"
                        ".reg .b64 %SP;");
