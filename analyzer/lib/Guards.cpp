@@ -399,13 +399,7 @@ ThreadSet GuardAnalysis::evaluate(const Expr *Predicate, const LaunchShape &Laun
     if (S) {
       // Under what every launch guarantees: a test like `2 <= %nctaid.x` in a kernel of
       // two-CTA clusters holds, and Z3 took the time limit to fail to decide it without.
-      const Expr *Facts = Ctx.boolean(true);
-      if (Launch.ClusterX > 1) {
-        const Expr *Grid = Ctx.specialRegister(SpecialRegister::NctaidX);
-        const Expr *X = Ctx.constant(Launch.ClusterX, Grid->width());
-        Facts = Ctx.logicalAnd(Ctx.ule(X, Grid),
-                               Ctx.eq(Ctx.urem(Grid, X), Ctx.constant(0, Grid->width())));
-      }
+      const Expr *Facts = Launch.gridFacts(Ctx);
       auto [It, New] = Decided.try_emplace(Ctx.logicalAnd(Facts, R), false, false);
       if (New) {
         It->second.first = S->isValid(Ctx.implies(Facts, R)).Answer == SolverAnswer::Yes;

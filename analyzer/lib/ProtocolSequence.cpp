@@ -29,9 +29,8 @@ public:
 private:
   std::vector<ProtocolItem> build(llvm::ArrayRef<unsigned> Events);
   ConjunctSet loopConjuncts(LoopId L);
-  /// Whether Cond (`c <= %nctaid.x`) holds for every launch of the cluster the launch
-  /// description gives.
-  bool impliedByClusterSpec(const Expr *Cond) const;
+  /// Whether Cond (`c <= %nctaid.x`) holds for every launch of the protocol's cluster.
+  bool impliedByCluster(const Expr *Cond) const;
   ConjunctSet itemConjuncts(const ProtocolItem &I);
   ProtocolValue relative(const ConjunctSet &Own, const ConjunctSet &Context);
   void setConditions(std::vector<ProtocolItem> &Items, const ConjunctSet &Context);
@@ -41,16 +40,15 @@ private:
   llvm::DenseMap<LoopId, ConjunctSet> LoopConds;
 };
 
-bool Sequencer::impliedByClusterSpec(const Expr *Cond) const {
-  // The launch description's cluster runs along x (wsv_kernel_info's cluster_m), and CUDA
-  // launches only whole clusters: %nctaid.x is at least that. (`.reqnctapercluster` says
-  // the same to the value analysis, which discharges the condition itself.)
-  if (!S.Spec || !S.Spec->ClusterSize || *S.Spec->ClusterSize <= 1 ||
-      !Cond->is(ExprKind::ULe) || !Cond->op(0)->isConstant())
+bool Sequencer::impliedByCluster(const Expr *Cond) const {
+  // CUDA launches only whole clusters: %nctaid.x is at least the cluster's x extent
+  // (LaunchShape::gridFacts). The value analysis knows it from `.reqnctapercluster`; a
+  // cluster from the launch description reaches only the protocol, hence this check.
+  if (S.P.Launch.ClusterX <= 1 || !Cond->is(ExprKind::ULe) || !Cond->op(0)->isConstant())
     return false;
   const Expr *N = Cond->op(1);
   return N->is(ExprKind::SpecialReg) && N->specialRegister() == SpecialRegister::NctaidX &&
-         Cond->op(0)->payload() <= *S.Spec->ClusterSize;
+         Cond->op(0)->payload() <= S.P.Launch.ClusterX;
 }
 
 std::vector<ProtocolItem> Sequencer::build(llvm::ArrayRef<unsigned> Events) {
@@ -83,7 +81,7 @@ std::vector<ProtocolItem> Sequencer::build(llvm::ArrayRef<unsigned> Events) {
         PL.Trip = ProtocolValue::of(S.values().closedForm(T.Iterations));
         for (const TripCondition &C : T.Conditions) {
           const Expr *Cond = S.values().closedForm(C.Condition);
-          PL.TripConditions.push_back({Cond, C.Discharged || impliedByClusterSpec(Cond)});
+          PL.TripConditions.push_back({Cond, C.Discharged || impliedByCluster(Cond)});
         }
       } else {
         PL.Trip = ProtocolValue::unknown(T.Reason.empty() ? "the loop's trip count is not known"

@@ -32,10 +32,26 @@ std::optional<LaunchShape> LaunchShape::fromFunction(const ptx::Function &F) {
     for (ptx::Operand Op : C->operands())
       Size *= static_cast<unsigned>(Op.integerValue().value_or(1));
     L.ClusterSize = Size;
-    if (!C->operands().empty())
-      L.ClusterX = static_cast<unsigned>(C->operands()[0].integerValue().value_or(1));
   }
+  L.ClusterX = clusterX(F);
   return L;
+}
+
+unsigned LaunchShape::clusterX(const ptx::Function &F) {
+  const ptx::Directive *C = F.headerDirective(".reqnctapercluster");
+  if (!C || C->operands().empty())
+    return 1;
+  std::optional<int64_t> X = C->operands()[0].integerValue();
+  return X && *X >= 1 && *X <= 1024 ? static_cast<unsigned>(*X) : 1;
+}
+
+const Expr *LaunchShape::gridFacts(ExprContext &Ctx) const {
+  if (ClusterX <= 1)
+    return Ctx.boolean(true);
+  const Expr *Grid = Ctx.specialRegister(SpecialRegister::NctaidX);
+  const Expr *X = Ctx.constant(ClusterX, Grid->width());
+  return Ctx.logicalAnd(Ctx.ule(X, Grid),
+                        Ctx.eq(Ctx.urem(Grid, X), Ctx.constant(0, Grid->width())));
 }
 
 ThreadSet ThreadSet::unknown(std::string Reason) {

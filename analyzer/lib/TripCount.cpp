@@ -11,6 +11,7 @@
 #include "ValueBuilder.h"
 
 #include "wsv/analyzer/Solver.h"
+#include "wsv/analyzer/ThreadSet.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -237,20 +238,10 @@ llvm::SmallVector<const Expr *, 4> ValueBuilder::entryFacts(LoopId L) {
 }
 
 void ValueBuilder::launchFacts(llvm::SmallVectorImpl<const Expr *> &Facts) {
-  const ptx::Directive *D = G.function().headerDirective(".reqnctapercluster");
-  if (!D)
-    return;
-  const SpecialRegister Grid[3] = {SpecialRegister::NctaidX, SpecialRegister::NctaidY,
-                                   SpecialRegister::NctaidZ};
-  for (unsigned Dim = 0; Dim < 3 && Dim < D->operands().size(); ++Dim) {
-    std::optional<int64_t> V = D->operands()[Dim].integerValue();
-    if (!V || *V <= 1 || *V > 1024)
-      continue;
-    const Expr *N = Ctx.specialRegister(Grid[Dim]);
-    const Expr *C = Ctx.constant(static_cast<uint64_t>(*V), N->width());
-    Facts.push_back(Ctx.ule(C, N));
-    Facts.push_back(Ctx.eq(Ctx.urem(N, C), Ctx.constant(0, N->width())));
-  }
+  LaunchShape L;
+  L.ClusterX = LaunchShape::clusterX(G.function());
+  if (L.ClusterX > 1)
+    Facts.push_back(L.gridFacts(Ctx));
 }
 
 bool ValueBuilder::implies(llvm::ArrayRef<const Expr *> Facts, const Expr *Goal) {

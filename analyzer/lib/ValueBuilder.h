@@ -116,9 +116,9 @@ public:
   /// What holds on entry to L: the conditions of the branches that lead only to it, and what
   /// every launch of the kernel guarantees (launchFacts).
   llvm::SmallVector<const Expr *, 4> entryFacts(LoopId L);
-  /// What the kernel's directives guarantee of every launch: with `.reqnctapercluster X, Y,
-  /// Z` the grid is a whole number of clusters in each dimension (CUDA refuses any other
-  /// launch), so %nctaid.x is a multiple of X and at least X.
+  /// What the kernel's directives guarantee of every launch: with `.reqnctapercluster X, ...`
+  /// the grid is a whole number of clusters (CUDA refuses any other launch), so %nctaid.x
+  /// is a multiple of X and at least X (LaunchShape::gridFacts).
   void launchFacts(llvm::SmallVectorImpl<const Expr *> &Facts);
   bool implies(llvm::ArrayRef<const Expr *> Facts, const Expr *Goal);
   std::string describeUnknown(const Expr *E, LoopId L) const;

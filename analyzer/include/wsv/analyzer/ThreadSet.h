@@ -45,9 +45,15 @@ struct LaunchShape {
   bool BlockIsMaximum = false;
 
   unsigned threads() const { return BlockX * BlockY * BlockZ; }
+  /// What every launch guarantees of the grid: `ClusterX <= %nctaid.x` and `%nctaid.x %
+  /// ClusterX == 0` (true without a cluster).
+  const Expr *gridFacts(ExprContext &Ctx) const;
   /// From `.reqntid` (exact) or `.maxntid` (an upper bound, taken as the launch), and
   /// `.reqnctapercluster`; std::nullopt when the function states no block size.
   static std::optional<LaunchShape> fromFunction(const ptx::Function &F);
+  /// `.reqnctapercluster`'s first dimension; 1 without it. Known even where the function
+  /// states no block size.
+  static unsigned clusterX(const ptx::Function &F);
 };
 
 /// Threads [First, First + Length), repeated Count times, Stride apart.
