@@ -291,30 +291,51 @@ unsigned Prover::deepestRing() const {
 
 bool Prover::findThresholds(unsigned M, std::initializer_list<unsigned> TileThresholds) {
   // The smallest thresholds and tail the lemmas accept; R.Reason says why the first failed.
+  // Each program has a threshold of its own, raised only when one of its own lemmas fails:
+  // H5's consumer tests `k == 0` (its first k-tile starts the accumulators) while its
+  // producer, which runs 4 k-tiles an iteration, needs none; one threshold for both made
+  // the producer's 4 k-tiles the smallest period class and Tmin 12 instead of 10.
+  std::vector<unsigned> Candidates;
+  for (unsigned C : {0u, 1u, 2u, 4u, M})
+    if (C <= M && !llvm::is_contained(Candidates, C))
+      Candidates.push_back(C);
   std::string FirstFailure;
   for (unsigned Ct : TileThresholds)
-    for (unsigned E : {0u, 1u, 2u, 4u, M})
-      for (unsigned C0 : {0u, 1u, 2u, 4u, M}) {
-        if (E > M || C0 > M)
-          continue;
+    for (unsigned E : {0u, 1u, 2u, 4u, M}) {
+      if (E > M)
+        continue;
+      std::vector<unsigned> Level(RP.Programs.size(), 0);
+      for (;;) {
         Period = M;
-        Threshold = C0;
         TailLength = E;
         TileThreshold = Ct;
-        // Every varying loop's cycle must start at or after the threshold.
-        int64_t Need = C0 + M + E;
-        for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
-          if (Varying[PI] != NoIndex)
-            Need = std::max(Need, int64_t(Rates[PI]) * (C0 + E + M / Rates[PI]) - Offset[PI]);
+        Thresholds.assign(RP.Programs.size(), 0);
+        Threshold = 0;
+        // Every varying loop's cycle must start at or after its threshold.
+        int64_t Need = M + E;
+        for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+          Thresholds[PI] = Candidates[Level[PI]];
+          if (Varying[PI] == NoIndex)
+            continue;
+          Threshold = std::max(Threshold, Rates[PI] * Thresholds[PI]);
+          Need = std::max(Need, int64_t(Rates[PI]) *
+                                        (Thresholds[PI] + E + M / Rates[PI]) -
+                                    Offset[PI]);
+        }
         Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
         NTmin = Ct + M;
         R.Verdict = ExploreVerdict::Unknown;
         R.Reason.clear();
-        if (proveLemmas(M, C0, E))
+        FailedProgram = NoIndex;
+        if (proveLemmas(M, E))
           return true;
         if (FirstFailure.empty())
           FirstFailure = R.Reason;
+        if (FailedProgram == NoIndex || Level[FailedProgram] + 1 >= Candidates.size())
+          break;
+        ++Level[FailedProgram];
       }
+    }
   return unknown(FirstFailure);
 }
 

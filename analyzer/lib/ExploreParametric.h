@@ -71,6 +71,9 @@ private:
     const Expr *Hyp, *Goal;
     std::string What;
     bool Grid = false;
+    /// The program whose threshold the lemma assumes (NoIndex: none): when it fails,
+    /// findThresholds raises that program's threshold.
+    unsigned Program = NoIndex;
   };
   /// valid() of each lemma in order, up to the first that fails. With several threads()
   /// they are asked at once (a period's lemmas are a hundred queries of 20-40 ms), each
@@ -82,7 +85,7 @@ private:
   /// depending on the parameter only through T. Proved once.
   bool proveTripForms();
   /// The period's lemmas for one threshold and tail (and Tmin from them).
-  bool proveLemmas(unsigned Period, unsigned Threshold, unsigned Tail);
+  bool proveLemmas(unsigned Period, unsigned Tail);
   std::string paramName(const Expr *Leaf) const;
   Instance launch(uint64_t KValue) const;
   ConcreteSystem instance(uint64_t KValue) const { return instantiate(RP, launch(KValue)); }
@@ -123,7 +126,13 @@ private:
   std::vector<int64_t> Offset;
   std::vector<unsigned> Rates; ///< k-tiles per iteration of the varying loop
   std::vector<Use> Uses;
-  unsigned Period = 1, Threshold = 0, TailLength = 0;
+  unsigned Period = 1, TailLength = 0;
+  /// Per program: the iteration of its varying loop from which its steps repeat; and the
+  /// k-tile from which every program's do (the largest of them, as reported).
+  std::vector<unsigned> Thresholds;
+  unsigned Threshold = 0;
+  /// Set when a lemma that assumes a program's threshold fails (Lemma::Program).
+  unsigned FailedProgram = NoIndex;
   std::set<uint64_t> CleanK; ///< launches already explored without a bug
   uint64_t Tmin = 0;
 
@@ -145,7 +154,7 @@ private:
   void runTiles();
   unsigned slotPeriod() const;
   unsigned deepestRing() const;
-  /// Sets Period, Threshold, TailLength, TileThreshold, Tmin and NTmin to the first
+  /// Sets Period, Thresholds, TailLength, TileThreshold, Tmin and NTmin to the first
   /// candidates whose lemmas hold; false (unknown) when none do.
   bool findThresholds(unsigned M, std::initializer_list<unsigned> TileThresholds);
   /// A condition outside the loops that reads the grid (`%ctaid.x < tiles`), shown to be

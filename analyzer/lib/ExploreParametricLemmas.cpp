@@ -338,8 +338,10 @@ bool Prover::validAll(const std::vector<Lemma> &Lemmas) {
   unsigned N = Lemmas.size() < FewLemmas ? 1 : std::min<size_t>(threads(), Lemmas.size());
   if (N <= 1) {
     for (const Lemma &L : Lemmas)
-      if (!valid(L.Hyp, L.Goal, L.What, L.Grid))
+      if (!valid(L.Hyp, L.Goal, L.What, L.Grid)) {
+        FailedProgram = L.Program;
         return false;
+      }
     return true;
   }
   // The claims are built here: the expression context is not for several threads. Z3 only
@@ -376,6 +378,7 @@ bool Prover::validAll(const std::vector<Lemma> &Lemmas) {
     ++R.SolverQueries;
     if (Results[I].Answer == SolverAnswer::Yes)
       continue;
+    FailedProgram = Lemmas[I].Program;
     if (Results[I].Answer == SolverAnswer::Unknown)
       return unknown("Z3 could not decide whether " + Lemmas[I].What + ": " +
                      Results[I].Reason);
@@ -560,7 +563,7 @@ bool Prover::proveTripForms() {
   return validAll(Lemmas);
 }
 
-bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
+bool Prover::proveLemmas(unsigned M, unsigned E) {
   unsigned TW = T->width();
   auto Resize = [&](const Expr *E) { return Ctx.resize(E, TW); };
   const Expr *D = domain(K), *DP = domain(KPrime);
@@ -653,13 +656,15 @@ bool Prover::proveLemmas(unsigned M, unsigned C0, unsigned E) {
       return Ctx.substitute(EP, Iter,
                             Ctx.add(Iter, Ctx.mul(Ctx.resize(By, IW), c(LoopPeriod, IW))));
     };
+    unsigned C0 = Thresholds[U.Program];
     const Expr *PassOk = Ctx.logicalAnd(
         Ctx.ule(Pass, J), Ctx.logicalOr(Ctx.eq(Pass, c(0, TW)), Ctx.uge(Iter, c(C0, IW))));
     Lemmas.push_back({Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Body, PassOk)),
                       Ctx.eq(U.E, Shift(Pass)),
                       Where + " repeats every " + std::to_string(LoopPeriod) +
                           " iterations from iteration " + std::to_string(C0) +
-                          " up to the last " + std::to_string(E)});
+                          " up to the last " + std::to_string(E),
+                      false, U.Program});
     if (E)
       Lemmas.push_back({Ctx.logicalAnd(Hyp, Tail), Ctx.eq(U.E, Shift(J)),
                         Where + " in the last " + std::to_string(E) +

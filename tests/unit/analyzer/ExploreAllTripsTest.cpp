@@ -234,6 +234,32 @@ TEST(ExploreAllTripsTest, ATileCountIsANumberOfItsOwnForZ3) {
   EXPECT_EQ(Fast.R.Verdict, ExploreVerdict::Clean) << Fast.R.Reason;
 }
 
+TEST(ExploreAllTripsTest, EachRoleHasAThresholdOfItsOwn) {
+  // H5's consumer starts its accumulators in its first iteration (`k == 0`, 2 k-tiles), its
+  // producer (4 k-tiles an iteration) needs no threshold: the steps repeat from k-tile 2,
+  // so the periodic classes start at 10 k-tiles (2 + the period of 8). One threshold for
+  // both made it 4 k-tiles and 12: two more launches of up to 11 k-tiles explored as they
+  // are, each with every tile class.
+  WSV_MANIFEST_OR_SKIP(J);
+  Proof X = prove("h5.ptx");
+  ASSERT_TRUE(X.Error.empty()) << X.Error;
+  ASSERT_EQ(X.R.Verdict, ExploreVerdict::Clean) << X.R.Reason;
+  EXPECT_EQ(X.R.Period, 8u);
+  EXPECT_EQ(X.R.Threshold, 2u);
+  std::set<uint64_t> Concrete, Periodic;
+  std::regex Run("^K = ([0-9]+)( \\+ 8j tiles)?, ");
+  for (const std::string &R : X.R.Runs) {
+    std::smatch M;
+    if (std::regex_search(R, M, Run))
+      (M[2].matched ? Periodic : Concrete).insert(std::stoull(M[1]) / 64);
+  }
+  ASSERT_FALSE(Concrete.empty());
+  ASSERT_FALSE(Periodic.empty());
+  EXPECT_EQ(*Concrete.rbegin(), 9u);
+  EXPECT_EQ(*Periodic.begin(), 10u);
+  EXPECT_EQ(*Periodic.rbegin(), 17u);
+}
+
 TEST(ExploreAllTripsTest, ADepthFirstSearchFindsWhatTheFullSearchRunsOutBefore) {
   // H5 with the consumers restarting the ring at every tile: with 5 k-tiles and 2 tiles per
   // CTA the full search runs out of 20,000 states long before the bug; a depth-first search
