@@ -55,10 +55,12 @@ private:
   void collectUses();
   const Expr *domain(const Expr *KLeaf);
   /// A solver for the lemmas; Grid: for those that read the grid's tile count, whose
-  /// product and division make them slow (ten times the work and time).
+  /// product and division make them slow (ten times the work and time). No sampling: a
+  /// lemma's hypothesis ties K' to K and the tile counts to each other, which values picked
+  /// leaf by leaf almost never meet.
   std::unique_ptr<Solver> makeZ3(bool Grid) const {
     return Solver::createZ3(Grid ? 10 * O.TimeoutMs : O.TimeoutMs,
-                            Grid ? 10 * O.ResourceLimit : O.ResourceLimit);
+                            Grid ? 10 * O.ResourceLimit : O.ResourceLimit, /*Sample=*/false);
   }
   bool valid(const Expr *Hyp, const Expr *Goal, const std::string &What, bool Grid = false);
   Solver &gridZ3() {

@@ -17,12 +17,12 @@ namespace {
 
 class Z3Solver final : public Solver {
 public:
-  Z3Solver(unsigned TimeoutMs, uint64_t ResourceLimit)
-      : TimeoutMs(TimeoutMs), ResourceLimit(ResourceLimit) {}
+  Z3Solver(unsigned TimeoutMs, uint64_t ResourceLimit, bool Sample)
+      : TimeoutMs(TimeoutMs), ResourceLimit(ResourceLimit), Sample(Sample) {}
 
   SolverResult isValid(const Expr *Predicate) override {
     // A sampled counterexample answers without Z3, which takes milliseconds even to say no.
-    if (sample(Predicate, /*Want=*/false))
+    if (Sample && sample(Predicate, /*Want=*/false))
       return {SolverAnswer::No, ""};
     // Valid when its negation has no model.
     SolverResult R = check(Predicate, /*Negate=*/true);
@@ -34,7 +34,7 @@ public:
   }
 
   SolverResult isSatisfiable(const Expr *Predicate) override {
-    if (sample(Predicate, /*Want=*/true))
+    if (Sample && sample(Predicate, /*Want=*/true))
       return {SolverAnswer::Yes, ""};
     return check(Predicate, /*Negate=*/false);
   }
@@ -292,6 +292,7 @@ private:
 
   unsigned TimeoutMs;
   uint64_t ResourceLimit;
+  bool Sample;
   // One context for every query, made on the first: creating a context costs more than most
   // queries here, and many analyses never ask.
   std::unique_ptr<z3::context> Context;
@@ -304,6 +305,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<Solver> Solver::createZ3(unsigned TimeoutMs, uint64_t ResourceLimit) {
-  return std::make_unique<Z3Solver>(TimeoutMs, ResourceLimit);
+std::unique_ptr<Solver> Solver::createZ3(unsigned TimeoutMs, uint64_t ResourceLimit,
+                                         bool Sample) {
+  return std::make_unique<Z3Solver>(TimeoutMs, ResourceLimit, Sample);
 }

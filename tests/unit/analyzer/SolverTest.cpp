@@ -30,6 +30,17 @@ TEST_F(SolverTest, ValidityNeedsAProofNotSamples) {
             SolverAnswer::Yes);
 }
 
+TEST_F(SolverTest, WithoutSamplingZ3AnswersAlone) {
+  // exploreAllTrips's solvers skip the samples: the answers are the same, from Z3 (a model
+  // of the negation for a claim that fails, a proof for one that holds).
+  std::unique_ptr<Solver> NoSamples = Solver::createZ3(5000, 1500000, /*Sample=*/false);
+  EXPECT_EQ(NoSamples->isValid(C.ult(x(), c(1000))).Answer, SolverAnswer::No);
+  EXPECT_EQ(NoSamples->isValid(C.ule(C.bitAnd(x(), c(0xf0)), x())).Answer, SolverAnswer::Yes);
+  EXPECT_EQ(NoSamples->isSatisfiable(C.eq(C.mul(x(), c(3)), c(7))).Answer, SolverAnswer::Yes);
+  const Expr *NoSmall = C.bitAnd(C.eq(C.mul(x(), c(3)), c(7)), C.ult(x(), c(100)));
+  EXPECT_EQ(NoSamples->isSatisfiable(NoSmall).Answer, SolverAnswer::No);
+}
+
 TEST_F(SolverTest, SatisfiabilityFindsOrRefutesWitnesses) {
   EXPECT_EQ(S->isSatisfiable(C.eq(C.mul(x(), c(3)), c(21))).Answer, SolverAnswer::Yes);
   // 3x == 7 has a solution modulo 2^32, but none below 100.
