@@ -233,9 +233,15 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
   // state with every transition taken: passes count from the fewest any agent ran, so states
   // recur only after every agent with a cycle ran a pass more (or, inside a tile whose
   // k-loop has no pass count yet, every agent ran a pass of it more), the anchor included.
+  // Nor is the end of a pass of any agent that may leave the cycle there: taken alone, it
+  // runs the cycle again, the agent runs ahead of the anchor, and then no agent may leave
+  // (the first to leave fixes the count for all, so none may have run more): the search
+  // never reached what comes after the cycle (H5, B4 and B5 never left one).
   if ((AS.Pc + 1 >= S.Agents[Agent].Steps.size() && finishMatters(St, Agent)) ||
       (Agent == LapAnchor && atFreeLapEnd(St, Agent)) ||
-      (Agent == InnerAnchor && atFreeInnerEnd(St, Agent)))
+      (Agent == InnerAnchor && atFreeInnerEnd(St, Agent)) ||
+      (atFreeLapEnd(St, Agent) && mayLeave(St, Agent)) ||
+      (atFreeInnerEnd(St, Agent) && mayLeaveInner(St, Agent)))
     return false;
   Footprint &Mine = Scratch.Mine;
   Mine = StepFootprint[Agent][AS.Pc];

@@ -294,6 +294,33 @@ TEST(ExploreTest, ACopyCompletingOnAnInitNoFencePublishedIsAViolation) {
   EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
 }
 
+TEST(ExploreTest, EveryAgentMayBeTheFirstToLeaveItsCycle) {
+  // Two agents with a cycle of one step, and after it a step that is a violation to reach.
+  // The first to leave fixes the pass count for both; when only the first agent's (the
+  // anchor's) pass ends offered both ways and the other's were taken alone as "once more",
+  // the other always ran ahead, the anchor could never leave, and nothing after the cycle
+  // was explored: H5's, B4's and B5's periodic searches never left a cycle.
+  ConcreteSystem S;
+  Protocol P;
+  S.P = &P;
+  for (const char *Name : {"producer@cta0", "consumer@cta0"}) {
+    ConcreteAgent A;
+    A.Name = Name;
+    ConcreteStep Fence, After;
+    Fence.Kind = StepKind::ProxyFence;
+    After.Kind = StepKind::Unknown;
+    A.Steps = {Fence, After};
+    A.CycleBegin = 0;
+    A.CycleEnd = 1;
+    S.Agents.push_back(A);
+  }
+  ExploreOptions O;
+  O.MaxStates = 1000;
+  ExploreResult R = explore(S, O);
+  ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
+  EXPECT_NE(R.Message.find("an unknown step was reached"), std::string::npos) << R.Message;
+}
+
 TEST(ExploreTest, BulkStoresWhoseReadsAreDoneLeaveThePeriodicState) {
   // An epilogue's cycle: a bulk store of the staging buffer, commit, wait_group.read 0. The
   // stores' writes to global memory are seen by nothing the model tracks; kept in flight,

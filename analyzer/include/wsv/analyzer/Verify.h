@@ -139,8 +139,8 @@ struct VerifyOptions {
   /// only makes a search that will not end take longer and more memory to say so.
   uint64_t MaxStates = 150000;
   /// States all explorations of one kernel may visit together: B4's proof (240 classes of
-  /// K and tile count) takes about 130,000, B5's (240) about 437,000 and H5's (304) about
-  /// 695,000, 1 to 5 s on one kernel; a larger search says unknown rather than run for
+  /// K and tile count) takes about 470,000, B5's (240) about 2,000,000 and H5's (272) about
+  /// 1,900,000, 2 to 15 s on one kernel; a larger search says unknown rather than run for
   /// minutes.
   uint64_t MaxTotalStates = 4000000;
   /// Explorations run at once (ParametricOptions::Threads; 0: the cores, at most 4).
