@@ -259,6 +259,8 @@ std::string wsv::analyzer::describe(const ConcreteSystem &S, const ScheduleStep 
   const ConcreteAgent &A = S.Agents[T.Agent];
   const ConcreteStep &C = A.Steps[T.Step];
   std::string D;
+  if (T.K == ScheduleStep::Kind::Execute && T.Copy == ScheduleStep::LeaveTiles)
+    return A.Name + " leaves the tile loop before its next step";
   if (T.K == ScheduleStep::Kind::Complete)
     D = "complete ";
   D += A.Name + " " + toString(C.Kind);

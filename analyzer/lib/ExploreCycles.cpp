@@ -3,6 +3,7 @@
 // A periodic system (Explore.h, ExploreParametric.cpp) lets each agent run its cycle again
 // or leave it; every agent runs the same number of passes, fixed by the first to leave. A
 // persistent kernel's tiles each have an inner cycle whose count their first leaver fixes.
+// A merged system's agents leave the tile loop at the exit the first to leave fixes.
 //
 //===----------------------------------------------------------------------------------===//
 #include "ExploreSimulator.h"
@@ -86,6 +87,31 @@ bool Simulator::endOfInnerPass(State &St, unsigned Agent, int I, bool Leave) con
                                        [&](const auto &E) { return E.first == Left; }),
                         St.InnerExits.end());
   return false;
+}
+
+int Simulator::exitNow(const State &St, unsigned Agent) const {
+  int I = ExitAt[Agent][St.Agents[Agent].Pc];
+  if (I < 0)
+    return -1;
+  if (St.TailExit >= 0)
+    return St.TailExit == I ? I : -1;
+  // None fixed yet: every agent is in its main steps; one that went past this exit (its
+  // next step lies after it) ran more tiles than leaving here gives.
+  for (unsigned B = 0; B < S.Agents.size(); ++B) {
+    const ConcreteAgent &O = S.Agents[B];
+    if (O.Exits.empty())
+      continue;
+    uint32_t Pc = St.Agents[B].Pc;
+    if (Pc >= O.Steps.size() || Pc > O.Exits[I].At)
+      return -1;
+  }
+  return I;
+}
+
+void Simulator::leaveTiles(State &St, unsigned Agent, int I) const {
+  const ConcreteAgent::Exit &E = S.Agents[Agent].Exits[I];
+  St.TailExit = I;
+  St.Agents[Agent].Pc = E.Begin < E.End ? E.Begin : S.Agents[Agent].Steps.size();
 }
 
 std::vector<unsigned> Simulator::choices(const State &St, unsigned Agent) const {

@@ -151,6 +151,12 @@ private:
   const Expr *gridDomain(bool Primed);
   bool findTileLoops();
   std::optional<Instance> tileLaunch(uint64_t KValue, uint64_t Tiles) const;
+  /// One system for launches that differ only in the CTA's tile count (Members, in order of
+  /// it): the last one's steps with an exit where each other's tiles end
+  /// (ConcreteAgent::Exits). False when their steps differ before that, or their barriers,
+  /// buffers or agents do: then they are explored one by one.
+  bool mergeTileCounts(llvm::ArrayRef<const ConcreteSystem *> Members,
+                       ConcreteSystem &Out) const;
   bool makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TPeriodic,
                         std::optional<uint64_t> NTPeriodic) const;
   void runTiles();

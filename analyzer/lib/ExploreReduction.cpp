@@ -106,7 +106,8 @@ void Simulator::findPlainRuns() {
       return C.Kind != StepKind::Wait && C.Kind != StepKind::ClusterWait &&
              C.Kind != StepKind::AsyncLoad && C.Kind != StepKind::ClusterArrive &&
              C.Kind != StepKind::Probe &&
-             !(Ag.hasCycle() && I + 1 == Ag.CycleEnd) && InnerEndAt[A][I] < 0;
+             !(Ag.hasCycle() && I + 1 == Ag.CycleEnd) && InnerEndAt[A][I] < 0 &&
+             ExitAt[A][I] < 0;
     };
     RunOf[A].assign(N, NoIndex);
     RunEnd[A].assign(N, 0);
@@ -115,7 +116,7 @@ void Simulator::findPlainRuns() {
     for (size_t I = N; I-- > 0;) {
       if (!Plain(I))
         continue;
-      bool Continues = I + 1 < N && RunOf[A][I + 1] != NoIndex;
+      bool Continues = I + 1 < N && RunOf[A][I + 1] != NoIndex && !FinishAt[A][I + 1];
       RunOf[A][I] = Continues ? RunOf[A][I + 1] : Runs++;
       RunEnd[A][I] = Continues ? RunEnd[A][I + 1] : static_cast<uint32_t>(I + 1);
       RunUnion[A][I] = StepFootprint[A][I];
@@ -237,7 +238,7 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
   // runs the cycle again, the agent runs ahead of the anchor, and then no agent may leave
   // (the first to leave fixes the count for all, so none may have run more): the search
   // never reached what comes after the cycle (H5, B4 and B5 never left one).
-  if ((AS.Pc + 1 >= S.Agents[Agent].Steps.size() && finishMatters(St, Agent)) ||
+  if ((lastStep(Agent, AS.Pc) && finishMatters(St, Agent)) ||
       (Agent == LapAnchor && atFreeLapEnd(St, Agent)) ||
       (Agent == InnerAnchor && atFreeInnerEnd(St, Agent)) ||
       (atFreeLapEnd(St, Agent) && mayLeave(St, Agent)) ||

@@ -75,9 +75,21 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   EnablingSuffix.resize(S.Agents.size());
   StepFootprint.resize(S.Agents.size());
   StepEnabling.resize(S.Agents.size());
+  ExitAt.resize(S.Agents.size());
+  FinishAt.resize(S.Agents.size());
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     const ConcreteAgent &Ag = S.Agents[A];
     const std::vector<ConcreteStep> &Steps = Ag.Steps;
+    ExitAt[A].assign(Steps.size() + 1, -1);
+    FinishAt[A].assign(Steps.size() + 1, false);
+    for (size_t I = 0; I < Ag.Exits.size(); ++I) {
+      ExitAt[A][Ag.Exits[I].At] = static_cast<int>(I);
+      FinishAt[A][Ag.Exits[I].End] = true;
+    }
+    if (!Ag.Exits.empty()) {
+      Merged = true;
+      FinishAt[A][Ag.MainEnd] = true;
+    }
     Suffix[A].assign(Steps.size() + 1, Footprint(3 * Words, 0));
     EnablingSuffix[A].assign(Steps.size() + 1, Footprint(3 * Words, 0));
     for (size_t I = 0; I < Steps.size(); ++I) {
@@ -85,9 +97,12 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       StepEnabling[A].push_back(enables(Steps[I]));
     }
     for (size_t I = Steps.size(); I-- > 0;) {
+      // A block after an exit, and the main steps, end where the agent finishes: what
+      // follows them is not its future.
+      bool Ends = FinishAt[A][I + 1];
       for (unsigned W = 0; W < 3 * Words; ++W) {
-        Suffix[A][I][W] = Suffix[A][I + 1][W] | StepFootprint[A][I][W];
-        EnablingSuffix[A][I][W] = EnablingSuffix[A][I + 1][W];
+        Suffix[A][I][W] = (Ends ? 0 : Suffix[A][I + 1][W]) | StepFootprint[A][I][W];
+        EnablingSuffix[A][I][W] = Ends ? 0 : EnablingSuffix[A][I + 1][W];
       }
       for (auto [B, N] : StepEnabling[A][I].Arrivals)
         add(EnablingSuffix[A][I], B);
@@ -97,6 +112,14 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
         add(EnablingSuffix[A][I], B);
     }
     // Inside a cycle the whole cycle may still come.
+    // Before an exit, the block after it is future too (the exits come before the cycles:
+    // a tile loop's exits lie after its outer cycle).
+    for (const ConcreteAgent::Exit &E : Ag.Exits)
+      for (uint32_t I = 0; I <= E.At; ++I)
+        for (unsigned W = 0; W < 3 * Words; ++W) {
+          Suffix[A][I][W] |= Suffix[A][E.Begin][W];
+          EnablingSuffix[A][I][W] |= EnablingSuffix[A][E.Begin][W];
+        }
     std::vector<std::pair<uint32_t, uint32_t>> Cycles = Ag.InnerCycles;
     if (Ag.hasCycle())
       Cycles.push_back({Ag.CycleBegin, Ag.CycleEnd});
@@ -149,12 +172,15 @@ KeyWriter Simulator::key(const State &St) const {
     for (auto [Occurrence, Exit] : St.InnerExits)
       Exits += Occurrence >= Shift.First;
     K.put(Exits);
+    K.putSigned(St.TailExit);
     for (auto [Occurrence, Exit] : St.InnerExits)
       if (Occurrence >= Shift.First) {
         K.put(Occurrence - Shift.First);
         K.put(Occurrence == Shift.First ? Exit - Shift.Least : Exit);
       }
   }
+  if (!Periodic)
+    K.putSigned(St.TailExit);
   for (unsigned A = 0; A < S.Agents.size(); ++A)
     if (GroupOf.empty() || GroupOf[A] == NoIndex)
       putAgent(K, St, A, Shift);
@@ -351,6 +377,8 @@ bool Simulator::stepEnabled(const State &St, unsigned Agent) const {
   const ConcreteAgent &A = S.Agents[Agent];
   if (AS.Pc >= A.Steps.size() || !started(St, Agent))
     return false;
+  if (Merged && St.TailExit >= 0 && ExitAt[Agent][AS.Pc] == St.TailExit)
+    return false; // it leaves the tile loop here instead
   const ConcreteStep &C = A.Steps[AS.Pc];
   switch (C.Kind) {
   case StepKind::Wait: {
@@ -383,10 +411,16 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
       return {T};
   }
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    // Leaving the tile loop is never taken alone: it fixes where every agent leaves; nor is
+    // going on past an exit some agent may still leave at, which rules it out.
+    bool AtExit = Merged && St.Agents[A].Pc < ExitAt[A].size() &&
+                  ExitAt[A][St.Agents[A].Pc] >= 0 && started(St, A) && exitNow(St, A) >= 0;
+    if (AtExit)
+      Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, ScheduleStep::LeaveTiles});
     if (!stepEnabled(St, A))
       continue;
     ScheduleStep T{ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, 0};
-    if (Reduce && commutes(St, A))
+    if (Reduce && !AtExit && commutes(St, A))
       return {T};
     for (unsigned Choice : choices(St, A))
       Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, Choice});
@@ -544,6 +578,10 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
 Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   AgentState &AS = St.Agents[Agent];
   const ConcreteAgent &A = S.Agents[Agent];
+  if (Choice == ScheduleStep::LeaveTiles) {
+    leaveTiles(St, Agent, ExitAt[Agent][AS.Pc]);
+    return Outcome();
+  }
   const ConcreteStep &C = A.Steps[AS.Pc];
   ScheduleStep T{ScheduleStep::Kind::Execute, Agent, AS.Pc, 0};
   Outcome O;
@@ -794,6 +832,8 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     return O;
   if (AS.Pc == A.CycleEnd && A.hasCycle())
     endOfPass(St, Agent, Choice & 1);
+  if (Merged && FinishAt[Agent][AS.Pc])
+    AS.Pc = A.Steps.size();
   return O;
 }
 

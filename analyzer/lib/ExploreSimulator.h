@@ -133,6 +133,9 @@ struct State {
   /// Persistent periodic systems: per inner-cycle occurrence (a tile) that an agent left,
   /// the passes every agent runs in it; sorted by occurrence.
   std::vector<std::pair<uint32_t, uint32_t>> InnerExits;
+  /// Merged systems: the exit (ConcreteAgent::Exits) every agent leaves the tile loop at,
+  /// once the first left (-1 before).
+  int32_t TailExit = -1;
 
   /// The whole state as integers, and back: the explorer keeps the states waiting to be
   /// expanded packed (a few hundred bytes instead of kilobytes and dozens of allocations).
@@ -221,7 +224,8 @@ private:
   /// Ends a pass of inner cycle I; true when the agent runs it again.
   bool endOfInnerPass(State &St, unsigned Agent, int I, bool Leave) const;
   /// The choices (ScheduleStep::Copy) of executing the agent's next step: bit 0 leaves the
-  /// outer cycle, bit 1 the inner one, where the step ends a pass that is free to end.
+  /// outer cycle, bit 1 the inner one, where the step ends a pass that is free to end. The
+  /// choice LeaveTiles alone is not the step but leaving the tile loop before it.
   std::vector<unsigned> choices(const State &St, unsigned Agent) const;
   /// Agents with inner cycles.
   std::vector<unsigned> InnerAgents;
@@ -230,6 +234,21 @@ private:
   unsigned LapAnchor = NoIndex, InnerAnchor = NoIndex;
   /// Per agent, per step: the inner cycle it ends (-1: none).
   std::vector<std::vector<int>> InnerEndAt;
+  /// Merged systems (ConcreteAgent::Exits): per agent, per step (and one past the last),
+  /// the exit at it (-1: none), and whether reaching it finishes the agent (the end of the
+  /// main steps or of a block after an exit).
+  std::vector<std::vector<int>> ExitAt;
+  std::vector<std::vector<bool>> FinishAt;
+  bool Merged = false;
+  /// The agent's exit at its next step that it may take now: the one every agent leaves at
+  /// once fixed, or any while none is fixed and no agent went past it (-1: none).
+  int exitNow(const State &St, unsigned Agent) const;
+  /// Leaving the tile loop at exit I (a transition of its own: ScheduleStep::Copy LeaveTiles).
+  void leaveTiles(State &St, unsigned Agent, int I) const;
+  /// Whether the agent's step at Pc is its last (it finishes after it).
+  bool lastStep(unsigned Agent, uint32_t Pc) const {
+    return Pc + 1 >= S.Agents[Agent].Steps.size() || FinishAt[Agent][Pc + 1];
+  }
   bool Periodic = false;
   std::string waitReason(const State &St, unsigned Agent) const;
   Outcome execute(State &St, unsigned Agent, unsigned Choice = 0) const;

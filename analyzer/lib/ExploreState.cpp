@@ -61,6 +61,7 @@ void State::save(KeyWriter &Out) const {
     }
   }
   Out.putSigned(ExitLaps);
+  Out.putSigned(TailExit);
   Out.put(InnerExits.size());
   for (auto [Occurrence, Exit] : InnerExits) {
     Out.put(Occurrence);
@@ -126,6 +127,7 @@ void State::load(llvm::StringRef Bytes) {
     Filled[I] = (Bits >> (I % 64)) & 1;
   }
   ExitLaps = In.getSigned();
+  TailExit = static_cast<int32_t>(In.getSigned());
   InnerExits.resize(In.get());
   for (auto &[Occurrence, Exit] : InnerExits) {
     Occurrence = U32();

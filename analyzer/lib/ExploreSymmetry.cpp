@@ -97,7 +97,8 @@ unsigned Simulator::useSymmetry() {
       if (GroupOf[B] != NoIndex || Other.Program != First.Program || Other.Cta != First.Cta ||
           Other.Threads != First.Threads || Other.Steps.size() != First.Steps.size() ||
           Other.CycleBegin != First.CycleBegin || Other.CycleEnd != First.CycleEnd ||
-          Other.InnerCycles != First.InnerCycles || !Eligible(B))
+          Other.InnerCycles != First.InnerCycles || Other.Exits != First.Exits ||
+          Other.MainEnd != First.MainEnd || !Eligible(B))
         continue;
       std::map<uint32_t, uint32_t> Ids;
       bool Same = true;

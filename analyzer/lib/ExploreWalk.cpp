@@ -210,6 +210,19 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // The tx bytes of the copies to Landed that may be issued first.
   std::vector<uint64_t> &FutureLandings = X.FutureLandings;
   FutureLandings.clear();
+  // A merged system's exits that an agent may still leave at, while none is fixed: those no
+  // agent went past (going past one never comes undone).
+  int FirstExit = 0;
+  if (Merged && St.TailExit < 0)
+    for (unsigned B = 0; B < NA; ++B) {
+      const ConcreteAgent &Ag = S.Agents[B];
+      if (Ag.Exits.empty())
+        continue;
+      uint32_t Pc = St.Agents[B].Pc;
+      while (FirstExit < int(Ag.Exits.size()) &&
+             (Pc >= Ag.Steps.size() || Pc > Ag.Exits[FirstExit].At))
+        ++FirstExit;
+    }
   // Per agent: whether it may finish first (a CTA whose agents all may ends, and reaching
   // its barriers from elsewhere then fails).
   std::vector<bool> &Ends = X.Ends;
@@ -316,6 +329,24 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         return false;
       };
       for (; Pc < Ag.Steps.size(); ++Pc) {
+        if (Merged) {
+          // The end of the main steps or of a block after an exit: the agent finishes. At an
+          // exit it may leave the tile loop (the one fixed, or any while none is).
+          if (FinishAt[B][Pc]) {
+            Pc = Ag.Steps.size();
+            break;
+          }
+          if (int E = ExitAt[B][Pc];
+              E >= 0 && (St.TailExit < 0 ? E >= FirstExit : St.TailExit == E)) {
+            const ConcreteAgent::Exit &X = Ag.Exits[E];
+            if (X.Begin < X.End)
+              Work.push_back({X.Begin, Done});
+            else
+              Ends[B] = true;
+            if (St.TailExit == E)
+              break;
+          }
+        }
         if (unsigned Run = RunOf[B][Pc]; Run != NoIndex) {
           // A run of plain steps in one go: its footprints, what it brings, and where an
           // earlier walk entered it (from there on it was walked).

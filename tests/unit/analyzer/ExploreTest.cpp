@@ -321,6 +321,42 @@ TEST(ExploreTest, EveryAgentMayBeTheFirstToLeaveItsCycle) {
   EXPECT_NE(R.Message.find("an unknown step was reached"), std::string::npos) << R.Message;
 }
 
+TEST(ExploreTest, AMergedSystemRunsEveryTileCountsEnd) {
+  // Two launches as one system (ConcreteAgent::Exits): two agents run a tile or two, each
+  // step a fence; the launch with one tile ends in a step that is a violation to reach. Both
+  // agents leave at the same exit, and the search reaches that end only by leaving there.
+  ConcreteSystem S;
+  Protocol P;
+  S.P = &P;
+  for (const char *Name : {"producer@cta0", "consumer@cta0"}) {
+    ConcreteAgent A;
+    A.Name = Name;
+    ConcreteStep Fence, Bad;
+    Fence.Kind = StepKind::ProxyFence;
+    Bad.Kind = StepKind::Unknown;
+    // Tile 0, tile 1, the two-tile launch's end; then the one-tile launch's end.
+    A.Steps = {Fence, Fence, Fence, Bad};
+    A.MainEnd = 3;
+    A.Exits.push_back({/*At=*/1, /*Begin=*/3, /*End=*/4});
+    S.Agents.push_back(A);
+  }
+  ExploreOptions O;
+  O.MaxStates = 1000;
+  ExploreResult R = explore(S, O);
+  ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
+  EXPECT_NE(R.Message.find("an unknown step was reached"), std::string::npos) << R.Message;
+  bool Left = false;
+  for (const ScheduleStep &T : R.Schedule)
+    Left |= T.Copy == ScheduleStep::LeaveTiles;
+  EXPECT_TRUE(Left) << "the schedule leaves the tile loop";
+  // With a fence there instead, every schedule finishes: neither launch is bad, and no
+  // agent runs the two-tile launch's end after the other left after one tile.
+  for (ConcreteAgent &A : S.Agents)
+    A.Steps[3].Kind = StepKind::ProxyFence;
+  R = explore(S, O);
+  EXPECT_EQ(R.Verdict, ExploreVerdict::Clean) << R.Message;
+}
+
 TEST(ExploreTest, BulkStoresWhoseReadsAreDoneLeaveThePeriodicState) {
   // An epilogue's cycle: a bulk store of the staging buffer, commit, wait_group.read 0. The
   // stores' writes to global memory are seen by nothing the model tracks; kept in flight,

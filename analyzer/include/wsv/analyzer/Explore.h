@@ -99,6 +99,10 @@ struct ScheduleStep {
   unsigned Agent = 0;
   unsigned Step = 0;
   unsigned Copy = 0; ///< which of a step's copies (a TMA load issued by several threads)
+  /// Execute: Copy holds the choices where the step ends a pass of a periodic system's
+  /// cycle; LeaveTiles instead: the agent leaves the tile loop before the step (merged
+  /// systems, ConcreteAgent::Exits).
+  static constexpr unsigned LeaveTiles = 4;
 
   friend bool operator==(const ScheduleStep &A, const ScheduleStep &B) {
     return A.K == B.K && A.Agent == B.Agent && A.Step == B.Step && A.Copy == B.Copy;
@@ -189,6 +193,9 @@ struct ParametricOptions {
   /// here). Queries that read the grid's tile count get ten times both.
   uint64_t ResourceLimit = 1000000;
   unsigned TimeoutMs = 5000;
+  /// Persistent kernels: explore the periodic tile counts of each class of K as one system
+  /// (ConcreteAgent::Exits) rather than one by one; the verdict is the same.
+  bool MergeTileCounts = true;
   /// Explorations run at once where the argument needs several (the classes of K): each
   /// has its own simulator, the results are taken in order, and the verdict, message and
   /// state count are those of running them one by one. 0: the cores, at most 4 (each may

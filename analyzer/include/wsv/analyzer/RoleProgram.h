@@ -294,6 +294,20 @@ struct ConcreteAgent {
   /// The agent may run each again any number of times; every agent runs the same tile's
   /// inner cycle the same number of times, which the first to leave it fixes.
   std::vector<std::pair<uint32_t, uint32_t>> InnerCycles;
+  /// A merged system (exploreAllTrips, persistent kernels): launches that differ only in the
+  /// CTA's tile count, with the same steps up to where the fewer tiles end, explored as one.
+  /// The steps are those of the launch with the most tiles, then, from MainEnd, each other
+  /// launch's steps after its last tile. At step At the agent may leave the tile loop for
+  /// [Begin, End) and then finish; every agent leaves at the same exit, which the first to
+  /// leave fixes (ExploreCycles.cpp). No exits: MainEnd is 0 and means Steps.size().
+  struct Exit {
+    uint32_t At = 0, Begin = 0, End = 0;
+    bool operator==(const Exit &O) const {
+      return At == O.At && Begin == O.Begin && End == O.End;
+    }
+  };
+  std::vector<Exit> Exits;
+  uint32_t MainEnd = 0;
 };
 
 struct BarrierInstance {
