@@ -294,25 +294,33 @@ TEST(ExploreTest, ACopyCompletingOnAnInitNoFencePublishedIsAViolation) {
   EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
 }
 
+/// A producer and a consumer of one CTA, each with steps of these kinds and nothing else.
+ConcreteSystem twoAgents(const Protocol &P, std::initializer_list<StepKind> Kinds) {
+  ConcreteSystem S;
+  S.P = &P;
+  for (const char *Name : {"producer@cta0", "consumer@cta0"}) {
+    ConcreteAgent A;
+    A.Name = Name;
+    for (StepKind K : Kinds) {
+      A.Steps.emplace_back();
+      A.Steps.back().Kind = K;
+    }
+    S.Agents.push_back(A);
+  }
+  return S;
+}
+
 TEST(ExploreTest, EveryAgentMayBeTheFirstToLeaveItsCycle) {
   // Two agents with a cycle of one step, and after it a step that is a violation to reach.
   // The first to leave fixes the pass count for both; when only the first agent's (the
   // anchor's) pass ends offered both ways and the other's were taken alone as "once more",
   // the other always ran ahead, the anchor could never leave, and nothing after the cycle
   // was explored: H5's, B4's and B5's periodic searches never left a cycle.
-  ConcreteSystem S;
   Protocol P;
-  S.P = &P;
-  for (const char *Name : {"producer@cta0", "consumer@cta0"}) {
-    ConcreteAgent A;
-    A.Name = Name;
-    ConcreteStep Fence, After;
-    Fence.Kind = StepKind::ProxyFence;
-    After.Kind = StepKind::Unknown;
-    A.Steps = {Fence, After};
+  ConcreteSystem S = twoAgents(P, {StepKind::ProxyFence, StepKind::Unknown});
+  for (ConcreteAgent &A : S.Agents) {
     A.CycleBegin = 0;
     A.CycleEnd = 1;
-    S.Agents.push_back(A);
   }
   ExploreOptions O;
   O.MaxStates = 1000;
@@ -325,20 +333,13 @@ TEST(ExploreTest, AMergedSystemRunsEveryTileCountsEnd) {
   // Two launches as one system (ConcreteAgent::Exits): two agents run a tile or two, each
   // step a fence; the launch with one tile ends in a step that is a violation to reach. Both
   // agents leave at the same exit, and the search reaches that end only by leaving there.
-  ConcreteSystem S;
+  // Tile 0, tile 1, the two-tile launch's end; then the one-tile launch's end.
   Protocol P;
-  S.P = &P;
-  for (const char *Name : {"producer@cta0", "consumer@cta0"}) {
-    ConcreteAgent A;
-    A.Name = Name;
-    ConcreteStep Fence, Bad;
-    Fence.Kind = StepKind::ProxyFence;
-    Bad.Kind = StepKind::Unknown;
-    // Tile 0, tile 1, the two-tile launch's end; then the one-tile launch's end.
-    A.Steps = {Fence, Fence, Fence, Bad};
+  ConcreteSystem S = twoAgents(P, {StepKind::ProxyFence, StepKind::ProxyFence,
+                                   StepKind::ProxyFence, StepKind::Unknown});
+  for (ConcreteAgent &A : S.Agents) {
     A.MainEnd = 3;
     A.Exits.push_back({/*At=*/1, /*Begin=*/3, /*End=*/4});
-    S.Agents.push_back(A);
   }
   ExploreOptions O;
   O.MaxStates = 1000;
