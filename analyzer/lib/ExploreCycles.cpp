@@ -89,23 +89,28 @@ bool Simulator::endOfInnerPass(State &St, unsigned Agent, int I, bool Leave) con
   return false;
 }
 
+int Simulator::firstOpenExit(const State &St) const {
+  // None fixed yet: every agent is in its main steps; one that went past an exit (its next
+  // step lies after it, or it finished) ran more tiles than leaving there gives, and going
+  // past one never comes undone.
+  int First = 0;
+  for (unsigned B = 0; B < S.Agents.size(); ++B) {
+    const ConcreteAgent &Ag = S.Agents[B];
+    uint32_t Pc = St.Agents[B].Pc;
+    while (First < int(Ag.Exits.size()) &&
+           (Pc >= Ag.Steps.size() || Pc > Ag.Exits[First].At))
+      ++First;
+  }
+  return First;
+}
+
 int Simulator::exitNow(const State &St, unsigned Agent) const {
   int I = ExitAt[Agent][St.Agents[Agent].Pc];
   if (I < 0)
     return -1;
   if (St.TailExit >= 0)
     return St.TailExit == I ? I : -1;
-  // None fixed yet: every agent is in its main steps; one that went past this exit (its
-  // next step lies after it) ran more tiles than leaving here gives.
-  for (unsigned B = 0; B < S.Agents.size(); ++B) {
-    const ConcreteAgent &O = S.Agents[B];
-    if (O.Exits.empty())
-      continue;
-    uint32_t Pc = St.Agents[B].Pc;
-    if (Pc >= O.Steps.size() || Pc > O.Exits[I].At)
-      return -1;
-  }
-  return I;
+  return I >= firstOpenExit(St) ? I : -1;
 }
 
 void Simulator::leaveTiles(State &St, unsigned Agent, int I) const {

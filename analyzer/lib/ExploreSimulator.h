@@ -243,6 +243,8 @@ private:
   /// The agent's exit at its next step that it may take now: the one every agent leaves at
   /// once fixed, or any while none is fixed and no agent went past it (-1: none).
   int exitNow(const State &St, unsigned Agent) const;
+  /// While no exit is fixed: the first exit no agent went past (those after it are open).
+  int firstOpenExit(const State &St) const;
   /// Leaving the tile loop at exit I (a transition of its own: ScheduleStep::Copy LeaveTiles).
   void leaveTiles(State &St, unsigned Agent, int I) const;
   /// Whether the agent's step at Pc is its last (it finishes after it).

@@ -210,19 +210,8 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // The tx bytes of the copies to Landed that may be issued first.
   std::vector<uint64_t> &FutureLandings = X.FutureLandings;
   FutureLandings.clear();
-  // A merged system's exits that an agent may still leave at, while none is fixed: those no
-  // agent went past (going past one never comes undone).
-  int FirstExit = 0;
-  if (Merged && St.TailExit < 0)
-    for (unsigned B = 0; B < NA; ++B) {
-      const ConcreteAgent &Ag = S.Agents[B];
-      if (Ag.Exits.empty())
-        continue;
-      uint32_t Pc = St.Agents[B].Pc;
-      while (FirstExit < int(Ag.Exits.size()) &&
-             (Pc >= Ag.Steps.size() || Pc > Ag.Exits[FirstExit].At))
-        ++FirstExit;
-    }
+  // A merged system's exits that an agent may still leave at, while none is fixed.
+  int FirstExit = Merged && St.TailExit < 0 ? firstOpenExit(St) : 0;
   // Per agent: whether it may finish first (a CTA whose agents all may ends, and reaching
   // its barriers from elsewhere then fails).
   std::vector<bool> &Ends = X.Ends;
