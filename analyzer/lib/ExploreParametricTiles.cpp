@@ -353,21 +353,29 @@ void Prover::runTiles() {
   // Per class of K, the periodic tile counts are one job, explored as one system
   // (mergeTileCounts): they share the cycle of the first Period tiles, which each explored
   // on its own again (H5: 778,000 states in all instead of 1.9 million; B5 1.7 million
-  // instead of 2.0). The small tile counts go one by one: merged, the launches that leave
-  // early are searched again from where the first agent leaves, and the searches grew (B5:
-  // twice the states of the launches on their own). Where the merged search is not clean, or
-  // the launches cannot be merged, each is explored on its own, so that verdicts and
-  // counterexamples are those of single launches.
+  // instead of 2.0). The small tile counts from 1 are another: each launch is a prefix of
+  // the largest (H5 with both merged: 470,580 states in 61 explorations, against 750,349 in
+  // 153 with the small counts one by one; B4 144,716 against 187,186; B5 1.02 million
+  // against 0.97). That pays only since leaving the tile loop or not goes alone where no
+  // other agent may decide it first (Simulator::commutes); before, every agent at an exit
+  // was searched in every order, and B5's small counts merged took twice the states of
+  // their launches one by one. Where the merged search is not clean, or the launches cannot
+  // be merged, each is explored on its own, so that verdicts and counterexamples are those
+  // of single launches.
   using Job = std::tuple<uint64_t, uint64_t, bool, bool>;
   std::vector<std::vector<Job>> Jobs;
   for (auto [TV, TP] : TClasses) {
-    std::vector<Job> Periodic;
+    std::vector<Job> Periodic, SmallCounts;
     for (auto [NTV, NP] : NTClasses) {
       if (NP && O.MergeTileCounts)
         Periodic.push_back({TV, NTV, TP, NP});
+      else if (NTV >= 1 && O.MergeTileCounts)
+        SmallCounts.push_back({TV, NTV, TP, NP});
       else if (NP || TP || NTV == 0 || NTV > 2 || TV > O.MinTiles + Ring)
         Jobs.push_back({{TV, NTV, TP, NP}}); // (the others were explored above)
     }
+    if (!SmallCounts.empty())
+      Jobs.push_back(std::move(SmallCounts));
     if (!Periodic.empty())
       Jobs.push_back(std::move(Periodic));
   }

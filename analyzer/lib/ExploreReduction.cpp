@@ -225,7 +225,7 @@ bool Simulator::finishMatters(const State &St, unsigned Agent) const {
   return CtaEnds;
 }
 
-bool Simulator::commutes(const State &St, unsigned Agent) const {
+bool Simulator::commutes(const State &St, unsigned Agent, bool AtExit) const {
   const AgentState &AS = St.Agents[Agent];
   // Finishing an agent may start others (the roles after the prologue, the epilogue after
   // the roles), end its CTA, or let its work in flight complete: such a last step is never
@@ -234,16 +234,27 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
   // state with every transition taken: passes count from the fewest any agent ran, so states
   // recur only after every agent with a cycle ran a pass more (or, inside a tile whose
   // k-loop has no pass count yet, every agent ran a pass of it more), the anchor included.
-  // Nor is the end of a pass of any agent that may leave the cycle there: taken alone, it
-  // runs the cycle again, the agent runs ahead of the anchor, and then no agent may leave
-  // (the first to leave fixes the count for all, so none may have run more): the search
-  // never reached what comes after the cycle (H5, B4 and B5 never left one).
   if ((lastStep(Agent, AS.Pc) && finishMatters(St, Agent)) ||
       (Agent == LapAnchor && atFreeLapEnd(St, Agent)) ||
-      (Agent == InnerAnchor && atFreeInnerEnd(St, Agent)) ||
-      (atFreeLapEnd(St, Agent) && mayLeave(St, Agent)) ||
-      (atFreeInnerEnd(St, Agent) && mayLeaveInner(St, Agent)))
+      (Agent == InnerAnchor && atFreeInnerEnd(St, Agent)))
     return false;
+  if (AtExit && St.TailExit >= 0) {
+    // Leaving at the exit every agent leaves at is all it may do: it touches nothing, but
+    // when no block follows, it finishes the agent.
+    const ConcreteAgent::Exit &E = S.Agents[Agent].Exits[St.TailExit];
+    return E.Begin < E.End || !finishMatters(St, Agent);
+  }
+  // A decision that binds every agent (how many passes all run, where all leave the tile
+  // loop) goes alone with every choice when no other agent may reach the same decision
+  // first: until then their steps do not depend on it. Taking only one choice alone would
+  // lose the others (before, a pass's end was taken alone into the next pass: the agent ran
+  // ahead, no agent could leave any more, and H5's, B4's and B5's searches never reached
+  // what comes after the cycle).
+  if (AtExit) {
+    const ConcreteAgent::Exit &E = S.Agents[Agent].Exits[ExitAt[Agent][AS.Pc]];
+    if (E.Begin == E.End && finishMatters(St, Agent))
+      return false; // leaving finishes it
+  }
   Footprint &Mine = Scratch.Mine;
   Mine = StepFootprint[Agent][AS.Pc];
   const ConcreteStep &C = S.Agents[Agent].Steps[AS.Pc];
@@ -287,6 +298,13 @@ bool Simulator::commutes(const State &St, unsigned Agent) const {
         },
         /*Reads=*/true);
   }
+  auto Decides = [&](Decision D) { add(Mine, DecideBase + unsigned(D)); };
+  if (atFreeLapEnd(St, Agent) && mayLeave(St, Agent))
+    Decides(Decision::Lap);
+  if (atFreeInnerEnd(St, Agent) && mayLeaveInner(St, Agent))
+    Decides(Decision::InnerLap);
+  if (AtExit)
+    Decides(Decision::Exit);
   unsigned Landed = expectCommutesWithLandings(St, C) ? C.Barrier : NoIndex;
   return !touchedFirst(St, Agent, nullptr, Mine, Landed);
 }

@@ -26,6 +26,8 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   Bits += 3 * S.Agents.size();
   AliveBase = Bits;
   Bits += S.ClusterSize;
+  DecideBase = Bits;
+  Bits += 3;
   PartAgents.resize(S.Buffers.size());
   PartBase.assign(S.Buffers.size(), NoIndex);
   for (unsigned A = 0; A < S.Agents.size(); ++A)
@@ -95,6 +97,14 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     for (size_t I = 0; I < Steps.size(); ++I) {
       StepFootprint[A].push_back(footprint(A, Steps[I]));
       StepEnabling[A].push_back(enables(Steps[I]));
+      // Where the agent may take a decision all agents share (Decision), its step reads
+      // it: a decision taken alone elsewhere conflicts with reaching it first.
+      if (Ag.hasCycle() && I + 1 == Ag.CycleEnd)
+        addRead(StepFootprint[A][I], DecideBase + unsigned(Decision::Lap));
+      if (llvm::any_of(Ag.InnerCycles, [&](const auto &C) { return C.second == I + 1; }))
+        addRead(StepFootprint[A][I], DecideBase + unsigned(Decision::InnerLap));
+      if (ExitAt[A][I] >= 0)
+        addRead(StepFootprint[A][I], DecideBase + unsigned(Decision::Exit));
     }
     for (size_t I = Steps.size(); I-- > 0;) {
       // A block after an exit, and the main steps, end where the agent finishes: what
@@ -251,15 +261,20 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
     // Leaving the tile loop is never taken alone: it fixes where every agent leaves; nor is
     // going on past an exit some agent may still leave at, which rules it out.
     bool AtExit = Merged && started(St, A) && exitNow(St, A) >= 0;
-    if (AtExit)
-      Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, ScheduleStep::LeaveTiles});
-    if (!stepEnabled(St, A))
+    bool Enabled = stepEnabled(St, A);
+    if (!AtExit && !Enabled)
       continue;
-    ScheduleStep T{ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, 0};
-    if (Reduce && !AtExit && commutes(St, A))
-      return {T};
-    for (unsigned Choice : choices(St, A))
-      Out.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, Choice});
+    // Taken alone, an agent's transitions go together: leaving the tile loop or not, and
+    // each choice at the end of a pass (commutes() says when they may).
+    std::vector<ScheduleStep> Alone;
+    std::vector<ScheduleStep> &To = Reduce && commutes(St, A, AtExit) ? Alone : Out;
+    if (AtExit)
+      To.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, ScheduleStep::LeaveTiles});
+    if (Enabled)
+      for (unsigned Choice : choices(St, A))
+        To.push_back({ScheduleStep::Kind::Execute, A, St.Agents[A].Pc, Choice});
+    if (!Alone.empty())
+      return Alone;
   }
   for (const LoadInFlight &L : St.Loads)
     Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});

@@ -278,4 +278,39 @@ TEST(ExploreReductionTest, APendingCommitArrivesOnce) {
   expectCleanWithin(mmaRing(R, 9), 155);
 }
 
+/// Two roles of a merged system (ConcreteAgent::Exits): three fences, with an exit after
+/// the first and a fence after it. The first role's second step is a wait on a barrier
+/// nothing arrives on: it deadlocks when the other role goes on past the exit first.
+ConcreteSystem exitRace(Ring &R) {
+  unsigned Never = R.barriers("never", 1);
+  ConcreteStep Fence;
+  Fence.Kind = StepKind::ProxyFence;
+  R.role("first", {Fence, Ring::wait(R.bar(Never, 0), 0), Fence, Fence});
+  R.role("second", {Fence, Fence, Fence, Fence});
+  ConcreteSystem S = R.system();
+  for (ConcreteAgent &A : S.Agents)
+    if (A.Place == Placement::Role) {
+      A.MainEnd = 3;
+      A.Exits.push_back({/*At=*/1, /*Begin=*/3, /*End=*/4});
+    }
+  return S;
+}
+
+TEST(ExploreReductionTest, ADecisionForAllGoesAloneOnlyWhenNoOtherMayTakeItFirst) {
+  // Where the tile loop is left is fixed by the first role that leaves or goes on. The
+  // first role at its exit, its next step a wait nothing completes, may only leave; taken
+  // alone there, it fixes the exit for both, and the schedule where the second role goes
+  // on first (the first role then waits for ever) is lost. The second role may reach the
+  // exit first, so the first role's decision is not taken alone.
+  Ring R(1);
+  ConcreteSystem S = exitRace(R);
+  ExploreResult E = exploreBoth(S);
+  EXPECT_EQ(E.Verdict, ExploreVerdict::Deadlock) << E.Message;
+  // Without the wait, every schedule finishes; the decision then goes alone (with both of
+  // its choices) once the other role is past the exit.
+  S.Agents[1].Steps[1] = S.Agents[1].Steps[0];
+  E = exploreBoth(S);
+  EXPECT_EQ(E.Verdict, ExploreVerdict::Clean) << E.Message;
+}
+
 } // namespace

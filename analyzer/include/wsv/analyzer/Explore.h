@@ -193,8 +193,9 @@ struct ParametricOptions {
   /// here). Queries that read the grid's tile count get ten times both.
   uint64_t ResourceLimit = 1000000;
   unsigned TimeoutMs = 5000;
-  /// Persistent kernels: explore the periodic tile counts of each class of K as one system
-  /// (ConcreteAgent::Exits) rather than one by one; the verdict is the same.
+  /// Persistent kernels: explore the periodic tile counts of each class of K as one system,
+  /// and its small tile counts from 1 as another (ConcreteAgent::Exits), rather than one by
+  /// one; the verdict is the same.
   bool MergeTileCounts = true;
   /// Explorations run at once where the argument needs several (the classes of K): each
   /// has its own simulator, the results are taken in order, and the verdict, message and
