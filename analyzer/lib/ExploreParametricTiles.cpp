@@ -356,10 +356,9 @@ void Prover::runTiles() {
   // instead of 2.0). The small tile counts from 1 are another: each launch is a prefix of
   // the largest (H5 with both merged: 470,580 states in 61 explorations, against 750,349 in
   // 153 with the small counts one by one; B4 144,716 against 187,186; B5 1.02 million
-  // against 0.97). That pays only since leaving the tile loop or not goes alone where no
-  // other agent may decide it first (Simulator::commutes); before, every agent at an exit
-  // was searched in every order, and B5's small counts merged took twice the states of
-  // their launches one by one. Where the merged search is not clean, or the launches cannot
+  // against 0.97). That pays only since leaving the tile loop or going on goes alone
+  // (Simulator::commutes); before, every agent at an exit was searched in every order, and
+  // B5's small counts merged took twice the states of their launches one by one. Where the merged search is not clean, or the launches cannot
   // be merged, each is explored on its own, so that verdicts and counterexamples are those
   // of single launches.
   using Job = std::tuple<uint64_t, uint64_t, bool, bool>;

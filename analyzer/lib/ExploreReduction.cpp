@@ -245,11 +245,17 @@ bool Simulator::commutes(const State &St, unsigned Agent, bool AtExit) const {
     return E.Begin < E.End || !finishMatters(St, Agent);
   }
   // A decision that binds every agent (how many passes all run, where all leave the tile
-  // loop) goes alone with every choice when no other agent may reach the same decision
-  // first: until then their steps do not depend on it. Taking only one choice alone would
-  // lose the others (before, a pass's end was taken alone into the next pass: the agent ran
-  // ahead, no agent could leave any more, and H5's, B4's and B5's searches never reached
-  // what comes after the cycle).
+  // loop) goes alone with every choice: taking only one alone would lose the others
+  // (before, a pass's end was taken alone into the next pass: the agent ran ahead, no agent
+  // could leave any more, and H5's, B4's and B5's searches never reached what comes after
+  // the cycle). Another agent may take the same decision first, but only one way or the
+  // other, which this agent's same choice, taken first, reaches as well: another's leaving
+  // after as many passes (or at this exit) leaves this one only that choice, and so does
+  // another's running more passes (or going on past the exit); and its step, which the
+  // choices share, commutes with theirs. Except where this agent's step waits: then it may
+  // only leave the tile loop, and another agent going on past the exit first would leave
+  // it waiting at a step it could not pass (so leaving goes alone only where no other
+  // agent may go on past the exit first: ExitBit).
   if (AtExit) {
     const ConcreteAgent::Exit &E = S.Agents[Agent].Exits[ExitAt[Agent][AS.Pc]];
     if (E.Begin == E.End && finishMatters(St, Agent))
@@ -298,13 +304,8 @@ bool Simulator::commutes(const State &St, unsigned Agent, bool AtExit) const {
         },
         /*Reads=*/true);
   }
-  auto Decides = [&](Decision D) { add(Mine, DecideBase + unsigned(D)); };
-  if (atFreeLapEnd(St, Agent) && mayLeave(St, Agent))
-    Decides(Decision::Lap);
-  if (atFreeInnerEnd(St, Agent) && mayLeaveInner(St, Agent))
-    Decides(Decision::InnerLap);
-  if (AtExit)
-    Decides(Decision::Exit);
+  if (AtExit && !stepEnabled(St, Agent))
+    add(Mine, ExitBit);
   unsigned Landed = expectCommutesWithLandings(St, C) ? C.Barrier : NoIndex;
   return !touchedFirst(St, Agent, nullptr, Mine, Landed);
 }

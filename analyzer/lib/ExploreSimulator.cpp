@@ -26,8 +26,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   Bits += 3 * S.Agents.size();
   AliveBase = Bits;
   Bits += S.ClusterSize;
-  DecideBase = Bits;
-  Bits += 3;
+  ExitBit = Bits++;
   PartAgents.resize(S.Buffers.size());
   PartBase.assign(S.Buffers.size(), NoIndex);
   for (unsigned A = 0; A < S.Agents.size(); ++A)
@@ -97,14 +96,10 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     for (size_t I = 0; I < Steps.size(); ++I) {
       StepFootprint[A].push_back(footprint(A, Steps[I]));
       StepEnabling[A].push_back(enables(Steps[I]));
-      // Where the agent may take a decision all agents share (Decision), its step reads
-      // it: a decision taken alone elsewhere conflicts with reaching it first.
-      if (Ag.hasCycle() && I + 1 == Ag.CycleEnd)
-        addRead(StepFootprint[A][I], DecideBase + unsigned(Decision::Lap));
-      if (llvm::any_of(Ag.InnerCycles, [&](const auto &C) { return C.second == I + 1; }))
-        addRead(StepFootprint[A][I], DecideBase + unsigned(Decision::InnerLap));
+      // Going on past an exit decides that no agent leaves there (commutes(): a leaving
+      // taken alone must not be overtaken by it).
       if (ExitAt[A][I] >= 0)
-        addRead(StepFootprint[A][I], DecideBase + unsigned(Decision::Exit));
+        addRead(StepFootprint[A][I], ExitBit);
     }
     for (size_t I = Steps.size(); I-- > 0;) {
       // A block after an exit, and the main steps, end where the agent finishes: what

@@ -386,11 +386,6 @@ private:
   /// Whether Agent's transitions may be taken alone: its step, and (AtExit) leaving the
   /// tile loop at the exit open there; at the end of a pass, with every choice.
   bool commutes(const State &St, unsigned Agent, bool AtExit) const;
-  /// Decisions that bind every agent, taken by the first that reaches one: how many passes
-  /// of the cycle all run (at a pass's end), of a tile's inner cycle, and where a merged
-  /// system's agents leave the tile loop. Each is a bit (DecideBase + its value) that the
-  /// steps where an agent may take it read, and that a decision taken alone writes.
-  enum class Decision : unsigned { Lap = 0, InnerLap = 1, Exit = 2 };
   /// Whether Agent starts only once Before finished (the roles after their CTA's
   /// prologue, the epilogue after the CTA's other agents).
   bool follows(unsigned Agent, unsigned Before) const;
@@ -413,9 +408,10 @@ private:
   /// Bit positions: barrier instances, buffer slots, named barriers, the cluster barrier,
   /// TMEM, each agent's queues, per CTA whether it is alive (reaching its barriers from
   /// elsewhere reads it; its exit, when every one of its agents may finish first, writes
-  /// it), the shared decisions (Decision), and the parts of slots (PartBase).
+  /// it), whether an open exit of a merged system is left (steps past an exit read it,
+  /// leaving there alone writes it: commutes()), and the parts of slots (PartBase).
   unsigned NamedBase = 0, ClusterBit = 0, TmemBase = 0, QueueBase = 0, AliveBase = 0,
-           DecideBase = 0;
+           ExitBit = 0;
   /// Per agent, per program counter: the union of the footprints of the steps from there on.
   std::vector<std::vector<Footprint>> Suffix;
   /// Per agent, per program counter: the barrier instances the steps from there on (the

@@ -96,7 +96,7 @@ void verify(benchmark::State &State, const Input *In) {
   }
   Options.TimeoutMs = 2000; // Z3's share when the exploration leaves a property unknown
   // `wsv verify`'s default budget of states (VerifyOptions::MaxTotalStates), which every
-  // proof of the reference kernels fits in (B5's, the largest, takes about 1,020,000).
+  // proof of the reference kernels fits in (B5's, the largest, takes about 704,000).
   unsigned Proved = 0, Refuted = 0;
   size_t Steps = 0;
   for (auto _ : State) {

@@ -193,7 +193,7 @@ TEST(ExploreAllTripsTest, ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn)
   WSV_MANIFEST_OR_SKIP(J);
   // Proved (H4), refuted on a periodic system's launch (h3 arrival-count), and stopped by
   // the budget for all explorations partway through a batch of tile classes (H5, whose
-  // proof takes about 470,000 states): the same verdict, reason, explorations, states and
+  // proof takes about 420,000 states): the same verdict, reason, explorations, states and
   // Z3 queries (the lemmas are asked at once too) with 1 and 3 threads.
   for (const auto &[File, Budget] : std::vector<std::pair<std::string, uint64_t>>{
            {"h4.ptx", 0}, {"h3.bug-mbarrier-arrival-count.ptx", 0}, {"h5.ptx", 250000}}) {
@@ -368,7 +368,7 @@ TEST(ExploreAllTripsTest, CheckedBuildsGetThePlainBuildsVerdicts) {
     std::string Checked = O.getString("checked_ptx").value_or("").str();
     if (Checked.empty())
       return;
-    // H5's proofs take about 470,000 states (the plain build); H4's about 7,000.
+    // H5's proofs take about 420,000 states (the plain build); H4's about 7,000.
     // Variants stop at their first bug.
     const uint64_t Budget = What.rfind("h5", 0) == 0 ? 1500000 : 600000;
     Proof Plain = prove(O.getString("ptx")->str(), Budget), Inst = prove(Checked, Budget);

@@ -167,6 +167,34 @@ const ConcreteSystem &twoConsumers(Ring &R, unsigned KTiles, uint32_t EmptyCount
   return R.system();
 }
 
+/// twoConsumers as a periodic system: each role's last 2 * Stages k-tiles (3 steps each) are
+/// a cycle all run equally often, and consumer1 reaches an unknown step (a violation) after
+/// it, which only a schedule that leaves the cycle shows.
+ConcreteSystem periodicConsumers(Ring &R, unsigned KTiles, uint32_t EmptyCount = 2) {
+  ConcreteSystem S = twoConsumers(R, KTiles, EmptyCount);
+  for (ConcreteAgent &A : S.Agents)
+    if (A.Place == Placement::Role) {
+      A.CycleBegin = 3 * (KTiles - 2 * R.Stages);
+      A.CycleEnd = 3 * KTiles;
+    }
+  S.Agents.back().Steps.emplace_back(); // StepKind::Unknown
+  return S;
+}
+
+TEST(ExploreReductionTest, APassCountGoesAloneWithEveryChoice) {
+  // How many passes all agents run is fixed by the first to leave; a consumer at the end
+  // of a pass takes it alone, both ways, even where another may end its pass first (that
+  // one's choice leaves this one the same choice, which taken first reaches the same
+  // states). The full search must agree: the violation after the cycle, and the deadlock of
+  // a release short, are found either way.
+  Ring R(2);
+  ExploreResult E = exploreBoth(periodicConsumers(R, 6));
+  EXPECT_EQ(E.Verdict, ExploreVerdict::Violation) << E.Message;
+  Ring Short(2);
+  E = exploreBoth(periodicConsumers(Short, 6, /*EmptyCount=*/3));
+  EXPECT_EQ(E.Verdict, ExploreVerdict::Deadlock) << E.Message;
+}
+
 TEST(ExploreReductionTest, AWaitForTheNextPhaseDoesNotPassOnTheStaleParity) {
   // A copy's landing on consumer0's full barrier commutes with what consumer1 may do first:
   // consumer1 may use its own stages until it needs the producer again, whose next fill
@@ -296,18 +324,17 @@ ConcreteSystem exitRace(Ring &R) {
   return S;
 }
 
-TEST(ExploreReductionTest, ADecisionForAllGoesAloneOnlyWhenNoOtherMayTakeItFirst) {
+TEST(ExploreReductionTest, LeavingAloneWaitsUntilNoneMayGoOnPastTheExitFirst) {
   // Where the tile loop is left is fixed by the first role that leaves or goes on. The
   // first role at its exit, its next step a wait nothing completes, may only leave; taken
   // alone there, it fixes the exit for both, and the schedule where the second role goes
-  // on first (the first role then waits for ever) is lost. The second role may reach the
-  // exit first, so the first role's decision is not taken alone.
+  // on first (the first role then waits for ever) is lost. The second role may go on past
+  // the exit first, so the first role's leaving is not taken alone.
   Ring R(1);
   ConcreteSystem S = exitRace(R);
   ExploreResult E = exploreBoth(S);
   EXPECT_EQ(E.Verdict, ExploreVerdict::Deadlock) << E.Message;
-  // Without the wait, every schedule finishes; the decision then goes alone (with both of
-  // its choices) once the other role is past the exit.
+  // Without the wait, every schedule finishes; leaving and going on then go alone, together.
   S.Agents[1].Steps[1] = S.Agents[1].Steps[0];
   E = exploreBoth(S);
   EXPECT_EQ(E.Verdict, ExploreVerdict::Clean) << E.Message;

@@ -135,13 +135,13 @@ struct VerifyOptions {
   uint64_t TileK = 64;   ///< the k-tile, from the kernel's wsv_kernel_info when it has one
   uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts
   /// States one exploration may visit before it says unknown (and Z3 takes over). The
-  /// largest a proof of the reference kernels needs is about 67,000 (B5's periodic tile
+  /// largest a proof of the reference kernels needs is about 49,000 (H5's periodic tile
   /// counts of K = 64, explored as one system); a larger bound only makes a search that
   /// will not end take longer and more memory to say so.
   uint64_t MaxStates = 150000;
   /// States all explorations of one kernel may visit together: B4's proof (55
-  /// explorations of classes of K and tile count) takes about 145,000, H5's (61) about
-  /// 470,000 and B5's (55) about 1,020,000, 1 to 7.5 s on one kernel; a larger search says
+  /// explorations of classes of K and tile count) takes about 93,000, H5's (61) about
+  /// 420,000 and B5's (55) about 704,000, 1 to 7 s on one kernel; a larger search says
   /// unknown rather than run for minutes.
   uint64_t MaxTotalStates = 4000000;
   /// Explorations run at once (ParametricOptions::Threads; 0: the cores, at most 4).
