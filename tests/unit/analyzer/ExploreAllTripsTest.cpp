@@ -93,10 +93,9 @@ Proof prove(const std::string &File, uint64_t MaxTotalStates = 0, unsigned Threa
     if (Spec->MinKTiles)
       Out.Options.MinTiles = *Spec->MinKTiles;
   }
-  // `wsv verify`'s bound: enough for every exploration of the kernels proved but one (H5's
-  // largest needs about 58,000 states, B5's about 127,000; B5's periodic tile counts of
-  // K = 64, explored as one system, run over it and are explored launch by launch), with
-  // room for the larger classes that a later threshold brings when a Z3 query runs out.
+  // `wsv verify`'s bound: enough for every exploration of the kernels proved (H5's largest
+  // needs about 49,000 states, B5's about 46,000), with room for the larger classes that a
+  // later threshold brings when a Z3 query runs out.
   Out.Options.MaxStates = 150000;
   // Z3's work per lemma query, counted, not timed: a query that runs out makes the argument
   // try a later threshold (more and larger classes), and a time limit made that depend on
