@@ -251,6 +251,11 @@ TEST_F(ExprTest, FlattenedExpressionsEvaluateAsTheTreeDoes) {
 }
 
 TEST_F(ExprTest, PrintingReadsLikeTheSource) {
+  // A sum lists its terms in the order their leaves were made. K first, as the expectations
+  // read: left to the call, the order would be the compiler's (C.sub(n(), k()) made K first
+  // with g++, which evaluates arguments right to left, and N first with clang).
+  k();
+  n();
   EXPECT_EQ(C.eq(C.udiv(tid(), c(128)), c(1))->str(), "%tid.x / 128 == 1");
   EXPECT_EQ(C.sub(n(), k())->str(), "-K + N");
   EXPECT_EQ(C.add(k(), c(static_cast<uint64_t>(-1)))->str(), "K - 1");
