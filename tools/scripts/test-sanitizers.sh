@@ -12,13 +12,13 @@
 # tests/corpus (ptxas dominates them, and the main build runs them) nor the GPU tests.
 #
 # Environment: WSV_ASAN_BUILD_DIR, WSV_FUZZ_BUILD_DIR (default build-asan, build-fuzz),
-# WSV_FUZZ_SECONDS (default 90; 0 skips fuzzing), WSV_JOBS.
+# WSV_FUZZ_SECONDS (default 60; 0 skips fuzzing), WSV_JOBS.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 asan=${WSV_ASAN_BUILD_DIR:-$top/build-asan}
 fuzz=${WSV_FUZZ_BUILD_DIR:-$top/build-fuzz}
-fuzz_seconds=${WSV_FUZZ_SECONDS:-90}
+fuzz_seconds=${WSV_FUZZ_SECONDS:-60}
 start=$SECONDS
 
 # Stop at the first report, with a stack; leaks count as findings. allow_user_poisoning=0:
