@@ -229,9 +229,10 @@ private:
   std::vector<unsigned> choices(const State &St, unsigned Agent) const;
   /// Agents with inner cycles.
   std::vector<unsigned> InnerAgents;
-  /// The agents whose free pass ends are never taken alone (commutes): the first with a
-  /// cycle, the first with inner cycles.
+  /// The agents whose free pass ends are never taken alone (commutes): one with a cycle,
+  /// one with inner cycles (chooseAnchors says which).
   unsigned LapAnchor = NoIndex, InnerAnchor = NoIndex;
+  void chooseAnchors();
   /// Per agent, per step: the inner cycle it ends (-1: none).
   std::vector<std::vector<int>> InnerEndAt;
   /// Merged systems (ConcreteAgent::Exits): per agent, per step (and one past the last),
