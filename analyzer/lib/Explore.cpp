@@ -164,10 +164,22 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     uint32_t Id;
   };
   std::deque<Waiting> Frontier;
-  KeyWriter Packer;
-  auto Push = [&](State &&St, uint32_t Id) {
+  KeyWriter Packer, Key;
+  // States taken from the frontier, kept for the next ones it receives: a state swapped
+  // into one keeps the storage of its vectors, so that copying the next successor into it
+  // allocates nothing (a fresh State did a few dozen allocations).
+  std::vector<std::unique_ptr<State>> Spare;
+  auto Push = [&](State &St, uint32_t Id) {
     if (Frontier.size() < Options.PackBeyond) {
-      Frontier.push_back({std::make_unique<State>(std::move(St)), {}, Id});
+      std::unique_ptr<State> Box;
+      if (Spare.empty()) {
+        Box = std::make_unique<State>();
+      } else {
+        Box = std::move(Spare.back());
+        Spare.pop_back();
+      }
+      std::swap(*Box, St);
+      Frontier.push_back({std::move(Box), {}, Id});
       return;
     }
     Packer.clear();
@@ -175,9 +187,10 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     Frontier.push_back({nullptr, Packer.bytes().str(), Id});
   };
   State Init = Sim.initial();
-  Seen.insert(Sim.key(Init).bytes());
+  Sim.key(Init, Key);
+  Seen.insert(Key.bytes());
   Nodes.push_back({UINT32_MAX, {}});
-  Push(std::move(Init), 0);
+  Push(Init, 0);
 
   auto Path = [&](uint32_t N, const ScheduleStep *Last) {
     std::vector<ScheduleStep> P;
@@ -201,15 +214,20 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     return Replayed;
   };
 
-  // Next is assigned, not built, for each transition: where the frontier keeps states
-  // packed, its vectors keep their storage from one transition to the next.
+  // Next is assigned or swapped, never built, for each transition: its vectors keep their
+  // storage from one transition to the next (and Push swaps in a spare's).
   State St, Next;
   while (!Frontier.empty()) {
     Waiting &Front = Options.DepthFirst ? Frontier.back() : Frontier.front();
-    if (Front.Unpacked)
-      St = std::move(*Front.Unpacked);
-    else
+    if (Front.Unpacked) {
+      std::swap(St, *Front.Unpacked);
+      // Pops and pushes take turns: a few spares are all that is ever waiting (more pile up
+      // only while the frontier shrinks, or grows packed).
+      if (Spare.size() < 256)
+        Spare.push_back(std::move(Front.Unpacked));
+    } else {
       St.load(Front.Packed);
+    }
     uint32_t Id = Front.Id;
     if (Options.DepthFirst)
       Frontier.pop_back();
@@ -221,13 +239,20 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         continue;
       return Finish(Path(Id, nullptr));
     }
-    for (const ScheduleStep &T : Moves) {
-      Next = St;
+    for (size_t M = 0; M < Moves.size(); ++M) {
+      const ScheduleStep &T = Moves[M];
+      // The last move takes St itself (the reduction leaves one move in most states): St
+      // is not read again before the next one is taken from the frontier.
+      if (M + 1 == Moves.size())
+        std::swap(Next, St);
+      else
+        Next = St;
       Outcome O = Sim.apply(Next, T);
       ++R.Transitions;
       if (O.K != Outcome::Kind::Ok)
         return Finish(Path(Id, &T));
-      auto [NextId, New] = Seen.insert(Sim.key(Next).bytes());
+      Sim.key(Next, Key);
+      auto [NextId, New] = Seen.insert(Key.bytes());
       if (!New)
         continue;
       if (Sim.lag(Next) > Options.MaxLag) {
@@ -245,7 +270,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.States = Nodes.size();
         return R;
       }
-      Push(std::move(Next), NextId);
+      Push(Next, NextId);
     }
   }
   R.Verdict = ExploreVerdict::Clean;

@@ -13,13 +13,13 @@ using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::exploration;
 
-KeyWriter Simulator::key(const State &St) const {
+void Simulator::key(const State &St, KeyWriter &K) const {
   // Equal keys, equal futures. Periodic systems leave out what grows without bound but
   // cannot change what happens next: completed mbarrier phases count only by parity, named
   // and cluster barriers only by the threads arrived (tickets become distances to the
   // instance they wait for), passes relative to the fewest any agent with a cycle ran.
   // With symmetry, each group of copies of a role comes sorted (ExploreSymmetry.cpp).
-  KeyWriter K;
+  K.clear();
   KeyShift Shift;
   if (Periodic) {
     Shift.Fewest = UINT32_MAX;
@@ -87,7 +87,6 @@ KeyWriter Simulator::key(const State &St) const {
     }
   }
   K.put(Bits);
-  return K;
 }
 
 void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
@@ -117,23 +116,47 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
     K.put(Occurrence);
     K.put(InnerLaps);
   }
-  K.put(AS.Arrived | AS.ClusterArrived << 1);
-  K.put(AS.Probed);
-  K.putList(AS.Unfenced);
-  K.putList(AS.Unpublished);
-  K.put(Ticket);
-  K.put(ClusterTicket);
-  PutOps(AS.Wgmma, false);
-  K.put(AS.Wgmma.committedGroups());
-  K.put(AS.Wgmma.uncommitted());
-  PutOps(AS.Bulk, false);
-  PutOps(AS.Bulk, true);
-  K.put(AS.Bulk.committedGroups());
-  K.put(AS.Bulk.uncommitted());
-  K.put(AS.Tcgen05.inFlight().size());
-  for (uint32_t Op : AS.Tcgen05.inFlight())
-    K.put(Op);
-  K.put(AS.Tcgen05.pendingCommits());
+  // Most agents use few of the fields below (a producer no queue, a writeback no
+  // tickets): a bit per group says which groups are written, the others being all zero or
+  // empty. Still one key per state: a group is left out exactly when it is in its initial
+  // state.
+  const bool Tickets = AS.Arrived || AS.ClusterArrived || Ticket || ClusterTicket;
+  const bool Lists = !AS.Unfenced.empty() || !AS.Unpublished.empty();
+  auto Busy = [](const models::AsyncGroupQueue &Q) {
+    return Q.committedGroups() || Q.uncommitted(); // else no operation is in the queue
+  };
+  const bool Wgmma = Busy(AS.Wgmma), Bulk = Busy(AS.Bulk);
+  const bool Tcgen05 = !AS.Tcgen05.inFlight().empty() || AS.Tcgen05.pendingCommits();
+  K.put(uint64_t(Tickets) | uint64_t(AS.Probed != 0) << 1 | uint64_t(Lists) << 2 |
+        uint64_t(Wgmma) << 3 | uint64_t(Bulk) << 4 | uint64_t(Tcgen05) << 5);
+  if (Tickets) {
+    K.put(AS.Arrived | AS.ClusterArrived << 1);
+    K.put(Ticket);
+    K.put(ClusterTicket);
+  }
+  if (AS.Probed)
+    K.put(AS.Probed);
+  if (Lists) {
+    K.putList(AS.Unfenced);
+    K.putList(AS.Unpublished);
+  }
+  if (Wgmma) {
+    PutOps(AS.Wgmma, false);
+    K.put(AS.Wgmma.committedGroups());
+    K.put(AS.Wgmma.uncommitted());
+  }
+  if (Bulk) {
+    PutOps(AS.Bulk, false);
+    PutOps(AS.Bulk, true);
+    K.put(AS.Bulk.committedGroups());
+    K.put(AS.Bulk.uncommitted());
+  }
+  if (Tcgen05) {
+    K.put(AS.Tcgen05.inFlight().size());
+    for (uint32_t Op : AS.Tcgen05.inFlight())
+      K.put(Op);
+    K.put(AS.Tcgen05.pendingCommits());
+  }
 }
 
 uint32_t Simulator::lag(const State &St) const {

@@ -449,15 +449,3 @@ bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &
   int64_t Tx = B.txCount() + C.TxBytes;
   return Sizes.empty() || (Tx != 0 && !someLandingsSum(Sizes, Tx));
 }
-
-bool Simulator::conflicts(const Footprint &Mine, const Footprint &F) const {
-  // Writes conflict with everything, reads with writes and updates, updates (alike
-  // arrivals, fills) with writes and reads: a wait may pass or not, a read may race or not.
-  for (unsigned W = 0; W < Words; ++W) {
-    uint64_t Write = F[W], Read = F[Words + W], Update = F[2 * Words + W];
-    if ((Mine[W] & (Write | Read | Update)) || (Mine[Words + W] & (Write | Update)) ||
-        (Mine[2 * Words + W] & (Write | Read)))
-      return true;
-  }
-  return false;
-}

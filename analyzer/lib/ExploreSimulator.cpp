@@ -68,6 +68,11 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
           !llvm::is_contained(Inits[A], C.Barrier))
         Inits[A].push_back(C.Barrier);
   findAlikeArrivals();
+  Predecessors.resize(S.Agents.size());
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    for (unsigned B = 0; B < S.Agents.size(); ++B)
+      if (follows(A, B))
+        Predecessors[A].push_back(B);
   for (const ConcreteAgent &Ag : S.Agents)
     for (const ConcreteStep &C : Ag.Steps)
       if (C.Kind == StepKind::ClusterArrive)
@@ -239,8 +244,8 @@ bool Simulator::follows(unsigned Agent, unsigned Before) const {
 }
 
 bool Simulator::started(const State &St, unsigned Agent) const {
-  for (unsigned B = 0; B < S.Agents.size(); ++B)
-    if (follows(Agent, B) && St.Agents[B].Pc < S.Agents[B].Steps.size())
+  for (unsigned B : Predecessors[Agent])
+    if (St.Agents[B].Pc < S.Agents[B].Steps.size())
       return false;
   return true;
 }

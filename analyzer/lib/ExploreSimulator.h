@@ -12,6 +12,7 @@
 #include "wsv/models/Tmem.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -36,12 +37,19 @@ struct LoadInFlight {
 /// number of integers and every list is counted, so concatenations stay unambiguous.
 class KeyWriter {
 public:
+  // The bytes are written through a pointer into storage kept a varint ahead of the end:
+  // a check per value instead of one per byte (keys took a fifth of a search's work).
+  KeyWriter() { Bytes.resize_for_overwrite(Bytes.capacity()); }
   void put(uint64_t V) {
+    if (LLVM_UNLIKELY(Bytes.size() - Len < MaxVarint))
+      Bytes.resize_for_overwrite(2 * Bytes.size());
+    char *P = Bytes.data() + Len;
     while (V >= 0x80) {
-      Bytes.push_back(static_cast<char>(V | 0x80));
+      *P++ = static_cast<char>(V | 0x80);
       V >>= 7;
     }
-    Bytes.push_back(static_cast<char>(V));
+    *P++ = static_cast<char>(V);
+    Len = static_cast<size_t>(P - Bytes.data());
   }
   void putSigned(int64_t V) { put(uint64_t(V) << 1 ^ uint64_t(V >> 63)); }
   /// A list of small numbers, counted.
@@ -50,12 +58,19 @@ public:
     for (uint32_t V : List)
       put(V);
   }
-  void append(const KeyWriter &O) { Bytes.append(O.Bytes.begin(), O.Bytes.end()); }
-  llvm::StringRef bytes() const { return llvm::StringRef(Bytes.data(), Bytes.size()); }
-  void clear() { Bytes.clear(); }
+  void append(const KeyWriter &O) {
+    if (Bytes.size() - Len < O.Len + MaxVarint)
+      Bytes.resize_for_overwrite(std::max(2 * Bytes.size(), Len + O.Len + MaxVarint));
+    std::memcpy(Bytes.data() + Len, O.Bytes.data(), O.Len);
+    Len += O.Len;
+  }
+  llvm::StringRef bytes() const { return llvm::StringRef(Bytes.data(), Len); }
+  void clear() { Len = 0; }
 
 private:
-  llvm::SmallVector<char, 256> Bytes;
+  static constexpr size_t MaxVarint = 10; ///< bytes of the longest uint64_t
+  llvm::SmallVector<char, 256> Bytes;     ///< written up to Len, the rest room to write
+  size_t Len = 0;
 };
 
 /// Reads back what a KeyWriter wrote.
@@ -165,7 +180,9 @@ public:
   /// without bound but cannot change what happens next: completed phases beyond their parity,
   /// named-barrier instances beyond the ones agents wait for, passes beyond the differences
   /// between agents.
-  KeyWriter key(const State &St) const;
+  /// Written into K, which is cleared first (the search reuses one writer: a key outgrows
+  /// the writer's inline bytes).
+  void key(const State &St, KeyWriter &K) const;
   /// Symmetry (the explorer turns it on with the partial-order reduction): copies of a role
   /// in one CTA (the consumer warpgroups) that run the same steps, each on named barriers
   /// of its own, are interchangeable: swapping two of them, with their named barriers, maps
@@ -304,8 +321,21 @@ private:
   /// Into F: what Agent's tcgen05 work in flight touches until it completes: what it reads,
   /// and arrivals on the barriers of the commits pending (a later commit is a step).
   void tcgen05InFlight(const State &St, unsigned Agent, Footprint &F) const;
-  /// Whether a transition with footprint Mine and one with F may not commute.
-  bool conflicts(const Footprint &Mine, const Footprint &F) const;
+  /// Whether a transition with footprint Mine and one with F may not commute. Inline: the
+  /// reduction's walks ask it for nearly every step they pass.
+  bool conflicts(const Footprint &Mine, const Footprint &F) const {
+    // Writes conflict with everything, reads with writes and updates, updates (alike
+    // arrivals, fills) with writes and reads: a wait may pass or not, a read may race or
+    // not.
+    const uint64_t *M = Mine.data(), *O = F.data();
+    for (unsigned W = 0; W < Words; ++W) {
+      uint64_t Write = O[W], Read = O[Words + W], Update = O[2 * Words + W];
+      if ((M[W] & (Write | Read | Update)) || (M[Words + W] & (Write | Update)) ||
+          (M[2 * Words + W] & (Write | Read)))
+        return true;
+    }
+    return false;
+  }
   /// touchedFirst's and commutes' working space, kept between calls (they run in nearly
   /// every state; one simulator serves one search, on one thread).
   struct TouchScratch {
@@ -390,6 +420,8 @@ private:
   /// Whether Agent starts only once Before finished (the roles after their CTA's
   /// prologue, the epilogue after the CTA's other agents).
   bool follows(unsigned Agent, unsigned Before) const;
+  /// Per agent: the agents it follows (started() asks on every step of a search).
+  std::vector<llvm::SmallVector<unsigned, 4>> Predecessors;
   /// Whether Agent finishing may start another agent, end its CTA or let its work in
   /// flight complete (its last step then never goes alone).
   bool finishMatters(const State &St, unsigned Agent) const;
