@@ -78,15 +78,8 @@ void Simulator::key(const State &St, KeyWriter &K) const {
   K.put(St.Loads.size());
   for (const LoadInFlight &L : St.Loads)
     K.put(uint64_t(L.Agent) << 48 | uint64_t(L.Copy) << 32 | L.Step);
-  uint64_t Bits = 0;
-  for (size_t I = 0; I < St.Filled.size(); ++I) {
-    Bits = Bits << 1 | St.Filled[I];
-    if (I % 64 == 63) {
-      K.put(Bits);
-      Bits = 0;
-    }
-  }
-  K.put(Bits);
+  for (uintptr_t W : St.Filled.getData())
+    K.put(W);
 }
 
 void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
@@ -193,6 +186,6 @@ State Simulator::initial() const {
   St.Named.resize(S.ClusterSize);
   St.Tmem.resize(S.ClusterSize);
   St.TmemAllocs.resize(S.ClusterSize);
-  St.Filled.assign(S.Buffers.size(), false);
+  St.Filled.resize(S.Buffers.size());
   return St;
 }

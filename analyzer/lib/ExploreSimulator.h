@@ -11,6 +11,8 @@
 #include "wsv/models/NamedBarrier.h"
 #include "wsv/models/Tmem.h"
 
+#include "llvm/ADT/BitVector.h"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -141,7 +143,7 @@ struct State {
   /// Per CTA: allocations (first column, columns) in order, for the dealloc that frees them.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> TmemAllocs;
   std::vector<LoadInFlight> Loads;         ///< sorted
-  std::vector<bool> Filled;                ///< per buffer instance: something wrote it
+  llvm::BitVector Filled; ///< per buffer instance: something wrote it (keys read its words)
   /// Periodic systems: the passes after which every agent with a cycle leaves it, once the
   /// first agent left (-1 before). All agents run the same trip count.
   int64_t ExitLaps = -1;

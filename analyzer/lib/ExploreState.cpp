@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------------------===//
 #include "ExploreSimulator.h"
 
+#include "llvm/ADT/bit.h"
+
 using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::exploration;
@@ -52,14 +54,8 @@ void State::save(KeyWriter &Out) const {
     Out.put(L.Copy);
   }
   Out.put(Filled.size());
-  uint64_t Bits = 0;
-  for (size_t I = 0; I < Filled.size(); ++I) {
-    Bits |= uint64_t(Filled[I]) << (I % 64);
-    if (I % 64 == 63 || I + 1 == Filled.size()) {
-      Out.put(Bits);
-      Bits = 0;
-    }
-  }
+  for (uintptr_t W : Filled.getData())
+    Out.put(W);
   Out.putSigned(ExitLaps);
   Out.putSigned(TailExit);
   Out.put(InnerExits.size());
@@ -119,12 +115,13 @@ void State::load(llvm::StringRef Bytes) {
     L.Step = U32();
     L.Copy = U32();
   }
-  Filled.assign(In.get(), false);
-  uint64_t Bits = 0;
-  for (size_t I = 0; I < Filled.size(); ++I) {
-    if (I % 64 == 0)
-      Bits = In.get();
-    Filled[I] = (Bits >> (I % 64)) & 1;
+  Filled.clear();
+  Filled.resize(In.get());
+  constexpr unsigned Word = 8 * sizeof(uintptr_t); // BitVector's word
+  for (unsigned I = 0, Bit = 0; I < Filled.getData().size(); ++I, Bit += Word) {
+    // Set bit by bit: BitVector's words are read-only from outside.
+    for (uint64_t W = In.get(); W; W &= W - 1)
+      Filled.set(Bit + llvm::countr_zero(W));
   }
   ExitLaps = In.getSigned();
   TailExit = static_cast<int32_t>(In.getSigned());
