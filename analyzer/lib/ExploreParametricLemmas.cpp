@@ -670,6 +670,11 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
                         Where + " in the last " + std::to_string(E) +
                             " iterations depends only on the distance to the end"});
   }
+  // The lemmas that assume a program's threshold first: those are the ones that fail (a
+  // loop that tests k == 0 needs a threshold of 1), and the failure ends the candidate
+  // sooner (H5's first candidate: 265 ms of queries before the failing lemma was reached).
+  std::stable_partition(Lemmas.begin(), Lemmas.end(),
+                        [](const Lemma &L) { return L.Program != NoIndex; });
   return validAll(Lemmas);
 }
 
