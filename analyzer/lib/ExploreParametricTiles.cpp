@@ -243,6 +243,10 @@ void Prover::runTiles() {
              " tile(s) per CTA";
     if (!C.I) {
       C.Error = "no launch found where a CTA runs " + std::to_string(NTV) + " tiles";
+      // B5's trip-count variant: only the first thread of a role advances its scheduler.
+      if (isThreadDependent(NT))
+        C.Error += ": the tile count (" + P.exprString(NT) +
+                   ") depends on the thread, and the explorer runs one tile count per role";
       return C;
     }
     C.S = instantiate(RP, *C.I);

@@ -87,9 +87,13 @@ std::vector<ProtocolItem> Sequencer::build(llvm::ArrayRef<unsigned> Events) {
         PL.Trip = ProtocolValue::unknown(T.Reason.empty() ? "the loop's trip count is not known"
                                                           : T.Reason);
       }
-      const BasicBlock &H = S.cfg().block(S.FA.loops().loop(L).Header);
-      if (!H.empty())
-        PL.Where = S.sourceOf(H.Begin);
+      // The header's first instruction; a header that is only a label (B5's writeback
+      // loop) gives the first instruction of the loop's blocks instead, not line 0.
+      for (BlockId B : S.FA.loops().loop(L).Blocks)
+        if (const BasicBlock &Block = S.cfg().block(B); !Block.empty()) {
+          PL.Where = S.sourceOf(Block.Begin);
+          break;
+        }
       unsigned Index = S.P.Loops.size();
       S.P.Loops.push_back(std::move(PL));
       Body().push_back(ProtocolItem::loop(Index));
