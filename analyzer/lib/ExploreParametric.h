@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -151,6 +152,10 @@ private:
   const Expr *gridDomain(bool Primed);
   bool findTileLoops();
   std::optional<Instance> tileLaunch(uint64_t KValue, uint64_t Tiles) const;
+  /// tileLaunch's search of the shapes, and its results by tile count where K plays no part.
+  std::optional<Instance> tileShape(uint64_t KValue, uint64_t Tiles) const;
+  mutable std::map<uint64_t, std::optional<Instance>> TileShapes;
+  mutable std::mutex TileShapesLock;
   /// One system for launches that differ only in the CTA's tile count (Members, in order of
   /// it): the last one's steps with an exit where each other's tiles end
   /// (ConcreteAgent::Exits). False when their steps differ before that, or their barriers,
