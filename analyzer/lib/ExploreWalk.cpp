@@ -414,9 +414,8 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // first does it run anything first. Those that follow Agent itself never do; nor do the
   // other CTA's roles while its prologue waits at the cluster barrier for Agent's CTA.
   auto Gated = [&](unsigned B) {
-    for (unsigned O = 0; O < NA; ++O)
-      if (follows(B, O) && St.Agents[O].Pc < S.Agents[O].Steps.size() &&
-          (O == Agent || !Ends[O]))
+    for (unsigned O : Predecessors[B])
+      if (St.Agents[O].Pc < S.Agents[O].Steps.size() && (O == Agent || !Ends[O]))
         return true;
     return false;
   };
