@@ -53,7 +53,7 @@ void Simulator::key(const State &St, KeyWriter &K) const {
       putAgent(K, St, A, Shift);
   putGroups(K, St, Shift);
   for (unsigned Cta = 0; Cta < St.Named.size(); ++Cta) {
-    for (uint32_t Id = 0; Id < models::NamedBarrier::NumIds; ++Id) {
+    for (uint32_t Id : NamedUsed[Cta]) { // the others never leave their initial state
       if (!Owned.empty() && Owned[Cta][Id])
         continue; // in its owner's record
       const models::NamedBarrier &B = St.Named[Cta].get(Id);
@@ -94,25 +94,26 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   const ConcreteAgent &Ag = S.Agents[A];
   K.put(AS.Pc);
   uint64_t Ticket = AS.Ticket, ClusterTicket = AS.ClusterTicket;
+  uint32_t Laps = 0, Occurrence = 0, InnerLaps = 0;
+  bool Passes = false;
   if (Periodic) {
     if (AS.Arrived && AS.Pc < Ag.Steps.size())
       Ticket -= St.Named[Ag.Cta].get(Ag.Steps[AS.Pc].NamedId).completedInstances();
     if (AS.ClusterArrived)
       ClusterTicket -= St.Cluster.completedInstances();
-    uint32_t Occurrence = AS.Occurrence, InnerLaps = AS.InnerLaps;
+    Occurrence = AS.Occurrence, InnerLaps = AS.InnerLaps;
     if (!Ag.InnerCycles.empty()) {
       if (Occurrence == Shift.First)
         InnerLaps -= Shift.Least;
       Occurrence -= Shift.First;
     }
-    K.put(Ag.hasCycle() ? AS.Laps - Shift.Fewest : AS.Laps);
-    K.put(Occurrence);
-    K.put(InnerLaps);
+    Laps = Ag.hasCycle() ? AS.Laps - Shift.Fewest : AS.Laps;
+    Passes = Laps || Occurrence || InnerLaps;
   }
   // Most agents use few of the fields below (a producer no queue, a writeback no
-  // tickets): a bit per group says which groups are written, the others being all zero or
-  // empty. Still one key per state: a group is left out exactly when it is in its initial
-  // state.
+  // tickets, most agents of a periodic system no passes beyond the fewest): a bit per group
+  // says which groups are written, the others being all zero or empty. Still one key per
+  // state: a group is left out exactly when it is in its initial state.
   const bool Tickets = AS.Arrived || AS.ClusterArrived || Ticket || ClusterTicket;
   const bool Lists = !AS.Unfenced.empty() || !AS.Unpublished.empty();
   auto Busy = [](const models::AsyncGroupQueue &Q) {
@@ -121,7 +122,13 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   const bool Wgmma = Busy(AS.Wgmma), Bulk = Busy(AS.Bulk);
   const bool Tcgen05 = !AS.Tcgen05.inFlight().empty() || AS.Tcgen05.pendingCommits();
   K.put(uint64_t(Tickets) | uint64_t(AS.Probed != 0) << 1 | uint64_t(Lists) << 2 |
-        uint64_t(Wgmma) << 3 | uint64_t(Bulk) << 4 | uint64_t(Tcgen05) << 5);
+        uint64_t(Wgmma) << 3 | uint64_t(Bulk) << 4 | uint64_t(Tcgen05) << 5 |
+        uint64_t(Passes) << 6);
+  if (Passes) {
+    K.put(Laps);
+    K.put(Occurrence);
+    K.put(InnerLaps);
+  }
   if (Tickets) {
     K.put(AS.Arrived | AS.ClusterArrived << 1);
     K.put(Ticket);

@@ -68,6 +68,12 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
           !llvm::is_contained(Inits[A], C.Barrier))
         Inits[A].push_back(C.Barrier);
   findAlikeArrivals();
+  NamedUsed.resize(S.ClusterSize);
+  for (const ConcreteAgent &Ag : S.Agents)
+    for (const ConcreteStep &C : Ag.Steps)
+      if ((C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive) &&
+          C.NamedId < models::NamedBarrier::NumIds && Ag.Cta < S.ClusterSize)
+        insertSorted(NamedUsed[Ag.Cta], C.NamedId);
   Predecessors.resize(S.Agents.size());
   for (unsigned A = 0; A < S.Agents.size(); ++A)
     for (unsigned B = 0; B < S.Agents.size(); ++B)

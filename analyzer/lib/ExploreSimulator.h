@@ -220,6 +220,8 @@ private:
   std::vector<SymmetryGroup> Groups;
   std::vector<unsigned> GroupOf;         ///< per agent: its group (NoIndex: none); empty: off
   std::vector<std::vector<bool>> Owned;  ///< per CTA, per named id: a group member's own
+  /// Per CTA: the named barrier ids its agents' steps use, ascending (key() writes those).
+  std::vector<llvm::SmallVector<uint32_t, 4>> NamedUsed;
   bool started(const State &St, unsigned Agent) const;
   /// Every agent of the CTA finished: its shared memory and barriers are gone.
   bool exited(const State &St, unsigned Cta) const;
