@@ -152,8 +152,11 @@ private:
   const Expr *gridDomain(bool Primed);
   bool findTileLoops();
   std::optional<Instance> tileLaunch(uint64_t KValue, uint64_t Tiles) const;
-  /// tileLaunch's search of the shapes, and its results by tile count where K plays no part.
+  /// tileLaunch's search of the shapes, and its results by tile count where K plays no part
+  /// (ShapeReadsK clear: neither the tile count nor a trip condition to check reads K; set
+  /// by findTileLoops).
   std::optional<Instance> tileShape(uint64_t KValue, uint64_t Tiles) const;
+  bool ShapeReadsK = true;
   mutable std::map<uint64_t, std::optional<Instance>> TileShapes;
   mutable std::mutex TileShapesLock;
   /// One system for launches that differ only in the CTA's tile count (Members, in order of

@@ -315,6 +315,13 @@ bool Prover::findTileLoops() {
                        "'";
     GridPrime.push_back(Ctx.param(Ctx.save(Name), 0, L->width()));
   }
+  auto ReadsK = [&](const Expr *E) {
+    return E && E->mentions([&](const Expr *L) { return L == K; });
+  };
+  ShapeReadsK = ReadsK(NT);
+  for (const ProtocolLoop &L : P.Loops)
+    for (const auto &[Cond, Established] : L.TripConditions)
+      ShapeReadsK |= !Established && ReadsK(Cond);
   return true;
 }
 

@@ -24,11 +24,7 @@ std::optional<Instance> Prover::tileLaunch(uint64_t KValue, uint64_t Count) cons
   // Where neither the tile count nor a trip condition reads K, the shape depends on Count
   // alone: it is searched once per count (B5 built 250 classes of 16 counts, each trying up
   // to 6,144 shapes: a sixth of the time spent building them).
-  bool ReadsK = NT->mentions([&](const Expr *L) { return L == K; });
-  for (const ProtocolLoop &L : P.Loops)
-    for (const auto &[Cond, Established] : L.TripConditions)
-      ReadsK |= !Established && Cond->mentions([&](const Expr *L) { return L == K; });
-  if (ReadsK)
+  if (ShapeReadsK)
     return tileShape(KValue, Count);
   std::optional<Instance> Found;
   {

@@ -72,7 +72,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   for (const ConcreteAgent &Ag : S.Agents)
     for (const ConcreteStep &C : Ag.Steps)
       if ((C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive) &&
-          C.NamedId < models::NamedBarrier::NumIds && Ag.Cta < S.ClusterSize)
+          C.NamedId < models::NamedBarrier::NumIds)
         insertSorted(NamedUsed[Ag.Cta], C.NamedId);
   Predecessors.resize(S.Agents.size());
   for (unsigned A = 0; A < S.Agents.size(); ++A)
