@@ -50,9 +50,27 @@ void judgeEnd(const ConcreteSystem &S, const Simulator &Sim, const State &St,
     R.Verdict = ExploreVerdict::Clean;
     return;
   }
-  R.Verdict = ExploreVerdict::Deadlock;
   R.Blocked = Sim.blocked(St);
+  // An agent stopped where the model ends (a part of a warp at a named barrier) might have
+  // gone on: no deadlock can be claimed.
+  for (const BlockedAgent &B : R.Blocked)
+    if (S.Agents[B.Agent].Steps[B.Step].Kind == StepKind::Unknown) {
+      R.Verdict = ExploreVerdict::Unknown;
+      R.Message = S.Agents[B.Agent].Name + " " + B.Reason;
+      return;
+    }
+  R.Verdict = ExploreVerdict::Deadlock;
   R.Message = deadlockMessage(S, R.Blocked);
+}
+
+/// Whether an agent stands at a step the model cannot run (StepKind::Unknown).
+bool atUnknown(const ConcreteSystem &S, const State &St) {
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    uint32_t Pc = St.Agents[A].Pc;
+    if (Pc < S.Agents[A].Steps.size() && S.Agents[A].Steps[Pc].Kind == StepKind::Unknown)
+      return true;
+  }
+  return false;
 }
 
 /// A race or violation needs only the steps that lead to it: stops agents early, one
@@ -214,6 +232,8 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     return Replayed;
   };
 
+  // Why a schedule ended with an agent where the model ends (StepKind::Unknown).
+  std::string Incomplete;
   // Next is assigned or swapped, never built, for each transition: its vectors keep their
   // storage from one transition to the next (and Push swaps in a spare's).
   State St, Next;
@@ -237,6 +257,12 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     if (Moves.empty()) {
       if (Sim.finished(St))
         continue;
+      if (atUnknown(S, St)) {
+        // Not a deadlock, perhaps: other states may still show a real one.
+        if (Incomplete.empty())
+          Incomplete = Finish(Path(Id, nullptr)).Message;
+        continue;
+      }
       return Finish(Path(Id, nullptr));
     }
     for (size_t M = 0; M < Moves.size(); ++M) {
@@ -275,6 +301,10 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   }
   R.Verdict = ExploreVerdict::Clean;
   R.States = Nodes.size();
+  if (!Incomplete.empty()) {
+    R.Verdict = ExploreVerdict::Unknown;
+    R.Message = "a schedule reaches what the model cannot run: " + Incomplete;
+  }
   return R;
 }
 

@@ -263,7 +263,9 @@ bool Prover::findTileLoops() {
                                    "around the role's work (ptx line " +
                        std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + ")");
       TileLoop[PI] = LI;
-      if (!NT)
+      // The tile count is one that all threads of a role share (B5's trip-count variant:
+      // the writeback's count reads the thread, the MMA warp's does not).
+      if (!NT || (isThreadDependent(NT) && !isThreadDependent(L.Trip)))
         NT = L.Trip;
     }
   }

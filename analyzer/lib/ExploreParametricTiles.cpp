@@ -69,9 +69,11 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
           if (!V || *V != Count)
             continue;
           bool Ok = true;
+          // A condition that reads the thread is the instantiation's: where it fails for
+          // some threads (a step of 0), their loop never ends or they part (Forever).
           for (const ProtocolLoop &L : P.Loops)
             for (const auto &[Cond, Established] : L.TripConditions)
-              if (!Established) {
+              if (!Established && !(L.Forever && isThreadDependent(Cond))) {
                 std::optional<uint64_t> C = ExprContext::evaluate(Cond, Value);
                 Ok &= C && *C;
               }
@@ -85,6 +87,9 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
 
 bool Prover::makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TValue,
                               std::optional<uint64_t> NTValue) const {
+  // Threads that part at a loop (ConcreteAgent::After) have no common cycle of tiles.
+  if (llvm::any_of(S.Agents, [](const ConcreteAgent &A) { return A.Forked; }))
+    return false;
   for (ConcreteAgent &A : S.Agents) {
     unsigned PI = A.Program;
     if (A.Place != Placement::Role || TileLoop[PI] == NoIndex)
@@ -181,6 +186,11 @@ bool Prover::mergeTileCounts(llvm::ArrayRef<const ConcreteSystem *> Members,
   auto SameBuffer = [](const BufferInstance &A, const BufferInstance &B) {
     return A.Buffer == B.Buffer && A.Slot == B.Slot && A.Cta == B.Cta;
   };
+  auto Forks = [](const ConcreteSystem *M) {
+    return llvm::any_of(M->Agents, [](const ConcreteAgent &A) { return A.Forked; });
+  };
+  if (llvm::any_of(Members, Forks))
+    return false;
   for (const ConcreteSystem *M : Members.drop_back())
     if (M->Agents.size() != Base.Agents.size() || M->ClusterSize != Base.ClusterSize ||
         M->BlockThreads != Base.BlockThreads ||

@@ -244,9 +244,10 @@ bool Simulator::finished(const State &St) const {
 
 bool Simulator::follows(unsigned Agent, unsigned Before) const {
   const ConcreteAgent &A = S.Agents[Agent], &O = S.Agents[Before];
-  return O.Cta == A.Cta &&
-         ((A.Place == Placement::Role && O.Place == Placement::Prologue) ||
-          (A.Place == Placement::Epilogue && O.Place != Placement::Epilogue));
+  return A.After == Before ||
+         (O.Cta == A.Cta &&
+          ((A.Place == Placement::Role && O.Place == Placement::Prologue) ||
+           (A.Place == Placement::Epilogue && O.Place != Placement::Epilogue)));
 }
 
 bool Simulator::started(const State &St, unsigned Agent) const {
@@ -282,6 +283,9 @@ bool Simulator::stepEnabled(const State &St, unsigned Agent) const {
     uint32_t Column = 0;
     return Try.alloc(C.Columns, Column) != models::TmemResult::Blocked;
   }
+  case StepKind::Diverge:
+  case StepKind::Unknown:
+    return false; // the agent stays here (RoleProgram.h)
   default:
     return true;
   }
@@ -710,8 +714,9 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   case StepKind::Exit:
     AS.Pc = A.Steps.size();
     return O;
+  case StepKind::Diverge:
   case StepKind::Unknown:
-    return Violation("an unknown step was reached");
+    return Violation("a step that is never enabled ran"); // stepEnabled rules them out
   }
   if (!Advance)
     return O;
@@ -783,9 +788,12 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
 std::string Simulator::waitReason(const State &St, unsigned Agent) const {
   const ConcreteAgent &A = S.Agents[Agent];
   const AgentState &AS = St.Agents[Agent];
-  if (!started(St, Agent))
+  if (!started(St, Agent)) {
+    if (A.After != NoIndex)
+      return "waits for " + S.Agents[A.After].Name + " to reach the loop where its threads part";
     return A.Place == Placement::Epilogue ? "waits for every role of its CTA to finish"
                                           : "waits for the prologue of its CTA to finish";
+  }
   const ConcreteStep &C = A.Steps[AS.Pc];
   switch (C.Kind) {
   case StepKind::Wait: {
@@ -810,6 +818,10 @@ std::string Simulator::waitReason(const State &St, unsigned Agent) const {
   case StepKind::Alloc:
     return "waits for " + std::to_string(C.Columns) + " free TMEM columns (" +
            std::to_string(St.Tmem[A.Cta].columnsInUse()) + " in use)";
+  case StepKind::Diverge:
+    return "loops forever: " + C.Reason;
+  case StepKind::Unknown:
+    return "stops where the model ends: " + C.Reason;
   default:
     return std::string("at ") + toString(C.Kind);
   }

@@ -78,7 +78,10 @@ unsigned Simulator::useSymmetry() {
   // its named barriers.
   auto Eligible = [&](unsigned A) {
     const ConcreteAgent &Ag = S.Agents[A];
-    if (Ag.Place != Placement::Role || A == LapAnchor || A == InnerAnchor || !Exclusive(A))
+    // Parts of an agent (ConcreteAgent::After) start from their own shared run: swapping
+    // one part with another's would not swap what they follow.
+    if (Ag.Place != Placement::Role || A == LapAnchor || A == InnerAnchor || !Exclusive(A) ||
+        Ag.Forked || Ag.After != NoIndex)
       return false;
     for (const ConcreteStep &C : Ag.Steps)
       if (C.Kind == StepKind::AsyncLoad)

@@ -83,6 +83,8 @@ std::vector<ProtocolItem> Sequencer::build(llvm::ArrayRef<unsigned> Events) {
           const Expr *Cond = S.values().closedForm(C.Condition);
           PL.TripConditions.push_back({Cond, C.Discharged || impliedByCluster(Cond)});
         }
+        if (T.Forever)
+          PL.Forever = S.values().closedForm(T.Forever);
       } else {
         PL.Trip = ProtocolValue::unknown(T.Reason.empty() ? "the loop's trip count is not known"
                                                           : T.Reason);

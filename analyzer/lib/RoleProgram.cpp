@@ -40,6 +40,7 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::Alloc: return "tcgen05.alloc";
   case StepKind::Dealloc: return "tcgen05.dealloc";
   case StepKind::Exit: return "exit";
+  case StepKind::Diverge: return "loop forever";
   case StepKind::Unknown: return "unknown";
   }
   return "unknown";
@@ -94,11 +95,9 @@ std::vector<std::string> RolePrograms::unknowns() const {
   return Out;
 }
 
-namespace {
-
 /// Threads of S among Mask (one agent's threads): members, elected lanes (one per warp
 /// with a thread in Mask), and threads under CTA-uniform conditions.
-ThreadCount countIn(const ThreadSet &S, const llvm::BitVector &Mask) {
+ThreadCount wsv::analyzer::countIn(const ThreadSet &S, const llvm::BitVector &Mask) {
   ThreadCount C;
   llvm::BitVector Both = S.members();
   Both.resize(Mask.size());
@@ -128,6 +127,8 @@ ThreadCount countIn(const ThreadSet &S, const llvm::BitVector &Mask) {
   }
   return C;
 }
+
+namespace {
 
 llvm::BitVector range(unsigned Size, unsigned First, unsigned Length) {
   llvm::BitVector M(Size);
@@ -366,6 +367,7 @@ private:
         RL.ProtocolLoop = I.Index;
         RL.Loop = L.Loop;
         RL.Trip = L.Trip.E;
+        RL.Forever = L.Forever;
         RL.When = L.When.E;
         if (!L.Trip.known())
           RL.Unknown = "trip count of loop " + P.loopVar(L.Loop) + " (ptx line " +

@@ -99,11 +99,24 @@ private:
         llvm::BitVector Threads = reachingThreads(P.Events[C.Event].Threads);
         ConcreteAgent *Owner = nullptr;
         unsigned Owners = 0;
-        for (ConcreteAgent &A : Out.Agents)
-          if (A.Place == Placement::Role && A.Cta == E.Cta && Threads.any() &&
-              unsigned(Threads.find_first()) >= A.FirstThread &&
-              unsigned(Threads.find_last()) < A.FirstThread + std::max(1u, A.Threads))
+        for (ConcreteAgent &A : Out.Agents) {
+          // A forked agent's threads end in its parts (ConcreteAgent::After).
+          if (A.Place != Placement::Role || A.Cta != E.Cta || A.Forked || Threads.none())
+            continue;
+          bool Holds;
+          if (A.Mask.empty()) {
+            Holds = unsigned(Threads.find_first()) >= A.FirstThread &&
+                    unsigned(Threads.find_last()) < A.FirstThread + std::max(1u, A.Threads);
+          } else {
+            llvm::BitVector Outside = Threads;
+            Outside.resize(std::max(Outside.size(), A.Mask.size()));
+            llvm::BitVector In = A.Mask;
+            In.resize(Outside.size());
+            Holds = !Outside.reset(In).any();
+          }
+          if (Holds)
             Owner = &A, ++Owners;
+        }
         if (Owners == 1) { // epilogues have no cycles: nothing to renumber
           Owner->Steps.push_back(C);
           continue;
@@ -377,22 +390,196 @@ private:
     A.Place = R.Place;
     A.FirstThread = R.FirstThread + Copy * R.CopyStride;
     A.Threads = R.CopyThreads;
-    A.Name = R.Name + (R.Copies > 1 ? "." + std::to_string(Copy) : std::string()) + "@cta" +
-             std::to_string(Cta);
+    std::string Base = R.Name + (R.Copies > 1 ? "." + std::to_string(Copy) : std::string());
+    A.Name = Base + "@cta" + std::to_string(Cta);
     LastThread = A.FirstThread + std::max(1u, A.Threads) - 1;
     ProbesRun = 0;
+    Whole = agentThreads(R, A);
+    Mask.clear();
+    Fork.reset();
+    Stopped = false;
+    Emit = true;
     Frame F;
     F.Cta = Cta;
     F.Thread = A.FirstThread;
-    if (holds(R.When, F))
+    bool Runs = holds(R.When, F);
+    if (Runs)
       items(R, R.Body, F, A);
+    if (!Fork || !Out.Unknown.empty()) {
+      Out.Agents.push_back(std::move(A));
+      return;
+    }
+    // The threads part: this agent ran up to the first iteration that not all of them run;
+    // each part goes on from there on its own (ConcreteAgent::After).
+    if (inFlightAtEnd(A)) {
+      fail(A.Name + ": its threads part at a loop while its asynchronous operations (wgmma, "
+                    "bulk stores or tcgen05) may be in flight, which no part would wait for");
+      Out.Agents.push_back(std::move(A));
+      return;
+    }
+    A.Forked = true;
+    unsigned Before = static_cast<unsigned>(Out.Agents.size());
     Out.Agents.push_back(std::move(A));
+    ForkPoint Point = std::move(*Fork);
+    for (const auto &[Trip, Threads] : Point.Parts) {
+      ConcreteAgent Part;
+      Part.Program = Program;
+      Part.Cta = Cta;
+      Part.Copy = Copy;
+      Part.Place = R.Place;
+      Part.After = Before;
+      Part.Mask = Threads;
+      Part.FirstThread = static_cast<unsigned>(Threads.find_first());
+      Part.Threads = static_cast<unsigned>(Threads.count());
+      Part.Name = Base + "[threads " + threadList(Threads) + "]@cta" + std::to_string(Cta);
+      LastThread = static_cast<unsigned>(Threads.find_last());
+      ProbesRun = 0; // a probe of the shared part sets no flag of this one
+      Mask = Threads;
+      PartTrip = Trip;
+      Fork = Point; // where to start emitting
+      Stopped = false;
+      Emit = false;
+      Frame PF;
+      PF.Cta = Cta;
+      PF.Thread = Part.FirstThread;
+      items(R, R.Body, PF, Part);
+      if (Emit == false && Out.Unknown.empty())
+        fail(Part.Name + ": the loop where its threads part was not reached again");
+      Out.Agents.push_back(std::move(Part));
+    }
+    Mask.clear();
+    Fork.reset();
+  }
+
+  /// Whether an async operation of A may still be in flight after its last step: issued
+  /// after the last wait_group 0 of its queue (tcgen05: after the last commit).
+  static bool inFlightAtEnd(const ConcreteAgent &A) {
+    bool Open[4] = {false, false, false, false};
+    for (const ConcreteStep &C : A.Steps) {
+      unsigned Q = static_cast<unsigned>(C.Queue);
+      if (C.Kind == StepKind::MmaIssue || C.Kind == StepKind::AsyncStore)
+        Open[Q] = true;
+      else if (C.Kind == StepKind::GroupWait && C.WaitN == 0 && !C.ReadOnly)
+        Open[Q] = false;
+      else if (C.Kind == StepKind::MmaCommit)
+        Open[static_cast<unsigned>(AsyncQueue::Tcgen05)] = false;
+    }
+    return Open[1] || Open[2] || Open[3];
+  }
+
+  /// The threads an agent stands for: its range, less the threads its role does not hold.
+  llvm::BitVector agentThreads(const RoleProgram &R, const ConcreteAgent &A) const {
+    unsigned Size = std::max(RP.BlockThreads, LastThread + 1);
+    llvm::BitVector T(Size);
+    T.set(A.FirstThread, LastThread + 1);
+    if (R.Place == Placement::Role && R.Role < P.Roles.size()) {
+      llvm::BitVector Members = P.Roles[R.Role].Threads.members();
+      Members.resize(Size);
+      if (T.anyCommon(Members))
+        T &= Members;
+    }
+    return T;
+  }
+
+  /// `0`, `1-127`, `0, 32, 64`: the threads of a part, for its name.
+  static std::string threadList(const llvm::BitVector &T) {
+    std::string Out;
+    for (int I = T.find_first(); I >= 0;) {
+      int J = I;
+      while (J + 1 < int(T.size()) && T.test(J + 1))
+        ++J;
+      Out += (Out.empty() ? "" : ", ") + std::to_string(I) +
+             (J > I ? "-" + std::to_string(J) : std::string());
+      I = T.find_next(J);
+    }
+    return Out;
+  }
+
+  /// How many times loop L runs for thread T in frame F: Forever where it never ends;
+  /// nullopt (and the instance fails) where that cannot be told.
+  static constexpr uint64_t Forever = UINT64_MAX;
+  std::optional<uint64_t> tripFor(const RoleLoop &L, Frame F, unsigned T) {
+    F.Thread = T;
+    if (L.Forever) {
+      std::optional<uint64_t> V = eval(L.Forever, F);
+      if (!V) {
+        fail("whether the loop " + P.loopVar(L.Loop) + " ends does not evaluate for thread " +
+             std::to_string(T));
+        return std::nullopt;
+      }
+      if (*V)
+        return Forever;
+    }
+    std::optional<uint64_t> V = eval(L.Trip, F);
+    if (!V) {
+      fail("trip count `" + P.exprString(L.Trip) + "` does not evaluate for thread " +
+           std::to_string(T));
+      return std::nullopt;
+    }
+    // The launch search checks the conditions that make the count exact, except those that
+    // read the thread (a step of 0 for some): those hold here, for every thread that leaves.
+    if (L.Forever)
+      for (const auto &[Cond, Established] : P.Loops[L.ProtocolLoop].TripConditions)
+        if (!Established && Cache.threadDependent(Cond))
+          if (std::optional<uint64_t> C = eval(Cond, F); !C || !*C) {
+            fail("the loop " + P.loopVar(L.Loop) + " runs its closed-form trip count only "
+                 "when " + P.exprString(Cond) + ", which fails for thread " +
+                 std::to_string(T));
+            return std::nullopt;
+          }
+    return V;
+  }
+
+  /// The trip count of L for the agent's threads; a fork (Fork, then the agent stops at
+  /// iteration Fork->At) where they differ.
+  std::optional<uint64_t> trip(const RoleLoop &L, const Frame &F) {
+    bool PerThread = Cache.threadDependent(L.Trip) ||
+                     (L.Forever && Cache.threadDependent(L.Forever));
+    if (!PerThread)
+      return tripFor(L, F, F.Thread);
+    const llvm::BitVector &Threads = Mask.empty() ? Whole : Mask;
+    std::map<uint64_t, llvm::BitVector> Parts;
+    for (int T : Threads.set_bits()) {
+      std::optional<uint64_t> V = tripFor(L, F, static_cast<unsigned>(T));
+      if (!V)
+        return std::nullopt;
+      auto [It, New] = Parts.try_emplace(*V, Threads.size());
+      It->second.set(T);
+    }
+    if (Parts.size() == 1)
+      return Parts.begin()->first;
+    if (!Mask.empty()) {
+      fail("threads of one part of an agent part again at the loop " + P.loopVar(L.Loop) +
+           " (ptx line " + std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + ")");
+      return std::nullopt;
+    }
+    ForkPoint Point;
+    Point.Loop = L.Loop;
+    Point.Outer = F.Loops;
+    Point.At = Parts.begin()->first;
+    for (auto &[Trip, T] : Parts) {
+      if (Trip != Forever)
+        Point.Longest = std::max(Point.Longest, Trip);
+      Point.Parts.push_back({Trip, std::move(T)});
+    }
+    Fork = std::move(Point);
+    return Fork->At;
+  }
+
+  /// The first step inside loop items (a part's loop-forever step names its line).
+  static unsigned firstEvent(const RoleProgram &R, const std::vector<RoleItem> &Items) {
+    for (const RoleItem &It : Items) {
+      unsigned E = It.IsLoop ? firstEvent(R, R.Loops[It.Index].Body) : R.Steps[It.Index].Event;
+      if (E != NoIndex)
+        return E;
+    }
+    return NoIndex;
   }
 
   void items(const RoleProgram &R, const std::vector<RoleItem> &Items, Frame &F,
              ConcreteAgent &A) {
     for (const RoleItem &It : Items) {
-      if (!Out.Unknown.empty())
+      if (!Out.Unknown.empty() || Stopped)
         return;
       if (!It.IsLoop) {
         step(R, It.Index, F, A);
@@ -405,18 +592,46 @@ private:
       }
       if (!holds(L.When, F))
         continue;
-      std::optional<uint64_t> Trip = value(L.Trip, F, "trip count");
+      // A part replays the shared run without steps up to where its threads parted, and
+      // from there runs its own count.
+      bool PartsHere = !Emit && Fork && L.Loop == Fork->Loop && F.Loops == Fork->Outer;
+      bool WasForked = Fork.has_value();
+      std::optional<uint64_t> Trip = PartsHere ? std::optional<uint64_t>(PartTrip) : trip(L, F);
       if (!Trip)
         return;
-      if (*Trip > I.MaxSteps) {
-        fail("loop " + P.loopVar(L.Loop) + " runs " + std::to_string(*Trip) +
+      // The shared run stops after the iterations that all of its threads run.
+      bool ForksHere = !WasForked && Fork.has_value();
+      uint64_t From = PartsHere ? Fork->At : 0;
+      bool Endless = *Trip == Forever;
+      // Threads that never leave run one pass more than the longest of the others, which
+      // is where they show what they wait for; then they stop at a loop-forever step.
+      uint64_t To = Endless ? std::max(From, Fork ? Fork->Longest : 0) + 1 : *Trip;
+      if (PartsHere)
+        Emit = true;
+      if (To > I.MaxSteps) {
+        fail("loop " + P.loopVar(L.Loop) + " runs " + std::to_string(To) +
              " times, more than the exploration bound");
         return;
       }
       F.Loops.push_back({L.Loop, 0});
-      for (uint64_t K = 0; K < *Trip && Out.Unknown.empty(); ++K) {
+      for (uint64_t K = From; K < To && Out.Unknown.empty() && !Stopped; ++K) {
         F.Loops.back().second = K;
         items(R, L.Body, F, A);
+      }
+      if (ForksHere)
+        Stopped = true;
+      if (Endless && !Stopped && Out.Unknown.empty()) {
+        ConcreteStep C;
+        C.Kind = StepKind::Diverge;
+        C.Event = firstEvent(R, L.Body);
+        C.Iterations.assign(F.Loops.begin(), F.Loops.end());
+        C.Reason = "the loop " + P.loopVar(L.Loop) + " (ptx line " +
+                   std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) +
+                   ") never ends for these threads: its counter does not move for them";
+        if (C.Event == NoIndex)
+          fail(C.Reason);
+        A.Steps.push_back(std::move(C));
+        Stopped = true;
       }
       F.Loops.pop_back();
     }
@@ -518,11 +733,59 @@ private:
     return Flag;
   }
 
+  /// Why part A of an agent cannot run step S: the hardware counts or elects by warp (or
+  /// runs a collective by warp or warpgroup) where the parts split one; empty if it can.
+  std::string splitUnit(const RoleStep &S) const {
+    const Event &E = P.Events[S.Event];
+    unsigned Unit = collectiveUnit(S);
+    const char *What = "runs a collective of";
+    if (S.Kind == StepKind::NamedSync || S.Kind == StepKind::NamedArrive) {
+      Unit = WarpSize;
+      What = "counts at a named barrier as one warp of";
+    } else if (!E.Threads.isUnknown() && !E.Threads.elected().empty()) {
+      Unit = WarpSize;
+      What = "elects one lane of";
+    }
+    if (!Unit)
+      return {};
+    for (unsigned First = 0; First < Mask.size(); First += Unit) {
+      unsigned End = std::min<unsigned>(First + Unit, Mask.size());
+      bool Mine = false, Others = false;
+      for (unsigned T = First; T < End; ++T) {
+        Mine |= Mask.test(T);
+        Others |= Whole.test(T) && !Mask.test(T);
+      }
+      if (Mine && Others)
+        return "the hardware " + std::string(What) + " threads " + std::to_string(First) + "-" +
+               std::to_string(End - 1) + " together, and their trip counts differ (" +
+               E.Opcode + ", ptx line " + std::to_string(E.Where.PtxLine) + ")";
+    }
+    return {};
+  }
+
   void step(const RoleProgram &R, unsigned Index, const Frame &F, ConcreteAgent &A) {
+    if (!Emit)
+      return;
     const RoleStep &S = R.Steps[Index];
-    std::optional<unsigned> N = threads(S.Threads, F);
+    std::optional<unsigned> N =
+        Mask.empty() || !S.Unknown.empty()
+            ? threads(S.Threads, F)
+            : threads(countIn(P.Events[S.Event].Threads, Mask), F);
     if (!N || !*N || !holds(S.When, F))
       return;
+    if (!Mask.empty() && S.Unknown.empty())
+      if (std::string Why = splitUnit(S); !Why.empty()) {
+        // What follows is not modeled; a search that ends with the part here is unknown.
+        ConcreteStep C;
+        C.Kind = StepKind::Unknown;
+        C.RoleStep = Index;
+        C.Event = S.Event;
+        C.Iterations.assign(F.Loops.begin(), F.Loops.end());
+        C.Reason = std::move(Why);
+        A.Steps.push_back(std::move(C));
+        Stopped = true;
+        return;
+      }
     int Skip = -1;
     if (S.Kind == StepKind::Wait && S.SkipEntry && S.Unknown.empty()) {
       std::optional<int> K = skipFlag(R, S, F);
@@ -663,6 +926,7 @@ private:
     case StepKind::InitFence:
     case StepKind::Setmaxnreg:
     case StepKind::Exit:
+    case StepKind::Diverge:
     case StepKind::Unknown:
       break;
     }
@@ -701,6 +965,24 @@ private:
   ConcreteSystem &Out;
   FrameCache Cache;
   unsigned LastThread = 0;
+  /// Where the agent's threads part (ConcreteAgent::After): the loop instance (its loop and
+  /// the iterations of the loops around it), the first iteration not all of them run, and
+  /// each part's trip count (Forever for threads that never leave) with its threads.
+  struct ForkPoint {
+    LoopId Loop = NoIndex;
+    llvm::SmallVector<std::pair<LoopId, uint64_t>, 4> Outer;
+    uint64_t At = 0;
+    uint64_t Longest = 0; ///< the largest finite trip count of a part
+    std::vector<std::pair<uint64_t, llvm::BitVector>> Parts;
+  };
+  std::optional<ForkPoint> Fork;
+  /// The agent's threads; a part's threads (empty while the agent is not a part).
+  llvm::BitVector Whole, Mask;
+  uint64_t PartTrip = 0;
+  /// Stopped: the agent's steps end here (the shared run at its fork, a part at a step the
+  /// model cannot run for it). Emit: steps are kept (a part's replay of the shared run
+  /// keeps none).
+  bool Stopped = false, Emit = true;
   /// Probe flags the agent being unrolled has set so far (a wait may read only those).
   uint32_t ProbesRun = 0;
   uint64_t TotalSteps = 0;

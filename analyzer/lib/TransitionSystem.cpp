@@ -158,9 +158,16 @@ void Lowering::lowerItems(Agent &A, const std::vector<ProtocolItem> &Items,
       if (!Established) {
         // The trip count is exact only under Cond, which no branch before the loop checks.
         TS.ParamAssumptions.push_back(Cond);
-        TS.Assumptions.push_back("the loop at ptx line " + std::to_string(L.Where.PtxLine) +
-                                 " runs its closed-form trip count only when " +
-                                 P.exprString(Cond) + "; verdicts assume it");
+        if (L.Forever && isThreadDependent(Cond))
+          TS.Assumptions.push_back("threads for which " + P.exprString(Cond) +
+                                   " fails never leave the loop at ptx line " +
+                                   std::to_string(L.Where.PtxLine) +
+                                   ": the explorer runs them apart, Z3's encoding assumes "
+                                   "it holds");
+        else
+          TS.Assumptions.push_back("the loop at ptx line " + std::to_string(L.Where.PtxLine) +
+                                   " runs its closed-form trip count only when " +
+                                   P.exprString(Cond) + "; verdicts assume it");
       }
     unsigned EnterAt = A.Ops.size();
     A.Ops.push_back(Enter);

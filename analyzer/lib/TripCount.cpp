@@ -74,6 +74,8 @@ bool isNegativeConstant(const Expr *B) {
 struct Solution {
   const Expr *HeaderRuns = nullptr;
   llvm::SmallVector<const Expr *, 2> Conditions;
+  /// Where the loop stays forever (see TripCount::Forever); nullptr: never.
+  const Expr *Forever = nullptr;
   std::string Failure;
 };
 
@@ -93,6 +95,9 @@ Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
     Sol.HeaderRuns = Ctx.umin(Ctx.zext(Left.HeaderRuns, W), Ctx.zext(Right.HeaderRuns, W));
     Sol.Conditions = Left.Conditions;
     Sol.Conditions.append(Right.Conditions.begin(), Right.Conditions.end());
+    // It stays forever only where neither bound is ever reached.
+    if (Left.Forever && Right.Forever)
+      Sol.Forever = Ctx.logicalAnd(Left.Forever, Right.Forever);
     return Sol;
   }
   const Expr *A, *B;
@@ -107,8 +112,12 @@ Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
       return Fail("the exit test's counter does not step up by a positive amount");
     const unsigned W = X->width();
     const Expr *Two = Ctx.constant(2, W), *One = Ctx.constant(1, W);
-    if (B->range().Lo == 0)
-      Sol.Conditions.push_back(Ctx.ne(B, Ctx.constant(0, W)));
+    if (B->range().Lo == 0) {
+      // A step of zero: the counter stays A, so the loop ends never or at once.
+      const Expr *Zero = Ctx.constant(0, W);
+      Sol.Conditions.push_back(Ctx.ne(B, Zero));
+      Sol.Forever = Ctx.logicalAnd(Ctx.eq(B, Zero), Signed ? Ctx.slt(A, Y) : Ctx.ult(A, Y));
+    }
     Sol.HeaderRuns = Ctx.udiv(Ctx.add(Ctx.sub(Y, A), Ctx.sub(Ctx.mul(Two, B), One)), B);
     // When the test reads the updated counter (A = start + B) the natural condition is
     // start < Y; otherwise A <= Y suffices.
@@ -407,6 +416,7 @@ void ValueBuilder::computeTripCount(LoopId L) {
     return Unknown(Sol.Failure);
   T.K = TripCount::Kind::Counted;
   T.HeaderRuns = Sol.HeaderRuns;
+  T.Forever = Sol.Forever;
   // A test in the header makes a while loop only when something runs after it: blocks that
   // just branch back are the tail of a do-while whose body is the header.
   bool WorkAfterTest = false;

@@ -161,6 +161,75 @@ TEST(ExploreTest, WarpsWithBarriersOfTheirOwnAreAgentsOfTheirOwn) {
   EXPECT_EQ(replay(Bad->S, Bad->R.Schedule).Message, Bad->R.Message);
 }
 
+/// Warp 0 arrives on `bar` (count Init) once per element i = %tid.x, %tid.x + 32, ... below
+/// Elements; warp 1 waits for the first phase. With 40 elements threads 0-7 run the loop twice
+/// and 8-31 once.
+std::string stridedArrivals(unsigned Init, unsigned Elements) {
+  return ".version 8.7\n.target sm_90a\n.address_size 64\n"
+         ".shared .align 8 .b64 bar;\n"
+         ".visible .entry k(.param .u32 k_param_0) .maxntid 64, 1, 1 {\n"
+         "  .reg .pred %p<8>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
+         "  mov.u32 %r1, %tid.x;\n"
+         "  setp.ne.s32 %p1, %r1, 0;\n"
+         "  @%p1 bra $L_sync;\n"
+         "  mbarrier.init.shared::cta.b64 [bar], " + std::to_string(Init) + ";\n"
+         "$L_sync:\n"
+         "  bar.sync 0;\n"
+         "  setp.ge.u32 %p2, %r1, 32;\n"
+         "  @%p2 bra $L_waiter;\n"
+         "  mov.u32 %r2, %r1;\n"
+         "$L_loop:\n"
+         "  setp.ge.u32 %p3, %r2, " + std::to_string(Elements) + ";\n"
+         "  @%p3 bra $L_done;\n"
+         "  mbarrier.arrive.shared::cta.b64 %rd1, [bar];\n"
+         "  add.u32 %r2, %r2, 32;\n"
+         "  bra.uni $L_loop;\n"
+         "$L_waiter:\n"
+         "  mov.u32 %r3, 0;\n"
+         "$L_wait:\n"
+         "  mbarrier.try_wait.parity.shared::cta.b64 %p4, [bar], %r3;\n"
+         "  @!%p4 bra $L_wait;\n"
+         "$L_done:\n"
+         "  ret;\n}\n";
+}
+
+TEST(ExploreTest, ThreadsWhoseTripCountsDifferGoOnApart) {
+  // The warp runs its first pass together; then threads 0-7 run a second pass on their own
+  // (8 arrivals) and threads 8-31 leave: 40 arrivals, the barrier's count.
+  auto E = test::exploreEntry(stridedArrivals(40, 40));
+  ASSERT_EQ(E->S.Unknown, "");
+  const ConcreteAgent *Shared = nullptr;
+  std::vector<const ConcreteAgent *> Parts;
+  for (const ConcreteAgent &A : E->S.Agents) {
+    if (A.Forked)
+      Shared = &A;
+    if (A.After != NoIndex)
+      Parts.push_back(&A);
+  }
+  ASSERT_NE(Shared, nullptr);
+  ASSERT_EQ(Parts.size(), 2u);
+  for (const ConcreteAgent *P : Parts)
+    EXPECT_EQ(&E->S.Agents[P->After], Shared);
+  // The shared run: one arrival of all 32 threads, in the first pass.
+  ASSERT_EQ(Shared->Steps.size(), 1u);
+  EXPECT_EQ(Shared->Steps[0].Count, 32u);
+  // The part that runs a second pass arrives with its 8 threads; the other has no step.
+  const ConcreteAgent *Twice = Parts[0]->Threads == 8 ? Parts[0] : Parts[1];
+  const ConcreteAgent *Once = Twice == Parts[0] ? Parts[1] : Parts[0];
+  EXPECT_EQ(Twice->Name, "role0[threads 0-7]@cta0");
+  ASSERT_EQ(Twice->Steps.size(), 1u);
+  EXPECT_EQ(Twice->Steps[0].Count, 8u);
+  EXPECT_EQ(Once->Threads, 24u);
+  EXPECT_TRUE(Once->Steps.empty());
+  EXPECT_EQ(E->R.Verdict, ExploreVerdict::Clean) << E->R.Message;
+  // One arrival short: the waiter's phase never completes, and the schedule replays.
+  auto Short = test::exploreEntry(stridedArrivals(41, 40));
+  ASSERT_EQ(Short->R.Verdict, ExploreVerdict::Deadlock) << Short->R.Message;
+  EXPECT_NE(Short->R.Message.find("1 of 41 arrivals pending"), std::string::npos)
+      << Short->R.Message;
+  EXPECT_EQ(replay(Short->S, Short->R.Schedule).Message, Short->R.Message);
+}
+
 /// A cluster of two CTAs: thread 0 of each inits its `bar` (count 1), the cluster barrier
 /// makes the inits visible, then thread 0 arrives on the peer's `bar`. With Wait it then
 /// waits for its own `bar` (the peer's arrival) before leaving; with ClusterSyncAtEnd both

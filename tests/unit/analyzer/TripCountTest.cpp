@@ -174,6 +174,48 @@ TEST(TripCountTest, AClusterLaunchHasAtLeastOneWholeCluster) {
   }
 }
 
+TEST(TripCountTest, AStepThatMayBeZeroSaysWhereTheLoopNeverEnds) {
+  // for (tile = blockIdx.x; tile < tiles; tile += (threadIdx.x == 0 ? gridDim.x : 0)): only
+  // thread 0 advances (B5's trip-count variant). Forever holds exactly where the step is 0
+  // and the loop is entered; everywhere else the count is the closed form.
+  Analyzed A(tileLoop("", R"(
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r4, %tid.x;
+  mov.u32 %r5, %nctaid.x;
+  setp.eq.u32 %p3, %r4, 0;
+  selp.u32 %r3, %r5, 0, %p3;
+)"));
+  const TripCount &T = tripOf(A, "// body");
+  ASSERT_TRUE(T.isCounted()) << T.Reason;
+  ASSERT_TRUE(T.Forever);
+  ExprContext &C = A.ctx();
+  const Expr *Tiles = A.param("tiles"), *Cta = C.specialRegister(SpecialRegister::CtaidX),
+             *Grid = C.specialRegister(SpecialRegister::NctaidX),
+             *Tid = C.specialRegister(SpecialRegister::TidX);
+  for (uint64_t Tv : {1u, 7u, 132u})
+    for (uint64_t Gv : {1u, 3u, 132u})
+      for (uint64_t Cv = 0; Cv < std::min<uint64_t>(Gv, Tv); ++Cv)
+        for (uint64_t Thread : {0u, 1u, 127u}) {
+          auto At = [&](const Expr *E) {
+            return evalWith(E, {{Tiles, Tv}, {Cta, Cv}, {Grid, Gv}, {Tid, Thread}});
+          };
+          uint64_t Step = Thread == 0 ? Gv : 0;
+          EXPECT_EQ(At(T.Forever), Step == 0 ? 1u : 0u) << Tv << " " << Gv << " " << Thread;
+          if (Step == 0)
+            continue;
+          uint64_t Count = 0;
+          for (uint64_t X = Cv; X < Tv; X += Step)
+            ++Count;
+          EXPECT_EQ(At(T.Iterations), Count);
+        }
+  // A step that cannot be 0 never loops forever.
+  Analyzed Plain(tileLoop("", R"(
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %nctaid.x;
+)"));
+  EXPECT_EQ(tripOf(Plain, "// body").Forever, nullptr);
+}
+
 TEST(TripCountTest, WhileLoopTestsInTheHeader) {
   Analyzed A(R"(
 .visible .entry k(.param .u32 n)

@@ -80,6 +80,10 @@ struct TripCount {
   /// HeaderRuns - 1 times.
   const Expr *Iterations = nullptr;
   llvm::SmallVector<TripCondition, 2> Conditions;
+  /// Counted: where this holds, the loop never ends (its counter's step is zero and the test
+  /// passes at the start: `tile += step` with a step of 0 for some threads); nullptr where
+  /// every count is finite. Conditions then fail, so Iterations means nothing there.
+  const Expr *Forever = nullptr;
   BlockId ExitingBlock = NoIndex;
   bool ExitTestInHeader = false;
   /// Unknown: why no count could be given.

@@ -258,6 +258,8 @@ struct ProtocolLoop {
   /// What must hold for Trip to be exact (K >= 64 for a do-while over K / 64 tiles), and
   /// whether a branch before the loop already established it.
   std::vector<std::pair<const Expr *, bool>> TripConditions;
+  /// Where this holds the loop never ends (TripCount::Forever); nullptr: never.
+  const Expr *Forever = nullptr;
   ProtocolValue When;         ///< condition for entering it, beyond the enclosing item's
   SourceRef Where;            ///< the header
   std::vector<ProtocolItem> Body;

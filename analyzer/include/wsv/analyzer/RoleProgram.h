@@ -83,6 +83,7 @@
 
 #include "wsv/analyzer/Protocol.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -132,6 +133,13 @@ enum class StepKind : uint8_t {
   Alloc,
   Dealloc,
   Exit,
+  /// Concrete only: the agent's threads stay in a loop forever from here (its counter's
+  /// step is zero for them, RoleLoop::Forever). Never enabled: an agent stopped here never
+  /// reaches its exit, which deadlock freedom asks of it.
+  Diverge,
+  /// In a program: cannot be modeled (the instantiation fails). Concrete: what the agent
+  /// does from here cannot be modeled (ConcreteStep::Reason); never enabled, and a search
+  /// that ends with an agent stopped here says unknown, not deadlock.
   Unknown,
 };
 const char *toString(StepKind K);
@@ -152,6 +160,10 @@ struct ThreadCount {
   /// Threads that take part where a CTA-uniform condition holds (a CTA rank).
   llvm::SmallVector<std::pair<const Expr *, unsigned>, 1> Conditional;
 };
+
+/// Threads of S among Mask (one agent's threads, bits by %tid.x): members, elected lanes
+/// (one per warp with a thread in Mask), and threads under CTA-uniform conditions.
+ThreadCount countIn(const ThreadSet &S, const llvm::BitVector &Mask);
 
 struct SlotExpr {
   unsigned Array = NoIndex;       ///< Protocol::Barriers or Protocol::Buffers
@@ -199,6 +211,8 @@ struct RoleLoop {
   unsigned ProtocolLoop = NoIndex; ///< into Protocol::Loops
   LoopId Loop = NoIndex;           ///< the IterationVar its body reads
   const Expr *Trip = nullptr;
+  /// Where this holds the loop never ends (ProtocolLoop::Forever); nullptr: never.
+  const Expr *Forever = nullptr;
   const Expr *When = nullptr;
   std::string Unknown; ///< why Trip is missing
   std::vector<RoleItem> Body;
@@ -274,6 +288,8 @@ struct ConcreteStep {
   /// Not empty: running the step is undefined behaviour (a multicast to a CTA outside the
   /// cluster), a violation when an agent reaches it.
   std::string Undefined;
+  /// Diverge, Unknown: why the agent stops here.
+  std::string Reason;
 };
 
 struct ConcreteAgent {
@@ -308,6 +324,15 @@ struct ConcreteAgent {
   };
   std::vector<Exit> Exits;
   uint32_t MainEnd = 0;
+  /// Threads of one agent that part at a loop whose trip count differs between them (B5's
+  /// trip-count variant: one thread advances the tile scheduler, the others step by 0): the
+  /// agent runs, with all its threads in lockstep, up to the first iteration that not all of
+  /// them run, and is Forked; each group of threads with one trip count goes on from there
+  /// as an agent of its own, which starts once agent After finished. NoIndex: not a part.
+  unsigned After = NoIndex;
+  bool Forked = false;
+  /// A part's threads (bits by %tid.x); empty for every other agent (FirstThread, Threads).
+  llvm::BitVector Mask;
 };
 
 struct BarrierInstance {
