@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "InstanceFrames.h"
+#include "InstanceParts.h"
 
 #include "wsv/analyzer/RoleProgram.h"
 #include "wsv/analyzer/Roles.h"
@@ -64,8 +65,8 @@ public:
           agent(Pr, C, Copy);
     }
     if (Out.Unknown.empty()) {
-      startEpiloguesEarly();
-      dropPrivateNamedBarriers();
+      instance::startEpiloguesEarly(Out);
+      instance::dropPrivateNamedBarriers(Out);
     }
     if (Unmatched)
       Out.Assumptions.push_back(std::to_string(Unmatched) +
@@ -77,102 +78,6 @@ public:
 
 private:
   uint64_t gridCtas() const { return I.GridCtas ? I.GridCtas : RP.ClusterSize; }
-
-  /// The epilogue agent starts once every role of its CTA finished, which only a barrier of
-  /// all the CTA's (or the cluster's) threads makes true. Its steps before the first such
-  /// barrier run as soon as their own threads finished their role (B5's tcgen05.dealloc by
-  /// warp 0 while writeback 1 may still read TMEM): each moves to the end of the role agent
-  /// whose threads run it. One that threads of several agents run stays (then the order is
-  /// an assumption, which the verdict lists).
-  void startEpiloguesEarly() {
-    for (ConcreteAgent &E : Out.Agents) {
-      if (E.Place != Placement::Epilogue)
-        continue;
-      size_t Kept = 0, I = 0;
-      for (; I < E.Steps.size(); ++I) {
-        const ConcreteStep &C = E.Steps[I];
-        bool AllThreads = ((C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive) &&
-                           C.Count >= RP.BlockThreads) ||
-                          C.Kind == StepKind::ClusterArrive || C.Kind == StepKind::ClusterWait;
-        if (AllThreads)
-          break;
-        llvm::BitVector Threads = reachingThreads(P.Events[C.Event].Threads);
-        ConcreteAgent *Owner = nullptr;
-        unsigned Owners = 0;
-        for (ConcreteAgent &A : Out.Agents) {
-          // A forked agent's threads end in its parts (ConcreteAgent::After).
-          if (A.Place != Placement::Role || A.Cta != E.Cta || A.Forked || Threads.none())
-            continue;
-          bool Holds;
-          if (A.Mask.empty()) {
-            Holds = unsigned(Threads.find_first()) >= A.FirstThread &&
-                    unsigned(Threads.find_last()) < A.FirstThread + std::max(1u, A.Threads);
-          } else {
-            llvm::BitVector Outside = Threads;
-            Outside.resize(std::max(Outside.size(), A.Mask.size()));
-            llvm::BitVector In = A.Mask;
-            In.resize(Outside.size());
-            Holds = !Outside.reset(In).any();
-          }
-          if (Holds)
-            Owner = &A, ++Owners;
-        }
-        if (Owners == 1) { // epilogues have no cycles: nothing to renumber
-          Owner->Steps.push_back(C);
-          continue;
-        }
-        if (Kept == 0) {
-          std::string Assumed = "the epilogue's " + std::string(toString(C.Kind)) +
-                                " at ptx line " +
-                                std::to_string(P.Events[C.Event].Where.PtxLine) +
-                                " runs after every role of its CTA finished";
-          if (!llvm::is_contained(Out.Assumptions, Assumed))
-            Out.Assumptions.push_back(Assumed);
-        }
-        E.Steps[Kept++] = C;
-      }
-      for (; I < E.Steps.size(); ++I)
-        E.Steps[Kept++] = E.Steps[I];
-      E.Steps.resize(Kept);
-    }
-  }
-
-  /// A named barrier that one agent alone uses in its CTA, and that each of its steps
-  /// completes at once with all the threads it counts (H5's per-warpgroup bar.sync between
-  /// epilogue chunks), orders nothing the model can see: the agent's threads already move
-  /// together. Such steps go, which shortens every schedule through the epilogue (H5's
-  /// phase skip: 338 steps to 210) and the states on the way. A count the agent does not
-  /// meet, or an id two agents reach (the bugs), keeps every step on it.
-  void dropPrivateNamedBarriers() {
-    auto IsNamed = [](const ConcreteStep &C) {
-      return C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive;
-    };
-    // (CTA, id) -> the one agent using it, or NoIndex once a second agent does or one of
-    // its steps does not complete the barrier alone.
-    std::map<std::pair<unsigned, uint32_t>, unsigned> Private;
-    for (unsigned A = 0; A < Out.Agents.size(); ++A)
-      for (const ConcreteStep &C : Out.Agents[A].Steps) {
-        if (!IsNamed(C))
-          continue;
-        auto [It, New] = Private.emplace(std::pair{Out.Agents[A].Cta, C.NamedId}, A);
-        models::NamedBarrierFile Fresh;
-        uint64_t Ticket = 0;
-        bool Alone = Fresh.arrive(C.NamedId, C.Count, C.Arriving, Ticket) ==
-                         models::NamedBarrierViolation::None &&
-                     Fresh.passed(C.NamedId, Ticket);
-        if (!Alone || It->second != A)
-          It->second = NoIndex;
-      }
-    for (unsigned A = 0; A < Out.Agents.size(); ++A) {
-      std::vector<ConcreteStep> &Steps = Out.Agents[A].Steps;
-      Steps.erase(std::remove_if(Steps.begin(), Steps.end(),
-                                 [&](const ConcreteStep &C) {
-                                   return IsNamed(C) &&
-                                          Private[{Out.Agents[A].Cta, C.NamedId}] == A;
-                                 }),
-                  Steps.end());
-    }
-  }
 
   void fail(const std::string &Why) {
     if (Out.Unknown.empty())
@@ -411,7 +316,7 @@ private:
     }
     // The threads part: this agent ran up to the first iteration that not all of them run;
     // each part goes on from there on its own (ConcreteAgent::After).
-    if (inFlightAtEnd(A)) {
+    if (instance::inFlightAtEnd(A)) {
       fail(A.Name + ": its threads part at a loop while its asynchronous operations (wgmma, "
                     "bulk stores or tcgen05) may be in flight, which no part would wait for");
       Out.Agents.push_back(std::move(A));
@@ -431,7 +336,7 @@ private:
       Part.Mask = Threads;
       Part.FirstThread = static_cast<unsigned>(Threads.find_first());
       Part.Threads = static_cast<unsigned>(Threads.count());
-      Part.Name = Base + "[threads " + threadList(Threads) + "]@cta" + std::to_string(Cta);
+      Part.Name = Base + "[threads " + instance::threadList(Threads) + "]@cta" + std::to_string(Cta);
       LastThread = static_cast<unsigned>(Threads.find_last());
       ProbesRun = 0; // a probe of the shared part sets no flag of this one
       Mask = Threads;
@@ -451,22 +356,6 @@ private:
     Fork.reset();
   }
 
-  /// Whether an async operation of A may still be in flight after its last step: issued
-  /// after the last wait_group 0 of its queue (tcgen05: after the last commit).
-  static bool inFlightAtEnd(const ConcreteAgent &A) {
-    bool Open[4] = {false, false, false, false};
-    for (const ConcreteStep &C : A.Steps) {
-      unsigned Q = static_cast<unsigned>(C.Queue);
-      if (C.Kind == StepKind::MmaIssue || C.Kind == StepKind::AsyncStore)
-        Open[Q] = true;
-      else if (C.Kind == StepKind::GroupWait && C.WaitN == 0 && !C.ReadOnly)
-        Open[Q] = false;
-      else if (C.Kind == StepKind::MmaCommit)
-        Open[static_cast<unsigned>(AsyncQueue::Tcgen05)] = false;
-    }
-    return Open[1] || Open[2] || Open[3];
-  }
-
   /// The threads an agent stands for: its range, less the threads its role does not hold.
   llvm::BitVector agentThreads(const RoleProgram &R, const ConcreteAgent &A) const {
     unsigned Size = std::max(RP.BlockThreads, LastThread + 1);
@@ -479,20 +368,6 @@ private:
         T &= Members;
     }
     return T;
-  }
-
-  /// `0`, `1-127`, `0, 32, 64`: the threads of a part, for its name.
-  static std::string threadList(const llvm::BitVector &T) {
-    std::string Out;
-    for (int I = T.find_first(); I >= 0;) {
-      int J = I;
-      while (J + 1 < int(T.size()) && T.test(J + 1))
-        ++J;
-      Out += (Out.empty() ? "" : ", ") + std::to_string(I) +
-             (J > I ? "-" + std::to_string(J) : std::string());
-      I = T.find_next(J);
-    }
-    return Out;
   }
 
   /// How many times loop L runs for thread T in frame F: Forever where it never ends;
@@ -566,16 +441,6 @@ private:
     return Fork->At;
   }
 
-  /// The first step inside loop items (a part's loop-forever step names its line).
-  static unsigned firstEvent(const RoleProgram &R, const std::vector<RoleItem> &Items) {
-    for (const RoleItem &It : Items) {
-      unsigned E = It.IsLoop ? firstEvent(R, R.Loops[It.Index].Body) : R.Steps[It.Index].Event;
-      if (E != NoIndex)
-        return E;
-    }
-    return NoIndex;
-  }
-
   void items(const RoleProgram &R, const std::vector<RoleItem> &Items, Frame &F,
              ConcreteAgent &A) {
     for (const RoleItem &It : Items) {
@@ -623,7 +488,7 @@ private:
       if (Endless && !Stopped && Out.Unknown.empty()) {
         ConcreteStep C;
         C.Kind = StepKind::Diverge;
-        C.Event = firstEvent(R, L.Body);
+        C.Event = instance::firstEvent(R, L.Body);
         C.Iterations.assign(F.Loops.begin(), F.Loops.end());
         C.Reason = "the loop " + P.loopVar(L.Loop) + " (ptx line " +
                    std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) +
@@ -733,36 +598,6 @@ private:
     return Flag;
   }
 
-  /// Why part A of an agent cannot run step S: the hardware counts or elects by warp (or
-  /// runs a collective by warp or warpgroup) where the parts split one; empty if it can.
-  std::string splitUnit(const RoleStep &S) const {
-    const Event &E = P.Events[S.Event];
-    unsigned Unit = collectiveUnit(S);
-    const char *What = "runs a collective of";
-    if (S.Kind == StepKind::NamedSync || S.Kind == StepKind::NamedArrive) {
-      Unit = WarpSize;
-      What = "counts at a named barrier as one warp of";
-    } else if (!E.Threads.isUnknown() && !E.Threads.elected().empty()) {
-      Unit = WarpSize;
-      What = "elects one lane of";
-    }
-    if (!Unit)
-      return {};
-    for (unsigned First = 0; First < Mask.size(); First += Unit) {
-      unsigned End = std::min<unsigned>(First + Unit, Mask.size());
-      bool Mine = false, Others = false;
-      for (unsigned T = First; T < End; ++T) {
-        Mine |= Mask.test(T);
-        Others |= Whole.test(T) && !Mask.test(T);
-      }
-      if (Mine && Others)
-        return "the hardware " + std::string(What) + " threads " + std::to_string(First) + "-" +
-               std::to_string(End - 1) + " together, and their trip counts differ (" +
-               E.Opcode + ", ptx line " + std::to_string(E.Where.PtxLine) + ")";
-    }
-    return {};
-  }
-
   void step(const RoleProgram &R, unsigned Index, const Frame &F, ConcreteAgent &A) {
     if (!Emit)
       return;
@@ -774,7 +609,8 @@ private:
     if (!N || !*N || !holds(S.When, F))
       return;
     if (!Mask.empty() && S.Unknown.empty())
-      if (std::string Why = splitUnit(S); !Why.empty()) {
+      if (std::string Why = instance::splitUnit(P, S, collectiveUnit(S), Mask, Whole);
+          !Why.empty()) {
         // What follows is not modeled; a search that ends with the part here is unknown.
         ConcreteStep C;
         C.Kind = StepKind::Unknown;

@@ -168,7 +168,7 @@ const ConcreteSystem &twoConsumers(Ring &R, unsigned KTiles, uint32_t EmptyCount
 }
 
 /// twoConsumers as a periodic system: each role's last 2 * Stages k-tiles (3 steps each) are
-/// a cycle all run equally often, and consumer1 reaches an unknown step (a violation) after
+/// a cycle all run equally often, and consumer1 reaches a step that is a violation after
 /// it, which only a schedule that leaves the cycle shows.
 ConcreteSystem periodicConsumers(Ring &R, unsigned KTiles, uint32_t EmptyCount = 2) {
   ConcreteSystem S = twoConsumers(R, KTiles, EmptyCount);
@@ -177,7 +177,9 @@ ConcreteSystem periodicConsumers(Ring &R, unsigned KTiles, uint32_t EmptyCount =
       A.CycleBegin = 3 * (KTiles - 2 * R.Stages);
       A.CycleEnd = 3 * KTiles;
     }
-  S.Agents.back().Steps.emplace_back(); // StepKind::Unknown
+  S.Agents.back().Steps.emplace_back();
+  S.Agents.back().Steps.back().Kind = StepKind::ProxyFence;
+  S.Agents.back().Steps.back().Undefined = "the step after the cycle was reached";
   return S;
 }
 

@@ -363,7 +363,8 @@ TEST(ExploreTest, ACopyCompletingOnAnInitNoFencePublishedIsAViolation) {
   EXPECT_EQ(replay(E->S, E->R.Schedule).Message, E->R.Message);
 }
 
-/// A producer and a consumer of one CTA, each with steps of these kinds and nothing else.
+/// A producer and a consumer of one CTA, each with steps of these kinds and nothing else;
+/// the last is a violation to reach (ConcreteStep::Undefined).
 ConcreteSystem twoAgents(const Protocol &P, std::initializer_list<StepKind> Kinds) {
   ConcreteSystem S;
   S.P = &P;
@@ -374,6 +375,7 @@ ConcreteSystem twoAgents(const Protocol &P, std::initializer_list<StepKind> Kind
       A.Steps.emplace_back();
       A.Steps.back().Kind = K;
     }
+    A.Steps.back().Undefined = "the last step was reached";
     S.Agents.push_back(A);
   }
   return S;
@@ -386,7 +388,7 @@ TEST(ExploreTest, EveryAgentMayBeTheFirstToLeaveItsCycle) {
   // the other always ran ahead, the anchor could never leave, and nothing after the cycle
   // was explored: H5's, B4's and B5's periodic searches never left a cycle.
   Protocol P;
-  ConcreteSystem S = twoAgents(P, {StepKind::ProxyFence, StepKind::Unknown});
+  ConcreteSystem S = twoAgents(P, {StepKind::ProxyFence, StepKind::ProxyFence});
   for (ConcreteAgent &A : S.Agents) {
     A.CycleBegin = 0;
     A.CycleEnd = 1;
@@ -395,7 +397,7 @@ TEST(ExploreTest, EveryAgentMayBeTheFirstToLeaveItsCycle) {
   O.MaxStates = 1000;
   ExploreResult R = explore(S, O);
   ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
-  EXPECT_NE(R.Message.find("an unknown step was reached"), std::string::npos) << R.Message;
+  EXPECT_NE(R.Message.find("the last step was reached"), std::string::npos) << R.Message;
 }
 
 TEST(ExploreTest, AMergedSystemRunsEveryTileCountsEnd) {
@@ -405,7 +407,7 @@ TEST(ExploreTest, AMergedSystemRunsEveryTileCountsEnd) {
   // Tile 0, tile 1, the two-tile launch's end; then the one-tile launch's end.
   Protocol P;
   ConcreteSystem S = twoAgents(P, {StepKind::ProxyFence, StepKind::ProxyFence,
-                                   StepKind::ProxyFence, StepKind::Unknown});
+                                   StepKind::ProxyFence, StepKind::ProxyFence});
   for (ConcreteAgent &A : S.Agents) {
     A.MainEnd = 3;
     A.Exits.push_back({/*At=*/1, /*Begin=*/3, /*End=*/4});
@@ -414,7 +416,7 @@ TEST(ExploreTest, AMergedSystemRunsEveryTileCountsEnd) {
   O.MaxStates = 1000;
   ExploreResult R = explore(S, O);
   ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
-  EXPECT_NE(R.Message.find("an unknown step was reached"), std::string::npos) << R.Message;
+  EXPECT_NE(R.Message.find("the last step was reached"), std::string::npos) << R.Message;
   bool Left = false;
   for (const ScheduleStep &T : R.Schedule)
     Left |= T.Copy == ScheduleStep::LeaveTiles;
@@ -422,7 +424,7 @@ TEST(ExploreTest, AMergedSystemRunsEveryTileCountsEnd) {
   // With a fence there instead, every schedule finishes: neither launch is bad, and no
   // agent runs the two-tile launch's end after the other left after one tile.
   for (ConcreteAgent &A : S.Agents)
-    A.Steps[3].Kind = StepKind::ProxyFence;
+    A.Steps[3].Undefined.clear();
   R = explore(S, O);
   EXPECT_EQ(R.Verdict, ExploreVerdict::Clean) << R.Message;
 }

@@ -1,0 +1,167 @@
+//===- RoleProgramParts.cpp - an instance's agents after unrolling, and their parts ----===//
+//
+// Private to RoleProgramInstance.cpp (InstanceParts.h): what the instantiation does to the
+// agents once every one is unrolled (epilogue steps moved to the roles whose threads run
+// them, named barriers one agent completes alone dropped), and the helpers of threads that
+// part where a loop's trip count differs between them (ConcreteAgent::After).
+//
+//===----------------------------------------------------------------------------------===//
+#include "InstanceParts.h"
+
+#include "wsv/analyzer/Roles.h"
+#include "wsv/models/NamedBarrier.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+void instance::startEpiloguesEarly(ConcreteSystem &Out) {
+  const Protocol &P = *Out.P;
+  for (ConcreteAgent &E : Out.Agents) {
+    if (E.Place != Placement::Epilogue)
+      continue;
+    size_t Kept = 0, I = 0;
+    for (; I < E.Steps.size(); ++I) {
+      const ConcreteStep &C = E.Steps[I];
+      bool AllThreads = ((C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive) &&
+                         C.Count >= Out.BlockThreads) ||
+                        C.Kind == StepKind::ClusterArrive || C.Kind == StepKind::ClusterWait;
+      if (AllThreads)
+        break;
+      llvm::BitVector Threads = reachingThreads(P.Events[C.Event].Threads);
+      ConcreteAgent *Owner = nullptr;
+      unsigned Owners = 0;
+      for (ConcreteAgent &A : Out.Agents) {
+        // A forked agent's threads end in its parts (ConcreteAgent::After).
+        if (A.Place != Placement::Role || A.Cta != E.Cta || A.Forked || Threads.none())
+          continue;
+        bool Holds;
+        if (A.Mask.empty()) {
+          Holds = unsigned(Threads.find_first()) >= A.FirstThread &&
+                  unsigned(Threads.find_last()) < A.FirstThread + std::max(1u, A.Threads);
+        } else {
+          llvm::BitVector Outside = Threads;
+          Outside.resize(std::max(Outside.size(), A.Mask.size()));
+          llvm::BitVector In = A.Mask;
+          In.resize(Outside.size());
+          Holds = !Outside.reset(In).any();
+        }
+        if (Holds)
+          Owner = &A, ++Owners;
+      }
+      if (Owners == 1) { // epilogues have no cycles: nothing to renumber
+        Owner->Steps.push_back(C);
+        continue;
+      }
+      if (Kept == 0) {
+        std::string Assumed = "the epilogue's " + std::string(toString(C.Kind)) +
+                              " at ptx line " +
+                              std::to_string(P.Events[C.Event].Where.PtxLine) +
+                              " runs after every role of its CTA finished";
+        if (!llvm::is_contained(Out.Assumptions, Assumed))
+          Out.Assumptions.push_back(Assumed);
+      }
+      E.Steps[Kept++] = C;
+    }
+    for (; I < E.Steps.size(); ++I)
+      E.Steps[Kept++] = E.Steps[I];
+    E.Steps.resize(Kept);
+  }
+}
+
+void instance::dropPrivateNamedBarriers(ConcreteSystem &Out) {
+  auto IsNamed = [](const ConcreteStep &C) {
+    return C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive;
+  };
+  // (CTA, id) -> the one agent using it, or NoIndex once a second agent does or one of
+  // its steps does not complete the barrier alone.
+  std::map<std::pair<unsigned, uint32_t>, unsigned> Private;
+  for (unsigned A = 0; A < Out.Agents.size(); ++A)
+    for (const ConcreteStep &C : Out.Agents[A].Steps) {
+      if (!IsNamed(C))
+        continue;
+      auto [It, New] = Private.emplace(std::pair{Out.Agents[A].Cta, C.NamedId}, A);
+      models::NamedBarrierFile Fresh;
+      uint64_t Ticket = 0;
+      bool Alone = Fresh.arrive(C.NamedId, C.Count, C.Arriving, Ticket) ==
+                       models::NamedBarrierViolation::None &&
+                   Fresh.passed(C.NamedId, Ticket);
+      if (!Alone || It->second != A)
+        It->second = NoIndex;
+    }
+  for (unsigned A = 0; A < Out.Agents.size(); ++A) {
+    std::vector<ConcreteStep> &Steps = Out.Agents[A].Steps;
+    Steps.erase(std::remove_if(Steps.begin(), Steps.end(),
+                               [&](const ConcreteStep &C) {
+                                 return IsNamed(C) &&
+                                        Private[{Out.Agents[A].Cta, C.NamedId}] == A;
+                               }),
+                Steps.end());
+  }
+}
+
+bool instance::inFlightAtEnd(const ConcreteAgent &A) {
+  bool Open[4] = {false, false, false, false};
+  for (const ConcreteStep &C : A.Steps) {
+    unsigned Q = static_cast<unsigned>(C.Queue);
+    if (C.Kind == StepKind::MmaIssue || C.Kind == StepKind::AsyncStore)
+      Open[Q] = true;
+    else if (C.Kind == StepKind::GroupWait && C.WaitN == 0 && !C.ReadOnly)
+      Open[Q] = false;
+    else if (C.Kind == StepKind::MmaCommit)
+      Open[static_cast<unsigned>(AsyncQueue::Tcgen05)] = false;
+  }
+  return Open[1] || Open[2] || Open[3];
+}
+
+std::string instance::threadList(const llvm::BitVector &T) {
+  std::string Out;
+  for (int I = T.find_first(); I >= 0;) {
+    int J = I;
+    while (J + 1 < int(T.size()) && T.test(J + 1))
+      ++J;
+    Out += (Out.empty() ? "" : ", ") + std::to_string(I) +
+           (J > I ? "-" + std::to_string(J) : std::string());
+    I = T.find_next(J);
+  }
+  return Out;
+}
+
+unsigned instance::firstEvent(const RoleProgram &R, const std::vector<RoleItem> &Items) {
+  for (const RoleItem &It : Items) {
+    unsigned E = It.IsLoop ? firstEvent(R, R.Loops[It.Index].Body) : R.Steps[It.Index].Event;
+    if (E != NoIndex)
+      return E;
+  }
+  return NoIndex;
+}
+
+std::string instance::splitUnit(const Protocol &P, const RoleStep &S, unsigned Unit,
+                                const llvm::BitVector &Mask, const llvm::BitVector &Whole) {
+  const Event &E = P.Events[S.Event];
+  const char *What = "runs a collective of";
+  if (S.Kind == StepKind::NamedSync || S.Kind == StepKind::NamedArrive) {
+    Unit = WarpSize;
+    What = "counts at a named barrier as one warp of";
+  } else if (!E.Threads.isUnknown() && !E.Threads.elected().empty()) {
+    Unit = WarpSize;
+    What = "elects one lane of";
+  }
+  if (!Unit)
+    return {};
+  for (unsigned First = 0; First < Mask.size(); First += Unit) {
+    unsigned End = std::min<unsigned>(First + Unit, Mask.size());
+    bool Mine = false, Others = false;
+    for (unsigned T = First; T < End; ++T) {
+      Mine |= Mask.test(T);
+      Others |= Whole.test(T) && !Mask.test(T);
+    }
+    if (Mine && Others)
+      return "the hardware " + std::string(What) + " threads " + std::to_string(First) + "-" +
+             std::to_string(End - 1) + " together, and their trip counts differ (" +
+             E.Opcode + ", ptx line " + std::to_string(E.Where.PtxLine) + ")";
+  }
+  return {};
+}
