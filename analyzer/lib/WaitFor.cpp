@@ -261,7 +261,9 @@ WaitForAnalysis analyzeWaitFor(const Protocol &P, const Snapshot &S) {
           ConsistentChecks.push_back(Check);
         }
       }
-    if (!W.Named && !Array) {
+    if (!W.Other.empty()) {
+      M.Check = "not a barrier wait: " + W.Other;
+    } else if (!W.Named && !Array) {
       std::string Names;
       for (const BarrierArray &B : P.Barriers)
         Names += (Names.empty() ? "" : ", ") + B.Name;

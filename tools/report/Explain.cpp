@@ -38,6 +38,8 @@ std::string warpsText(const std::vector<unsigned> &Warps) {
 }
 
 std::string waitText(const analyzer::StuckWait &W) {
+  if (!W.Other.empty())
+    return W.Other;
   if (W.Named)
     return "bar.sync " + std::to_string(W.NamedId) + ", " + std::to_string(W.NamedThreads);
   return W.Barrier + "[" + std::to_string(W.Slot) + "] parity " + std::to_string(W.Parity);
@@ -58,12 +60,14 @@ namespace {
 analyzer::StuckWait fromWait(const std::string &Role, const TraceWait &W) {
   analyzer::StuckWait S;
   S.Role = Role;
-  S.Named = !W.isMbarrier();
+  S.Named = W.K == TraceWait::Kind::Named;
   S.Barrier = W.Barrier;
   S.Slot = W.Index;
   S.Parity = W.Parity;
   S.NamedId = W.Id;
   S.NamedThreads = W.Threads;
+  if (W.K == TraceWait::Kind::Other)
+    S.Other = W.Op;
   return S;
 }
 

@@ -129,7 +129,7 @@ void printStuck(const Explanation &E, llvm::raw_ostream &OS) {
   for (unsigned G = 0; G < E.Snap.Stuck.size(); ++G) {
     const analyzer::StuckWait &W = E.Snap.Stuck[G];
     OS << "  " << W.Role << (W.Warps.empty() ? "" : " (" + warpsText(W.Warps) + ")")
-       << " waits " << waitText(W)
+       << (W.Other.empty() ? " waits " : ": ") << waitText(W)
        << " at iteration " << W.FirstIteration;
     if (W.LastIteration != W.FirstIteration)
       OS << ".." << W.LastIteration;
@@ -220,6 +220,10 @@ void printEdges(const Explanation &E, llvm::raw_ostream &OS) {
   OS << "\nwait-for\n";
   for (unsigned G = 0; G < E.Snap.Stuck.size(); ++G) {
     const analyzer::StuckWait &W = E.Snap.Stuck[G];
+    if (!W.Other.empty()) { // no barrier: nothing to wait for
+      OS << "  " << W.Role << ": " << W.Other << "\n";
+      continue;
+    }
     OS << "  " << W.Role << " waits " << waitText(W);
     std::vector<const analyzer::WaitEdge *> Edges;
     for (const analyzer::WaitEdge &Ed : E.WaitFor.Edges)

@@ -18,6 +18,8 @@ namespace wsv {
 namespace report {
 
 std::string TraceWait::str() const {
+  if (K == Kind::Other)
+    return Op;
   if (K == Kind::Named)
     return Op + " " + std::to_string(Id) + ", " + std::to_string(Threads);
   return Barrier + "[" + std::to_string(Index) + "] parity " + std::to_string(Parity);
@@ -28,6 +30,8 @@ bool TraceWait::sameWait(const TraceWait &O) const {
     return false;
   if (K == Kind::Named)
     return Id == O.Id && Threads == O.Threads;
+  if (K == Kind::Other)
+    return Op == O.Op;
   return Barrier == O.Barrier && Index == O.Index && Parity == O.Parity;
 }
 
@@ -188,8 +192,9 @@ bool readWait(Reader &R, const json &Obj, const std::string &Path, TraceWait &W)
     W.Threads = Threads.value_or(0);
     return true;
   }
-  return R.fail(P, "expected an mbarrier wait (barrier, index, parity) or a named barrier "
-                   "(id, threads)");
+  // A solver's agent stopped at something else (a loop that never ends): the op says what.
+  W.K = TraceWait::Kind::Other;
+  return true;
 }
 
 bool readStuck(Reader &R, const json &V, const std::string &P, TraceStuck &S, bool Hw) {

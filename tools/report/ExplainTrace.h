@@ -35,6 +35,8 @@ struct TraceWait {
   enum class Kind : uint8_t {
     Mbarrier, ///< mbarrier.try_wait.parity: Barrier, Index, Parity
     Named,    ///< bar.sync / barrier.sync: Id, Threads
+    Other,    ///< anything else a solver saw an agent stop at: Op says what (a loop that
+              ///< never ends, a role that waits for others to finish)
   };
   Kind K = Kind::Mbarrier;
   std::string Op;      ///< the PTX opcode as the trace writes it

@@ -174,6 +174,8 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
               {"parity", A.Parity.value_or(0)}};
     else if (A.NamedId)
       Wait = {{"op", "bar.sync"}, {"id", *A.NamedId}};
+    else // a loop that never ends, a role waiting for others to finish: what it says
+      Wait = {{"op", A.State.rfind("blocked: ", 0) == 0 ? A.State.substr(9) : A.State}};
     Stuck.push_back({{"role", A.Agent},
                      {"cta", {0, 0, 0}},
                      {"cluster_rank", 0},

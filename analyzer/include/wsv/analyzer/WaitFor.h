@@ -45,6 +45,8 @@ struct StuckWait {
   unsigned Parity = 0;
   unsigned NamedId = 0;
   unsigned NamedThreads = 0;
+  /// Neither: what a solver saw the role stop at (a loop that never ends); no barrier.
+  std::string Other;
   uint64_t FirstIteration = 0, LastIteration = 0;
   unsigned Ctas = 1; ///< CTAs in which these warps were found in this wait
 };
