@@ -55,7 +55,8 @@ const char *fixAdvice(BugClass C) {
            "until the last phase (a producer tail in clusters)";
   case BugClass::TripCount:
     return "run the producer and the consumer loops for the same number of k-tiles (one trip "
-           "count, computed once, for both roles)";
+           "count, computed once, for both roles), and every thread of a role for the same "
+           "number of tiles (advance the scheduler in every thread, not in one)";
   case BugClass::PhaseSkip:
     return "carry the ring's stage and phase across tiles in every role (one counter that "
            "never restarts), so no role falls two phases behind a barrier it waits on";
@@ -286,6 +287,26 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
     D.Class = C;
     return D;
   };
+
+  // Threads of one role that parted at a loop whose trip count differs between them (a
+  // solver names such an agent `writeback.0[threads 1-127]`, RoleProgram.h): the threads
+  // that run on wait for phases nobody gives any more, or never leave the loop.
+  for (const StuckWait &W : S.Stuck) {
+    size_t At = W.Role.find("[threads ");
+    if (At == std::string::npos)
+      continue;
+    std::string Role = W.Role.substr(0, At);
+    std::string Threads = W.Role.substr(At + 9, W.Role.find(']', At) - At - 9);
+    D.Evidence.push_back(
+        "threads " + Threads + " of " + Role + " run a loop more often than the role's other "
+        "threads (its trip count depends on the thread)" +
+        (W.Other.empty() ? ", and wait at iteration " + std::to_string(W.FirstIteration) +
+                               " for " + W.Barrier + "[" + std::to_string(W.Slot) +
+                               "] parity " + std::to_string(W.Parity) +
+                               ", a phase that the roles which finished their count never give"
+                         : ": " + W.Other));
+    return Found(BugClass::TripCount);
+  }
 
   // Named barriers: several roles on one id, or fewer threads than the count.
   for (unsigned G = 0; G < S.Stuck.size(); ++G) {
