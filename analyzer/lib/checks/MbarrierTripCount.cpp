@@ -47,6 +47,16 @@ bool hasBarrierEvent(const Protocol &P, const std::vector<ProtocolItem> &Body) {
   return Any;
 }
 
+/// Whether the loop body waits on a barrier (or peeks at one), or syncs at a named barrier.
+bool waitsInside(const Protocol &P, const std::vector<ProtocolItem> &Body) {
+  bool Any = false;
+  P.forEachEvent(Body, [&](const Event &E, llvm::ArrayRef<const ProtocolLoop *>) {
+    Any |= E.Kind == EventKind::Wait || E.Kind == EventKind::Probe ||
+           E.Kind == EventKind::NamedBarrier;
+  });
+  return Any;
+}
+
 /// The instruction of loop L itself (not of a nested loop) that carries a thread-dependent
 /// value of one of its counters back to the header: where the threads' iteration counts part
 /// (a scheduler step that only some threads take). std::nullopt when none is found.
@@ -90,12 +100,19 @@ void threadDependentTrips(CheckContext &Ctx, const Protocol &P) {
           continue;
         Seen.insert(L);
         SourceRef Where = L->Where.PtxLine ? L->Where : E.Where;
-        Finding &Fd = Ctx.report(Severity::Error,
-                   "the trip count of this loop of the " + R.Name + " depends on the thread (" +
-                       P.exprString(L->Trip.E) +
-                       "), so threads of one role run different numbers of iterations and "
-                       "their barrier arrivals and waits fall into different phases",
-                   Where);
+        // A loop that only arrives (`for (i = tid; i < n; i += 128) arrive(bar)`) is a
+        // count the init must match, which `wsv verify` checks; one that waits puts the
+        // threads' waits into different phases.
+        bool Waits = waitsInside(P, L->Body);
+        std::string Trip = "the trip count of this loop of the " + R.Name +
+                           " depends on the thread (" + P.exprString(L->Trip.E) +
+                           "), so threads of one role run different numbers of iterations";
+        Finding &Fd = Ctx.report(
+            Waits ? Severity::Error : Severity::Warning,
+            Waits ? Trip + " and their barrier arrivals and waits fall into different phases"
+                  : Trip + ": the loop only arrives, so the barrier's count must be the sum of "
+                           "every thread's arrivals (`wsv verify` checks it)",
+            Where);
         if (std::optional<SourceRef> Step = threadDependentStep(P, L->Loop))
           Fd.Notes.push_back({"the loop's counter advances here by a step that depends on "
                               "the thread",
