@@ -24,17 +24,22 @@ bool readsGrid(const Expr *E) {
   });
 }
 
-/// Iterations of the persistent loops in CTA 0's agents: the most any agent runs.
+/// Iterations of the persistent loops in CTA 0's agents: the most any agent runs. Parts of
+/// an agent (ConcreteAgent::After) do not count: threads that never leave the loop run one
+/// pass beyond the others' count.
 uint64_t tilesOf(const ConcreteSystem &S, const std::vector<LoopId> &Persistent) {
   uint64_t Tiles = 0;
   bool Any = false;
-  for (const ConcreteAgent &A : S.Agents)
+  for (const ConcreteAgent &A : S.Agents) {
+    if (A.After != NoIndex)
+      continue;
     for (const ConcreteStep &C : A.Steps)
       for (const auto &[L, V] : C.Iterations)
         if (std::find(Persistent.begin(), Persistent.end(), L) != Persistent.end()) {
           Tiles = std::max(Tiles, V + 1);
           Any = true;
         }
+  }
   return Any ? Tiles : 0;
 }
 
