@@ -45,7 +45,8 @@
 //
 // What is found:
 //  - deadlock: a state where some agent has not finished and nothing can move; each blocked
-//    agent says what it waits for (barrier slot and parity, named barrier, wait_group, ...)
+//    agent says what it waits for (barrier slot and parity, named barrier, wait_group, ...),
+//    or that its threads never leave a loop (a Diverge step: their counter steps by 0)
 //  - race: a TMA load into a buffer slot while an MMA, bulk store or a copy of the slot may
 //    still be reading or filling it; a read (MMA operand, bulk store source, ld.shared) of a
 //    slot whose fill is in flight or that nothing filled yet; a generic write into a slot a
@@ -66,8 +67,9 @@
 //    tcgen05.commit reaching a CTA's barrier after every agent of that CTA finished (its
 //    shared memory is gone: a cluster peer left early, or a CTA left with a copy in flight)
 //  - clean: every schedule ends with every agent finished and nothing in flight
-//  - unknown: the system could not be built (ConcreteSystem::Unknown), or the state bound
-//    was reached before the search ended (never a clean verdict then)
+//  - unknown: the system could not be built (ConcreteSystem::Unknown), the state bound
+//    was reached before the search ended, or a schedule ended with an agent at a step the
+//    model cannot run (a concrete Unknown step; other states may still show a bug)
 //
 //===----------------------------------------------------------------------------------===//
 #pragma once

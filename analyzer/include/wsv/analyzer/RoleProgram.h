@@ -22,6 +22,14 @@
 //    agent's thread-dependent values (a bar.sync id of %tid.x / 128 + 1) are those of
 //    its first thread, and the instantiation checks that its last thread agrees. CTA ranks of
 //    a cluster are separate agents; expressions read %cluster_ctarank as the agent's rank.
+//  - Parts. A loop whose trip count differs between an agent's threads (each thread's count
+//    is evaluated) ends the agent at the first iteration that not all of them run; each
+//    group of threads with one count goes on from there as an agent of its own
+//    (ConcreteAgent::After), with its own thread counts. Threads whose counter steps by 0
+//    (RoleLoop::Forever) run one pass beyond the longest count and stop at a Diverge step.
+//    A part that would reach a named barrier, an elected lane or a warp collective without
+//    the rest of its warp stops at an Unknown step instead: the hardware counts those by
+//    warp, which the model does not run for parts.
 //  - Order. Role agents of a CTA start once that CTA's prologue agent has finished; the
 //    epilogue agent starts once every role agent of its CTA has finished (the roles join).
 //  - Thread counts. `Threads` is how many threads of one agent execute the step: elected
