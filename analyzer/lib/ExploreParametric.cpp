@@ -420,12 +420,6 @@ void Prover::run() {
   std::vector<ConcreteSystem> SmallSystems;
   for (uint64_t KV : SmallKs)
     SmallSystems.push_back(instance(KV));
-  auto SmallDone = exploreAhead(pointers(SmallSystems));
-  for (size_t I = 0; I < SmallKs.size(); ++I)
-    if (!explore(SmallSystems[I], R.Parameter + " = " + std::to_string(SmallKs[I]),
-                 launch(SmallKs[I]), SmallDone.empty() ? nullptr : &SmallDone[I].first,
-                 SmallDone.empty() ? 0 : SmallDone[I].second))
-      return;
   // The periodic systems, built first (a base that cannot be built is unknown in its turn).
   std::vector<ConcreteSystem> Periodic;
   std::vector<std::string> Broken;
@@ -437,18 +431,25 @@ void Prover::run() {
                       " iterations are not contiguous for " + R.Parameter + " = " +
                       std::to_string(KV);
   }
-  std::vector<const ConcreteSystem *> Runnable;
+  // The small launches and the periodic systems explored at once (their results taken in
+  // order below), so that no thread waits for the last small launch.
+  std::vector<const ConcreteSystem *> Runnable = pointers(SmallSystems);
   for (size_t I = 0; I < Periodic.size(); ++I)
     if (Broken[I].empty())
       Runnable.push_back(&Periodic[I]);
-  auto PeriodicDone = exploreAhead(Runnable);
-  size_t Index = 0, Ran = 0;
+  auto AllDone = exploreAhead(Runnable);
+  for (size_t I = 0; I < SmallKs.size(); ++I)
+    if (!explore(SmallSystems[I], R.Parameter + " = " + std::to_string(SmallKs[I]),
+                 launch(SmallKs[I]), AllDone.empty() ? nullptr : &AllDone[I].first,
+                 AllDone.empty() ? 0 : AllDone[I].second))
+      return;
+  size_t Index = 0, Ran = SmallKs.size();
   for (const auto &[TV, KV] : Bases) {
     size_t I = Index++;
     if (!Broken[I].empty())
       return void(unknown(Broken[I]));
-    const ExploreResult *Done = PeriodicDone.empty() ? nullptr : &PeriodicDone[Ran].first;
-    double DoneMs = PeriodicDone.empty() ? 0 : PeriodicDone[Ran].second;
+    const ExploreResult *Done = AllDone.empty() ? nullptr : &AllDone[Ran].first;
+    double DoneMs = AllDone.empty() ? 0 : AllDone[Ran].second;
     ++Ran;
     const ConcreteSystem &S = Periodic[I];
     std::string What = R.Parameter + " = " + std::to_string(KV) + " + " +
