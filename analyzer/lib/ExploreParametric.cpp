@@ -305,7 +305,7 @@ bool Prover::findThresholds(unsigned M, std::initializer_list<unsigned> TileThre
       if (E > M)
         continue;
       std::vector<unsigned> Level(RP.Programs.size(), 0);
-      for (;;) {
+      auto Configure = [&](const std::vector<unsigned> &Levels) {
         Period = M;
         TailLength = E;
         TileThreshold = Ct;
@@ -314,7 +314,7 @@ bool Prover::findThresholds(unsigned M, std::initializer_list<unsigned> TileThre
         // Every varying loop's cycle must start at or after its threshold.
         int64_t Need = M + E;
         for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
-          Thresholds[PI] = Candidates[Level[PI]];
+          Thresholds[PI] = Candidates[Levels[PI]];
           if (Varying[PI] == NoIndex)
             continue;
           Threshold = std::max(Threshold, Rates[PI] * Thresholds[PI]);
@@ -324,15 +324,31 @@ bool Prover::findThresholds(unsigned M, std::initializer_list<unsigned> TileThre
         }
         Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
         NTmin = Ct + M;
+      };
+      for (;;) {
+        Configure(Level);
         R.Verdict = ExploreVerdict::Unknown;
         R.Reason.clear();
         FailedProgram = NoIndex;
+        FailedLemma = SIZE_MAX;
         if (proveLemmas(M, E))
           return true;
         if (FirstFailure.empty())
           FirstFailure = R.Reason;
         if (FailedProgram == NoIndex || Level[FailedProgram] + 1 >= Candidates.size())
           break;
+        // Larger thresholds only add to a lemma's hypotheses (T >= Tmin, k >= a program's
+        // threshold): a lemma false with every threshold at its largest candidate is false
+        // with any, so no round of this tail can pass (H1 and B1 ran 15 failing rounds
+        // before the tail of 4 passed).
+        if (FailedLemma != SIZE_MAX) {
+          Probe = FailedLemma;
+          Configure(std::vector<unsigned>(RP.Programs.size(), Candidates.size() - 1));
+          proveLemmas(M, E);
+          Probe.reset();
+          if (FailsForSure)
+            break;
+        }
         ++Level[FailedProgram];
       }
     }

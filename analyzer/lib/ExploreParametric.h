@@ -136,6 +136,12 @@ private:
   unsigned Threshold = 0;
   /// Set when a lemma that assumes a program's threshold fails (Lemma::Program).
   unsigned FailedProgram = NoIndex;
+  /// The index of the first lemma validAll found failing (SIZE_MAX: none).
+  size_t FailedLemma = SIZE_MAX;
+  /// Set: proveLemmas asks only this lemma (of the list it builds), and says whether Z3
+  /// found it false (FailsForSure) rather than validating them all.
+  std::optional<size_t> Probe;
+  bool FailsForSure = false;
   std::set<uint64_t> CleanK; ///< launches already explored without a bug
   uint64_t Tmin = 0;
 
