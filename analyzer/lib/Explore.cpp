@@ -41,6 +41,11 @@ std::string deadlockMessage(const ConcreteSystem &S, const std::vector<BlockedAg
   return M;
 }
 
+/// Whether a blocked agent stands at a step the model cannot run (StepKind::Unknown).
+bool atUnknown(const ConcreteSystem &S, const BlockedAgent &B) {
+  return S.Agents[B.Agent].Steps[B.Step].Kind == StepKind::Unknown;
+}
+
 /// Fills the verdict for a state reached without a race or violation.
 void judgeEnd(const ConcreteSystem &S, const Simulator &Sim, const State &St,
               ExploreResult &R) {
@@ -54,23 +59,13 @@ void judgeEnd(const ConcreteSystem &S, const Simulator &Sim, const State &St,
   // An agent stopped where the model ends (a part of a warp at a named barrier) might have
   // gone on: no deadlock can be claimed.
   for (const BlockedAgent &B : R.Blocked)
-    if (S.Agents[B.Agent].Steps[B.Step].Kind == StepKind::Unknown) {
+    if (atUnknown(S, B)) {
       R.Verdict = ExploreVerdict::Unknown;
       R.Message = S.Agents[B.Agent].Name + " " + B.Reason;
       return;
     }
   R.Verdict = ExploreVerdict::Deadlock;
   R.Message = deadlockMessage(S, R.Blocked);
-}
-
-/// Whether an agent stands at a step the model cannot run (StepKind::Unknown).
-bool atUnknown(const ConcreteSystem &S, const State &St) {
-  for (unsigned A = 0; A < S.Agents.size(); ++A) {
-    uint32_t Pc = St.Agents[A].Pc;
-    if (Pc < S.Agents[A].Steps.size() && S.Agents[A].Steps[Pc].Kind == StepKind::Unknown)
-      return true;
-  }
-  return false;
 }
 
 /// A race or violation needs only the steps that lead to it: stops agents early, one
@@ -257,7 +252,8 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     if (Moves.empty()) {
       if (Sim.finished(St))
         continue;
-      if (atUnknown(S, St)) {
+      if (llvm::any_of(Sim.blocked(St),
+                       [&](const BlockedAgent &B) { return atUnknown(S, B); })) {
         // Not a deadlock, perhaps: other states may still show a real one.
         if (Incomplete.empty())
           Incomplete = Finish(Path(Id, nullptr)).Message;

@@ -36,9 +36,6 @@ void dropPrivateNamedBarriers(ConcreteSystem &Out);
 /// after the last wait_group 0 of its queue (tcgen05: after the last commit).
 bool inFlightAtEnd(const ConcreteAgent &A);
 
-/// `0`, `1-127`, `0, 32, 64`: the threads of a part, for its name.
-std::string threadList(const llvm::BitVector &T);
-
 /// The first step inside loop items (a part's loop-forever step names its line).
 unsigned firstEvent(const RoleProgram &R, const std::vector<RoleItem> &Items);
 

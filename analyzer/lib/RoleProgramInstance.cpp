@@ -295,6 +295,8 @@ private:
     A.Place = R.Place;
     A.FirstThread = R.FirstThread + Copy * R.CopyStride;
     A.Threads = R.CopyThreads;
+    // What a part of this agent shares with it (ConcreteAgent::After).
+    const ConcreteAgent Shell = A;
     std::string Base = R.Name + (R.Copies > 1 ? "." + std::to_string(Copy) : std::string());
     A.Name = Base + "@cta" + std::to_string(Cta);
     LastThread = A.FirstThread + std::max(1u, A.Threads) - 1;
@@ -307,8 +309,7 @@ private:
     Frame F;
     F.Cta = Cta;
     F.Thread = A.FirstThread;
-    bool Runs = holds(R.When, F);
-    if (Runs)
+    if (holds(R.When, F))
       items(R, R.Body, F, A);
     if (!Fork || !Out.Unknown.empty()) {
       Out.Agents.push_back(std::move(A));
@@ -327,16 +328,12 @@ private:
     Out.Agents.push_back(std::move(A));
     ForkPoint Point = std::move(*Fork);
     for (const auto &[Trip, Threads] : Point.Parts) {
-      ConcreteAgent Part;
-      Part.Program = Program;
-      Part.Cta = Cta;
-      Part.Copy = Copy;
-      Part.Place = R.Place;
+      ConcreteAgent Part = Shell;
       Part.After = Before;
       Part.Mask = Threads;
       Part.FirstThread = static_cast<unsigned>(Threads.find_first());
       Part.Threads = static_cast<unsigned>(Threads.count());
-      Part.Name = Base + "[threads " + instance::threadList(Threads) + "]@cta" + std::to_string(Cta);
+      Part.Name = Base + "[threads " + threadList(Threads) + "]@cta" + std::to_string(Cta);
       LastThread = static_cast<unsigned>(Threads.find_last());
       ProbesRun = 0; // a probe of the shared part sets no flag of this one
       Mask = Threads;

@@ -116,7 +116,7 @@ bool instance::inFlightAtEnd(const ConcreteAgent &A) {
   return Open[1] || Open[2] || Open[3];
 }
 
-std::string instance::threadList(const llvm::BitVector &T) {
+std::string wsv::analyzer::threadList(const llvm::BitVector &T) {
   std::string Out;
   for (int I = T.find_first(); I >= 0;) {
     int J = I;

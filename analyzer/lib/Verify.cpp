@@ -85,7 +85,13 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
     AgentState A;
     A.Agent = AgentName(B.Agent);
     A.State = "blocked: " + B.Reason;
+    A.Reason = B.Reason;
     A.Blocked = true;
+    if (const ConcreteAgent &Ag = S.Agents[B.Agent]; Ag.After != NoIndex) {
+      const std::string &Of = S.Agents[Ag.After].Name;
+      A.PartOf = Of.substr(0, Of.find('@')); // the agent, in any CTA
+      A.PartThreads = threadList(Ag.Mask);
+    }
     const ConcreteStep &C = S.Agents[B.Agent].Steps[B.Step];
     if (C.Event < P.Events.size())
       A.PtxLine = P.Events[C.Event].Where.PtxLine;

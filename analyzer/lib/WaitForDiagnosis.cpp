@@ -289,16 +289,13 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
   };
 
   // Threads of one role that parted at a loop whose trip count differs between them (a
-  // solver names such an agent `writeback.0[threads 1-127]`, RoleProgram.h): the threads
-  // that run on wait for phases nobody gives any more, or never leave the loop.
+  // solver's part of an agent, RoleProgram.h): the threads that run on wait for phases
+  // nobody gives any more, or never leave the loop.
   for (const StuckWait &W : S.Stuck) {
-    size_t At = W.Role.find("[threads ");
-    if (At == std::string::npos)
+    if (W.PartOf.empty())
       continue;
-    std::string Role = W.Role.substr(0, At);
-    std::string Threads = W.Role.substr(At + 9, W.Role.find(']', At) - At - 9);
     D.Evidence.push_back(
-        "threads " + Threads + " of " + Role + " run a loop more often than the role's other "
+        "threads " + W.PartThreads + " of " + W.PartOf + " run a loop more often than the role's other "
         "threads (its trip count depends on the thread)" +
         (W.Other.empty() ? ", and wait at iteration " + std::to_string(W.FirstIteration) +
                                " for " + W.Barrier + "[" + std::to_string(W.Slot) +

@@ -94,6 +94,13 @@ void buildSnapshot(const Trace &T, Explanation &E) {
       S.FirstIteration = G.FirstIteration;
       S.LastIteration = G.LastIteration;
       S.Ctas = G.Ctas;
+      // A group of an explorer's parts of agents: its records say which.
+      for (const TraceStuck &R : T.Stuck)
+        if (!R.PartOf.empty() && R.Role == G.Role && R.Wait.sameWait(G.Wait)) {
+          S.PartOf = R.PartOf;
+          S.PartThreads = R.PartThreads;
+          break;
+        }
       E.Snap.Stuck.push_back(std::move(S));
     }
   } else {
@@ -106,6 +113,8 @@ void buildSnapshot(const Trace &T, Explanation &E) {
       if (It == E.Snap.Stuck.end()) {
         analyzer::StuckWait S = fromWait(R.Role, R.Wait);
         S.FirstIteration = S.LastIteration = R.Iteration;
+        S.PartOf = R.PartOf;
+        S.PartThreads = R.PartThreads;
         S.Ctas = 0;
         E.Snap.Stuck.push_back(std::move(S));
         It = E.Snap.Stuck.end() - 1;

@@ -220,6 +220,9 @@ bool readStuck(Reader &R, const json &V, const std::string &P, TraceStuck &S, bo
   S.PtxLine = Line.value_or(0);
   if (V.contains("cta") && !R.dim3(V, P, "cta", S.Cta))
     return false;
+  if (!R.string(V, P, "part_of", S.PartOf, /*Required=*/false) ||
+      !R.string(V, P, "threads", S.PartThreads, /*Required=*/false))
+    return false;
   if (const json *It = R.field(V, P, "iteration", /*Required=*/false)) {
     if (It->is_string()) {
       S.IterationText = It->get<std::string>();

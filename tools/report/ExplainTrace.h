@@ -65,6 +65,9 @@ struct TraceStuck {
   uint64_t Iteration = 0; ///< the role's loop counter when the wait began
   std::string IterationText; ///< a solver's counters as it wrote them (`t=1 k=3`), or ""
   unsigned PtxLine = 0;      ///< where a solver says the wait is; 0 when not given
+  /// A solver's part of an agent whose threads parted at a loop: the agent and its threads
+  /// (`writeback.0`, `1-127`); empty otherwise.
+  std::string PartOf, PartThreads;
   uint64_t SinceNs = 0;   ///< %globaltimer when the wait began (0 for solver traces)
   uint64_t CapturedNs = 0;
   bool Reporter = false;

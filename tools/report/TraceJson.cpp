@@ -105,6 +105,11 @@ json report::traceToJson(const ConcreteSystem &S, const ExploreResult &R,
                      {"since_ns", 0},
                      {"captured_ns", 0},
                      {"reporter", false}});
+    if (A.After != NoIndex) { // threads of one agent that parted at a loop
+      const std::string &Of = S.Agents[A.After].Name;
+      Stuck.back()["part_of"] = Of.substr(0, Of.find('@'));
+      Stuck.back()["threads"] = threadList(A.Mask);
+    }
     std::string Key = programName(S, A) + "\n" + W.dump();
     json &G = Summary[Key];
     if (G.is_null())

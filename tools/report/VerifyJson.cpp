@@ -175,13 +175,17 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
     else if (A.NamedId)
       Wait = {{"op", "bar.sync"}, {"id", *A.NamedId}};
     else // a loop that never ends, a role waiting for others to finish: what it says
-      Wait = {{"op", A.State.rfind("blocked: ", 0) == 0 ? A.State.substr(9) : A.State}};
+      Wait = {{"op", A.Reason}};
     Stuck.push_back({{"role", A.Agent},
                      {"cta", {0, 0, 0}},
                      {"cluster_rank", 0},
                      {"wait", std::move(Wait)},
                      {"iteration", A.Iterations},
                      {"ptx_line", A.PtxLine}});
+    if (!A.PartOf.empty()) { // threads of one agent that parted at a loop
+      Stuck.back()["part_of"] = A.PartOf;
+      Stuck.back()["threads"] = A.PartThreads;
+    }
   }
   json Steps = json::array();
   for (const analyzer::VerifyStep &S : V.Schedule) {

@@ -173,6 +173,9 @@ struct ThreadCount {
 /// (one per warp with a thread in Mask), and threads under CTA-uniform conditions.
 ThreadCount countIn(const ThreadSet &S, const llvm::BitVector &Mask);
 
+/// `0`, `1-127`, `0, 32, 64`: a set of threads (bits by %tid.x) as ranges, for names.
+std::string threadList(const llvm::BitVector &T);
+
 struct SlotExpr {
   unsigned Array = NoIndex;       ///< Protocol::Barriers or Protocol::Buffers
   const Expr *Slot = nullptr;     ///< the slot, closed form

@@ -65,6 +65,10 @@ struct VerifyStep {
 struct AgentState {
   std::string Agent;
   std::string State; ///< `finished`, `blocked at Wait empty[k%4] parity 0`, ...
+  std::string Reason; ///< blocked: what it waits for (State without `blocked: `)
+  /// A part of an agent (ConcreteAgent::After): the agent it parted from and its threads
+  /// (`writeback.0`, `1-127`); empty otherwise.
+  std::string PartOf, PartThreads;
   unsigned PtxLine = 0;
   bool Blocked = false;
   /// Blocked on an mbarrier wait: which slot, for which parity; on a named barrier: its id.

@@ -47,6 +47,9 @@ struct StuckWait {
   unsigned NamedThreads = 0;
   /// Neither: what a solver saw the role stop at (a loop that never ends); no barrier.
   std::string Other;
+  /// A solver's part of an agent whose threads parted at a loop (its trip count differs
+  /// between them): the agent and the part's threads; empty otherwise.
+  std::string PartOf, PartThreads;
   uint64_t FirstIteration = 0, LastIteration = 0;
   unsigned Ctas = 1; ///< CTAs in which these warps were found in this wait
 };
