@@ -175,6 +175,9 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     std::unique_ptr<State> Unpacked; // a pointer: a packed entry must not carry a State
     std::string Packed;
     uint32_t Id;
+    // Landings its parent did not take alone, when a step taken alone led here (the
+    // reduction's hint: Simulator::enabled).
+    std::vector<LoadInFlight> Late;
   };
   std::deque<Waiting> Frontier;
   KeyWriter Packer, Key;
@@ -182,7 +185,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   // into one keeps the storage of its vectors, so that copying the next successor into it
   // allocates nothing (a fresh State did a few dozen allocations).
   std::vector<std::unique_ptr<State>> Spare;
-  auto Push = [&](State &St, uint32_t Id) {
+  auto Push = [&](State &St, uint32_t Id, std::vector<LoadInFlight> Late) {
     if (Frontier.size() < Options.PackBeyond) {
       std::unique_ptr<State> Box;
       if (Spare.empty()) {
@@ -192,18 +195,18 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         Spare.pop_back();
       }
       std::swap(*Box, St);
-      Frontier.push_back({std::move(Box), {}, Id});
+      Frontier.push_back({std::move(Box), {}, Id, std::move(Late)});
       return;
     }
     Packer.clear();
     St.save(Packer);
-    Frontier.push_back({nullptr, Packer.bytes().str(), Id});
+    Frontier.push_back({nullptr, Packer.bytes().str(), Id, std::move(Late)});
   };
   State Init = Sim.initial();
   Sim.key(Init, Key);
   Seen.insert(Key.bytes());
   Nodes.push_back({UINT32_MAX, {}});
-  Push(Init, 0);
+  Push(Init, 0, {});
 
   auto Path = [&](uint32_t N, const ScheduleStep *Last) {
     std::vector<ScheduleStep> P;
@@ -232,6 +235,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
   // Next is assigned or swapped, never built, for each transition: its vectors keep their
   // storage from one transition to the next (and Push swaps in a spare's).
   State St, Next;
+  std::vector<LoadInFlight> Stale;
   while (!Frontier.empty()) {
     Waiting &Front = Options.DepthFirst ? Frontier.back() : Frontier.front();
     if (Front.Unpacked) {
@@ -244,11 +248,14 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
       St.load(Front.Packed);
     }
     uint32_t Id = Front.Id;
+    std::vector<LoadInFlight> Late = std::move(Front.Late);
     if (Options.DepthFirst)
       Frontier.pop_back();
     else
       Frontier.pop_front();
-    std::vector<ScheduleStep> Moves = Sim.enabled(St, Options.PartialOrder);
+    std::vector<ScheduleStep> Moves = Sim.enabled(St, Options.PartialOrder, Late, Stale);
+    // A step taken alone passes on the landings that were not.
+    bool Alone = Moves.size() == 1 && Moves[0].K == ScheduleStep::Kind::Execute;
     if (Moves.empty()) {
       if (Sim.finished(St))
         continue;
@@ -292,7 +299,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.States = Nodes.size();
         return R;
       }
-      Push(Next, NextId);
+      Push(Next, NextId, Alone ? Stale : std::vector<LoadInFlight>());
     }
   }
   R.Verdict = ExploreVerdict::Clean;

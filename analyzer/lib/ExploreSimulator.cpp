@@ -292,11 +292,21 @@ bool Simulator::stepEnabled(const State &St, unsigned Agent) const {
 }
 
 std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const {
+  std::vector<LoadInFlight> Stale;
+  return enabled(St, Reduce, {}, Stale);
+}
+
+std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce,
+                                             llvm::ArrayRef<LoadInFlight> Late,
+                                             std::vector<LoadInFlight> &Stale) const {
   std::vector<ScheduleStep> Out;
+  Stale.clear();
   for (const LoadInFlight &L : St.Loads) {
-    ScheduleStep T{ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy};
-    if (Reduce && loadCommutes(St, L))
-      return {T};
+    if (!Reduce)
+      break;
+    if (!llvm::is_contained(Late, L) && loadCommutes(St, L))
+      return {{ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy}};
+    Stale.push_back(L);
   }
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     // Leaving the tile loop is never taken alone: it fixes where every agent leaves; nor is
@@ -317,6 +327,9 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce) const
     if (!Alone.empty())
       return Alone;
   }
+  for (const LoadInFlight &L : St.Loads)
+    if (Reduce && llvm::is_contained(Late, L) && loadCommutes(St, L))
+      return {{ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy}};
   for (const LoadInFlight &L : St.Loads)
     Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
   size_t Before = Out.size();

@@ -176,6 +176,16 @@ public:
   /// Transitions enabled in St, in a fixed order; with Reduce, a single local step when one
   /// is enabled.
   std::vector<ScheduleStep> enabled(const State &St, bool Reduce) const;
+  /// The same with a hint for the reduction: the landings in Late are tried alone only after
+  /// every agent's step (not at all when one is taken alone), and Stale receives the landings
+  /// not taken alone here, checked or not. The explorer passes a state's Stale on as Late to
+  /// the state one step taken alone leads to: a landing that did not commute mostly still
+  /// does not after one more step, and finding that out walks everything that may come first.
+  /// Which commuting transition goes alone changes which states are expanded, never what
+  /// they lead to.
+  std::vector<ScheduleStep> enabled(const State &St, bool Reduce,
+                                    llvm::ArrayRef<LoadInFlight> Late,
+                                    std::vector<LoadInFlight> &Stale) const;
   /// Also the completions a schedule may take one operation at a time (replay).
   bool isEnabled(const State &St, const ScheduleStep &T) const;
   /// A canonical encoding for hashing. For a periodic system it leaves out what grows

@@ -32,8 +32,10 @@
 // arrive only through the commits pending now; an agent that starts only once others
 // finished (the roles after their CTA's prologue) runs nothing first while one of those
 // cannot finish first. A landing taken alone goes before any step taken alone, so that the
-// copies in flight when agents move on depend less on the path; tcgen05 work completes
-// alone on the same terms. Copies of one role reach their own parts of a slot (as in the
+// copies in flight when agents move on depend less on the path, except one that did not
+// commute in the state a step taken alone came from: it is tried after the steps then (its
+// test walks everything that may come first, and mostly fails again); tcgen05 work
+// completes alone on the same terms. Copies of one role reach their own parts of a slot (as in the
 // race check), so their accesses commute once the slot is filled. Reaching another CTA's barrier touches that CTA's exit, which may come first when
 // every one of its agents may finish first. A step that ends its agent is never taken alone
 // (the next phase starts), nor the end of a free pass of one agent with a cycle (the anchor:
