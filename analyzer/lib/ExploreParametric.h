@@ -83,6 +83,14 @@ private:
   /// worker with solvers of its own; the verdict, the reason and the count of queries are
   /// those of asking them one by one.
   bool validAll(const std::vector<Lemma> &Lemmas);
+  /// validAll's second part: the lemmas Which of Lemmas, each on its own, in order.
+  bool validEach(const std::vector<Lemma> &Lemmas, const std::vector<size_t> &Which);
+  /// Z3's answer to each claim (Grid(I): a grid solver for claim I), on up to Threads
+  /// workers; with StopAtFailure, claims after the first that is not valid may go unasked.
+  /// Budget (0: none) caps each query's resource count below the solvers' own.
+  std::vector<SolverResult> askAll(const std::vector<const Expr *> &Claims,
+                                   llvm::function_ref<bool(size_t)> Grid, bool StopAtFailure,
+                                   unsigned Threads, uint64_t Budget = 0);
   std::vector<std::unique_ptr<Solver>> WorkerZ3, WorkerGridZ3;
   /// What holds whatever the period: the varying loops' trip counts in T, and every value
   /// depending on the parameter only through T. Proved once.

@@ -21,11 +21,17 @@ public:
       : TimeoutMs(TimeoutMs), ResourceLimit(ResourceLimit), Sample(Sample) {}
 
   SolverResult isValid(const Expr *Predicate) override {
+    return isValidWithin(Predicate, ResourceLimit);
+  }
+
+  SolverResult isValidWithin(const Expr *Predicate, uint64_t Budget) override {
     // A sampled counterexample answers without Z3, which takes milliseconds even to say no.
     if (Sample && sample(Predicate, /*Want=*/false))
       return {SolverAnswer::No, ""};
     // Valid when its negation has no model.
-    SolverResult R = check(Predicate, /*Negate=*/true);
+    SolverResult R = check(Predicate, /*Negate=*/true,
+                           ResourceLimit && Budget ? std::min(Budget, ResourceLimit)
+                                                   : std::max(Budget, ResourceLimit));
     if (R.Answer == SolverAnswer::Yes)
       return {SolverAnswer::No, ""};
     if (R.Answer == SolverAnswer::No)
@@ -273,10 +279,14 @@ private:
 
   // Asks whether Predicate (or its negation) has a model: Yes = sat, No = unsat.
   SolverResult check(const Expr *Predicate, bool Negate) {
+    return check(Predicate, Negate, ResourceLimit);
+  }
+
+  SolverResult check(const Expr *Predicate, bool Negate, uint64_t Limit) {
     try {
       z3::context &C = context();
       Encoder E(C);
-      z3::solver S = makeSolver(C, TimeoutMs, ResourceLimit);
+      z3::solver S = makeSolver(C, TimeoutMs, Limit);
       z3::expr F = E.truth(Predicate);
       S.add(Negate ? !F : F);
       E.addRanges(S);

@@ -54,6 +54,9 @@ public:
 
   /// Whether the predicate holds for every value of its leaves.
   virtual SolverResult isValid(const Expr *Predicate) = 0;
+  /// The same, giving up (Unknown) after at most Budget units of the resource count, for a
+  /// question that has a cheaper way to an answer when this one takes long.
+  virtual SolverResult isValidWithin(const Expr *Predicate, uint64_t Budget) = 0;
   /// Whether some value of its leaves makes the predicate true.
   virtual SolverResult isSatisfiable(const Expr *Predicate) = 0;
   /// How many assignments of Vars (leaves, each within its range) make the predicate true
