@@ -3,7 +3,8 @@
 // A periodic system (Explore.h, ExploreParametric.cpp) lets each agent run its cycle again
 // or leave it; every agent runs the same number of passes, fixed by the first to leave. A
 // persistent kernel's tiles each have an inner cycle whose count their first leaver fixes.
-// A merged system's agents leave the tile loop at the exit the first to leave fixes.
+// A merged system's agents leave the tile loop at the exit the first to leave fixes; at an
+// exit inside the cycle of tiles, in the pass the first to leave was in.
 //
 //===----------------------------------------------------------------------------------===//
 #include "ExploreSimulator.h"
@@ -104,19 +105,50 @@ int Simulator::firstOpenExit(const State &St) const {
   return First;
 }
 
+bool Simulator::cycleExitOpen(const State &St, int I, uint32_t Laps) const {
+  // Once an agent left at a cycle's end, every agent leaves there.
+  if (St.ExitLaps >= 0)
+    return false;
+  for (unsigned B = 0; B < S.Agents.size(); ++B) {
+    const ConcreteAgent &Ag = S.Agents[B];
+    if (Ag.Exits.empty())
+      continue;
+    const AgentState &BS = St.Agents[B];
+    // Steps from the cycle's end on are outside it (the main steps after the tile loop,
+    // and the blocks after exits, which no agent is in while no exit is fixed).
+    if (BS.Pc >= Ag.CycleEnd || BS.Laps > Laps ||
+        (BS.Laps == Laps && BS.Pc > Ag.Exits[I].At))
+      return false;
+  }
+  return true;
+}
+
+std::pair<uint32_t, uint32_t> Simulator::exitBlock(unsigned Agent, int I, uint32_t Laps) const {
+  const ConcreteAgent::Exit &E = S.Agents[Agent].Exits[I];
+  if (E.InCycle && Laps > 0)
+    return {E.LateBegin, E.LateEnd};
+  return {E.Begin, E.End};
+}
+
 int Simulator::exitNow(const State &St, unsigned Agent) const {
   int I = ExitAt[Agent][St.Agents[Agent].Pc];
   if (I < 0)
     return -1;
+  uint32_t Laps = St.Agents[Agent].Laps;
+  bool InCycle = S.Agents[Agent].Exits[I].InCycle;
   if (St.TailExit >= 0)
-    return St.TailExit == I ? I : -1;
+    return St.TailExit == I && (!InCycle || St.TailLaps == Laps) ? I : -1;
+  if (InCycle)
+    return cycleExitOpen(St, I, Laps) ? I : -1;
   return I >= firstOpenExit(St) ? I : -1;
 }
 
 void Simulator::leaveTiles(State &St, unsigned Agent, int I) const {
-  const ConcreteAgent::Exit &E = S.Agents[Agent].Exits[I];
+  uint32_t Laps = St.Agents[Agent].Laps;
   St.TailExit = I;
-  St.Agents[Agent].Pc = E.Begin < E.End ? E.Begin : S.Agents[Agent].Steps.size();
+  St.TailLaps = S.Agents[Agent].Exits[I].InCycle ? Laps : 0;
+  auto [Begin, End] = exitBlock(Agent, I, Laps);
+  St.Agents[Agent].Pc = Begin < End ? Begin : S.Agents[Agent].Steps.size();
 }
 
 std::vector<unsigned> Simulator::choices(const State &St, unsigned Agent) const {
@@ -124,8 +156,9 @@ std::vector<unsigned> Simulator::choices(const State &St, unsigned Agent) const 
   const ConcreteAgent &A = S.Agents[Agent];
   int I = innerEnd(St, Agent);
   // Where the step leaves the inner cycle (or has none), does it end an outer pass too?
+  // (Not once an exit inside the cycle is fixed: every agent leaves there.)
   auto OuterFree = [&](uint32_t After) {
-    return St.ExitLaps < 0 && A.hasCycle() && After == A.CycleEnd;
+    return St.ExitLaps < 0 && St.TailExit < 0 && A.hasCycle() && After == A.CycleEnd;
   };
   std::vector<unsigned> Out;
   auto Outer = [&](unsigned Base, uint32_t After) {

@@ -48,6 +48,8 @@ void Simulator::key(const State &St, KeyWriter &K) const {
       }
   }
   K.putSigned(St.TailExit);
+  if (St.TailExit >= 0 && ExitInCycle[St.TailExit])
+    K.put(St.TailLaps - (Periodic ? Shift.Fewest : 0));
   for (unsigned A = 0; A < S.Agents.size(); ++A)
     if (GroupOf.empty() || GroupOf[A] == NoIndex)
       putAgent(K, St, A, Shift);

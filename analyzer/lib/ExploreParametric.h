@@ -179,6 +179,16 @@ private:
   /// buffers or agents do: then they are explored one by one.
   bool mergeTileCounts(llvm::ArrayRef<const ConcreteSystem *> Members,
                        ConcreteSystem &Out) const;
+  /// Every tile count from 1 as one system: the launch of Period tiles with its tiles as the
+  /// outer cycle, and an exit inside the cycle after each of its tiles but the last, which
+  /// the agents may take in any pass: in the first for the steps after the tile loop of the
+  /// launch with that few tiles (Small: 1 to Period - 1 tiles, plain launches), in a later
+  /// one for those of the launch with Period more (Late: Period to 2 * Period - 1 tiles,
+  /// periodic in the tiles). Leaving at the cycle's end is the launch of Period tiles. False
+  /// where the launches' steps do not line up so (then they are explored as two merged
+  /// systems, mergeTileCounts), or the tile threshold is not 0.
+  bool mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
+                      llvm::ArrayRef<const ConcreteSystem *> Late, ConcreteSystem &Out) const;
   bool makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TPeriodic,
                         std::optional<uint64_t> NTPeriodic) const;
   void runTiles();

@@ -255,6 +255,124 @@ bool Prover::mergeTileCounts(llvm::ArrayRef<const ConcreteSystem *> Members,
   return true;
 }
 
+bool Prover::mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
+                            llvm::ArrayRef<const ConcreteSystem *> Late,
+                            ConcreteSystem &Out) const {
+  // Why it is the launches together: leaving at exit e in the first pass runs the steps of
+  // the launch of e + 1 tiles (checked below: the same steps up to where its tiles end);
+  // in pass p >= 1, those of the launch of Period + e + 1 tiles run as its periodic system
+  // runs it with p - 1 passes more (its tiles after the cycle are checked to be the
+  // cycle's first e + 1 tiles, as the lemmas say, up to the tile's number); at the cycle's
+  // end after p passes, the launch of Period tiles, as its own periodic system.
+  if (TileThreshold != 0 || Small.size() + 1 != Period || Late.size() != Period)
+    return false;
+  const ConcreteSystem &Base = *Late.front();
+  Out = Base;
+  auto SameBarrier = [](const BarrierInstance &A, const BarrierInstance &B) {
+    return A.Array == B.Array && A.Slot == B.Slot && A.Cta == B.Cta;
+  };
+  auto SameBuffer = [](const BufferInstance &A, const BufferInstance &B) {
+    return A.Buffer == B.Buffer && A.Slot == B.Slot && A.Cta == B.Cta;
+  };
+  std::vector<const ConcreteSystem *> All(Small.begin(), Small.end());
+  All.insert(All.end(), Late.begin() + 1, Late.end());
+  for (const ConcreteSystem *M : All)
+    if (M->Agents.size() != Base.Agents.size() || M->ClusterSize != Base.ClusterSize ||
+        M->BlockThreads != Base.BlockThreads ||
+        !std::equal(M->Barriers.begin(), M->Barriers.end(), Base.Barriers.begin(),
+                    Base.Barriers.end(), SameBarrier) ||
+        !std::equal(M->Buffers.begin(), M->Buffers.end(), Base.Buffers.begin(),
+                    Base.Buffers.end(), SameBuffer) ||
+        llvm::any_of(M->Agents, [](const ConcreteAgent &A) { return A.Forked; }))
+      return false;
+  for (unsigned A = 0; A < Base.Agents.size(); ++A) {
+    const ConcreteAgent &B = Base.Agents[A];
+    ConcreteAgent &To = Out.Agents[A];
+    unsigned PI = B.Program;
+    bool Tiled = B.Place == Placement::Role && TileLoop[PI] != NoIndex;
+    LoopId TL = Tiled ? RP.Programs[PI].Loops[TileLoop[PI]].Loop : NoIndex;
+    auto TileOf = [&](const ConcreteStep &C) -> int64_t {
+      for (const auto &[Loop, V] : C.Iterations)
+        if (Loop == TL)
+          return static_cast<int64_t>(V);
+      return -1;
+    };
+    auto InTile = [&](const ConcreteStep &C) { return TileOf(C) >= 0; };
+    // Where an agent's tiles end: after its last step in the tile loop.
+    auto TilesEnd = [&](const ConcreteAgent &Ag) {
+      size_t End = 0;
+      for (size_t I = 0; I < Ag.Steps.size(); ++I)
+        if (InTile(Ag.Steps[I]))
+          End = I + 1;
+      return End;
+    };
+    Tiled = Tiled && llvm::any_of(B.Steps, InTile);
+    To.MainEnd = static_cast<uint32_t>(B.Steps.size());
+    auto Same = [](const ConcreteAgent &X, const ConcreteAgent &Y, size_t N) {
+      return X.Steps.size() >= N && Y.Steps.size() >= N &&
+             std::equal(X.Steps.begin(), X.Steps.begin() + N, Y.Steps.begin(), sameStep);
+    };
+    for (const ConcreteSystem *M : All) {
+      const ConcreteAgent &Ag = M->Agents[A];
+      if (Ag.Name != B.Name || Ag.Program != B.Program || Ag.Threads != B.Threads)
+        return false;
+      if (!Tiled && (Ag.Steps.size() != B.Steps.size() || Ag.InnerCycles != B.InnerCycles ||
+                     Ag.CycleBegin != B.CycleBegin || Ag.CycleEnd != B.CycleEnd ||
+                     !Same(Ag, B, B.Steps.size())))
+        return false;
+    }
+    if (!Tiled) {
+      To.MainEnd = 0;
+      continue;
+    }
+    if (!B.hasCycle() || TilesEnd(B) != B.CycleEnd)
+      return false;
+    for (size_t E = 0; E + 1 < Period; ++E) {
+      // Pass 0: the launch of E + 1 tiles, cut where its tiles end, which must be where
+      // the base starts tile E + 1, inside the cycle.
+      const ConcreteAgent &Sm = Small[E]->Agents[A];
+      size_t End = TilesEnd(Sm);
+      if (Sm.hasCycle() || End <= B.CycleBegin || End >= B.CycleEnd ||
+          TileOf(B.Steps[End]) != int64_t(E + 1) || !Same(Sm, B, End))
+        return false;
+      for (size_t I = 0; I < Sm.InnerCycles.size(); ++I)
+        if (Sm.InnerCycles[I].second > End || I >= B.InnerCycles.size() ||
+            Sm.InnerCycles[I] != B.InnerCycles[I])
+          return false;
+      // Later passes: the launch of Period + E + 1 tiles, whose tiles after the cycle must
+      // be the cycle's first E + 1, tile t standing for t - Period.
+      const ConcreteAgent &Lt = Late[E + 1]->Agents[A];
+      size_t LateEnd = TilesEnd(Lt);
+      size_t Tail = End - B.CycleBegin;
+      if (Lt.CycleBegin != B.CycleBegin || Lt.CycleEnd != B.CycleEnd ||
+          LateEnd != B.CycleEnd + Tail || !Same(Lt, B, B.CycleEnd))
+        return false;
+      for (size_t J = 0; J < Tail; ++J) {
+        ConcreteStep Shifted = Lt.Steps[B.CycleEnd + J];
+        for (auto &[Loop, V] : Shifted.Iterations)
+          if (Loop == TL) {
+            if (V < Period)
+              return false;
+            V -= Period;
+          }
+        if (!sameStep(Shifted, B.Steps[B.CycleBegin + J]))
+          return false;
+      }
+      ConcreteAgent::Exit X;
+      X.At = static_cast<uint32_t>(End);
+      X.InCycle = true;
+      X.Begin = static_cast<uint32_t>(To.Steps.size());
+      To.Steps.insert(To.Steps.end(), Sm.Steps.begin() + End, Sm.Steps.end());
+      X.End = static_cast<uint32_t>(To.Steps.size());
+      X.LateBegin = X.End;
+      To.Steps.insert(To.Steps.end(), Lt.Steps.begin() + LateEnd, Lt.Steps.end());
+      X.LateEnd = static_cast<uint32_t>(To.Steps.size());
+      To.Exits.push_back(X);
+    }
+  }
+  return true;
+}
+
 void Prover::runTiles() {
   auto Launch = [&](uint64_t TV, uint64_t NTV) { return tileLaunch(TV * O.TileK, NTV); };
   // One class: its launch, its system (periodic in the tiles, the k-tiles or both), and
@@ -398,8 +516,20 @@ void Prover::runTiles() {
   // B5's small counts merged took twice the states of their launches one by one. Where the merged search is not clean, or the launches cannot
   // be merged, each is explored on its own, so that verdicts and counterexamples are those
   // of single launches.
+  // Both, where the tile threshold is 0 and a tile has at least as many k-tiles as the
+  // deepest ring has slots, are one job and, where their steps line up, one system
+  // (mergeTileCycle): the periodic system of Period tiles with an exit after each of its
+  // tiles in every pass, which needs no tiles after the cycle and no second run through the
+  // small counts' tiles (H5 314,406 -> 169,738 states, B5 621,715 -> 431,231). With fewer
+  // k-tiles a producer runs whole tiles ahead of the agents that drain its ring, agents
+  // stand in different passes, and every exit is reached at many distances between them:
+  // B5's K = 64 to 192 then ran past 150,000 states each (26,600 + 45,491 as two systems),
+  // and H5's K = 64 took 32,107 against 12,081 + 9,610.
   using Job = std::tuple<uint64_t, uint64_t, bool, bool>;
-  std::vector<std::vector<Job>> Jobs;
+  // A job's classes, and how many of them are the small counts ahead of the periodic ones
+  // that mergeTileCycle may join (0: none to join).
+  std::vector<std::pair<std::vector<Job>, size_t>> Jobs;
+  bool Cycle = O.MergeTileCounts && O.MergeTileCycle && TileThreshold == 0;
   for (auto [TV, TP] : TClasses) {
     std::vector<Job> Periodic, SmallCounts;
     for (auto [NTV, NP] : NTClasses) {
@@ -408,71 +538,116 @@ void Prover::runTiles() {
       else if (NTV >= 1 && O.MergeTileCounts)
         SmallCounts.push_back({TV, NTV, TP, NP});
       else if (NP || TP || NTV == 0 || NTV > 2 || TV > O.MinTiles + Ring)
-        Jobs.push_back({{TV, NTV, TP, NP}}); // (the others were explored above)
+        Jobs.push_back({{{TV, NTV, TP, NP}}, 0}); // (the others were explored above)
+    }
+    if (Cycle && TV >= Ring && !SmallCounts.empty() && !Periodic.empty()) {
+      size_t Split = SmallCounts.size();
+      SmallCounts.insert(SmallCounts.end(), Periodic.begin(), Periodic.end());
+      Jobs.push_back({std::move(SmallCounts), Split});
+      continue;
     }
     if (!SmallCounts.empty())
-      Jobs.push_back(std::move(SmallCounts));
+      Jobs.push_back({std::move(SmallCounts), 0});
     if (!Periodic.empty())
-      Jobs.push_back(std::move(Periodic));
+      Jobs.push_back({std::move(Periodic), 0});
   }
-  // A job: its classes, the merged one when there are several, and what exploring the one
-  // that runs found (when it ran ahead, on a worker).
-  struct Work {
-    std::vector<Class> Members;
+  // A job: its classes, and the parts it is explored in: each a range of its classes, the
+  // merged system when there are several, and what exploring the one that runs found (when
+  // it ran ahead, on a worker).
+  struct Part {
+    size_t First = 0, Last = 0;
     std::optional<Class> Merged;
     std::optional<std::pair<ExploreResult, double>> Done;
   };
-  auto Merge = [&](Work &W) {
-    if (W.Members.size() < 2)
-      return;
+  struct Work {
+    std::vector<Class> Members;
+    std::vector<Part> Parts;
+  };
+  auto Merge = [&](Work &W, size_t First, size_t Last) {
+    Part P;
+    P.First = First, P.Last = Last;
+    if (Last - First < 2)
+      return P;
     std::vector<const ConcreteSystem *> Systems;
-    for (const Class &C : W.Members) {
-      if (!C.Error.empty())
-        return;
-      Systems.push_back(&C.S);
+    for (size_t I = First; I < Last; ++I) {
+      if (!W.Members[I].Error.empty())
+        return P;
+      Systems.push_back(&W.Members[I].S);
     }
     Class M;
-    const Class &First = W.Members.front(), &Last = W.Members.back();
-    M.TV = Last.TV, M.NTV = Last.NTV, M.TP = Last.TP, M.NP = Last.NP;
-    M.I = Last.I;
-    M.What = R.Parameter + " = " + std::to_string(Last.TV * O.TileK) +
-             (Last.TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
-             std::to_string(First.NTV) + " to " + std::to_string(Last.NTV) +
-             (Last.NP ? " + " + std::to_string(Period) + "i" : "") + " tiles per CTA";
+    const Class &Front = W.Members[First], &Back = W.Members[Last - 1];
+    M.TV = Back.TV, M.NTV = Back.NTV, M.TP = Back.TP, M.NP = Back.NP;
+    M.I = Back.I;
+    M.What = R.Parameter + " = " + std::to_string(Back.TV * O.TileK) +
+             (Back.TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
+             std::to_string(Front.NTV) + " to " + std::to_string(Back.NTV) +
+             (Back.NP ? " + " + std::to_string(Period) + "i" : "") + " tiles per CTA";
     if (mergeTileCounts(Systems, M.S))
-      W.Merged = std::move(M);
+      P.Merged = std::move(M);
+    return P;
   };
-  // Each job's members one by one (after a merged search that was not clean: one of them
+  auto MergeCycle = [&](Work &W, size_t Split) {
+    std::vector<const ConcreteSystem *> Small, Late;
+    for (size_t I = 0; I < W.Members.size(); ++I) {
+      if (!W.Members[I].Error.empty())
+        return false;
+      (I < Split ? Small : Late).push_back(&W.Members[I].S);
+    }
+    Class M;
+    const Class &Front = W.Members.front(), &Base = W.Members[Split];
+    M.TV = Base.TV, M.NTV = Base.NTV, M.TP = Base.TP, M.NP = Base.NP;
+    M.I = Base.I;
+    M.What = R.Parameter + " = " + std::to_string(Base.TV * O.TileK) +
+             (Base.TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
+             std::to_string(Front.NTV) + " or more tiles per CTA";
+    if (!mergeTileCycle(Small, Late, M.S))
+      return false;
+    Part P;
+    P.First = 0, P.Last = W.Members.size();
+    P.Merged = std::move(M);
+    W.Parts.push_back(std::move(P));
+    return true;
+  };
+  // A part's members one by one (after a merged search that was not clean: one of them
   // finds it, with a real launch; if none does, the merged search said more than they do).
-  auto FinishMembers = [&](Work &W, bool AfterMerged) {
+  auto FinishMembers = [&](Work &W, Part &P, bool AfterMerged) {
     ExploreVerdict Merged = R.Verdict;
     std::string Why = R.Reason;
-    for (Class &C : W.Members)
-      if (!Finish(C, nullptr, 0))
+    for (size_t I = P.First; I < P.Last; ++I)
+      if (!Finish(W.Members[I], nullptr, 0))
         return false;
     if (AfterMerged && Merged != ExploreVerdict::Unknown)
-      return unknown("the search of " + W.Merged->What + " ended " + toString(Merged) +
+      return unknown("the search of " + P.Merged->What + " ended " + toString(Merged) +
                      " (" + Why + ") but each tile count on its own is clean");
     return true;
   };
   // What runs: the merged system, or a lone class.
-  auto Runs = [](Work &W) -> Class * {
-    if (W.Merged)
-      return &*W.Merged;
-    return W.Members.size() == 1 && W.Members[0].Error.empty() ? &W.Members[0] : nullptr;
+  auto Runs = [](Work &W, Part &P) -> Class * {
+    if (P.Merged)
+      return &*P.Merged;
+    return P.Last - P.First == 1 && W.Members[P.First].Error.empty() ? &W.Members[P.First]
+                                                                     : nullptr;
   };
   std::vector<Work> Works(Jobs.size());
   auto BuildJob = [&](size_t I) {
     Work &W = Works[I];
-    W.Members.reserve(Jobs[I].size());
-    for (auto [TV, NTV, TP, NP] : Jobs[I])
+    auto &[Classes, Split] = Jobs[I];
+    W.Members.reserve(Classes.size());
+    for (auto [TV, NTV, TP, NP] : Classes)
       W.Members.push_back(Build(TV, NTV, TP, NP));
-    Merge(W);
+    if (Split && MergeCycle(W, Split))
+      return;
+    if (Split) {
+      W.Parts.push_back(Merge(W, 0, Split));
+      W.Parts.push_back(Merge(W, Split, W.Members.size()));
+    } else {
+      W.Parts.push_back(Merge(W, 0, W.Members.size()));
+    }
   };
   // With several threads every job is built and explored on a worker, in order, while the
   // results are taken in order here: no thread waits at the end of a batch, and building
   // (a third of the time of exploring H5's classes) runs beside the explorations. A clean
-  // job's systems are freed at once (what it found is all that is read of it); the others
+  // part's systems are freed at once (what it found is all that is read of it); the others
   // are kept for their members' own searches.
   std::atomic<bool> Stop{false};
   std::vector<std::shared_future<void>> Ready;
@@ -488,20 +663,25 @@ void Prover::runTiles() {
           return;
         BuildJob(I);
         Work &W = Works[I];
-        Class *C = Runs(W);
-        if (!C || Stop)
-          return;
-        auto Start = std::chrono::steady_clock::now();
-        ExploreResult E = wsv::analyzer::explore(C->S, EO);
-        double Ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                              Start)
-                        .count();
-        if (E.Verdict == ExploreVerdict::Clean) {
-          C->S = ConcreteSystem();
-          for (Class &M : W.Members)
-            M.S = ConcreteSystem();
+        for (Part &P : W.Parts) {
+          Class *C = Runs(W, P);
+          if (!C || Stop)
+            return;
+          auto Start = std::chrono::steady_clock::now();
+          ExploreResult E = wsv::analyzer::explore(C->S, EO);
+          double Ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
+          bool Clean = E.Verdict == ExploreVerdict::Clean;
+          if (Clean) {
+            C->S = ConcreteSystem();
+            for (size_t M = P.First; M < P.Last; ++M)
+              W.Members[M].S = ConcreteSystem();
+          }
+          P.Done.emplace(std::move(E), Ms);
+          if (!Clean)
+            return; // the parts after it wait for the verdict here
         }
-        W.Done.emplace(std::move(E), Ms);
       }));
   }
   auto Leave = [&] {
@@ -515,23 +695,22 @@ void Prover::runTiles() {
     else
       BuildJob(I);
     Work &W = Works[I];
-    Class *C = Runs(W);
-    const std::pair<ExploreResult, double> *D = W.Done ? &*W.Done : nullptr;
-    if (W.Merged) {
-      if (explore(C->S, C->What, *C->I, D ? &D->first : nullptr, D ? D->second : 0)) {
-        W = Work();
+    for (Part &P : W.Parts) {
+      Class *C = Runs(W, P);
+      const std::pair<ExploreResult, double> *D = P.Done ? &*P.Done : nullptr;
+      if (P.Merged) {
+        if (explore(C->S, C->What, *C->I, D ? &D->first : nullptr, D ? D->second : 0))
+          continue;
+        if (O.MaxTotalStates && R.States >= O.MaxTotalStates)
+          return Leave(); // the budget is spent: the launches one by one would say nothing more
+        if (!FinishMembers(W, P, /*AfterMerged=*/true))
+          return Leave();
         continue;
       }
-      if (O.MaxTotalStates && R.States >= O.MaxTotalStates)
-        return Leave(); // the budget is spent: the launches one by one would say nothing more
-      if (!FinishMembers(W, /*AfterMerged=*/true))
+      if (C ? !Finish(*C, D ? &D->first : nullptr, D ? D->second : 0)
+            : !FinishMembers(W, P, /*AfterMerged=*/false))
         return Leave();
-      W = Work();
-      continue;
     }
-    if (C ? !Finish(*C, D ? &D->first : nullptr, D ? D->second : 0)
-          : !FinishMembers(W, /*AfterMerged=*/false))
-      return Leave();
     W = Work();
   }
   R.Verdict = ExploreVerdict::Clean;

@@ -241,8 +241,8 @@ bool Simulator::commutes(const State &St, unsigned Agent, bool AtExit) const {
   if (AtExit && St.TailExit >= 0) {
     // Leaving at the exit every agent leaves at is all it may do: it touches nothing, but
     // when no block follows, it finishes the agent.
-    const ConcreteAgent::Exit &E = S.Agents[Agent].Exits[St.TailExit];
-    return E.Begin < E.End || !finishMatters(St, Agent);
+    auto [Begin, End] = exitBlock(Agent, St.TailExit, AS.Laps);
+    return Begin < End || !finishMatters(St, Agent);
   }
   // A decision that binds every agent (how many passes all run, where all leave the tile
   // loop) goes alone with every choice: taking only one alone would lose the others
@@ -257,8 +257,8 @@ bool Simulator::commutes(const State &St, unsigned Agent, bool AtExit) const {
   // it waiting at a step it could not pass (so leaving goes alone only where no other
   // agent may go on past the exit first: ExitBit).
   if (AtExit) {
-    const ConcreteAgent::Exit &E = S.Agents[Agent].Exits[ExitAt[Agent][AS.Pc]];
-    if (E.Begin == E.End && finishMatters(St, Agent))
+    auto [Begin, End] = exitBlock(Agent, ExitAt[Agent][AS.Pc], AS.Laps);
+    if (Begin == End && finishMatters(St, Agent))
       return false; // leaving finishes it
   }
   Footprint &Mine = Scratch.Mine;

@@ -97,7 +97,12 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     for (size_t I = 0; I < Ag.Exits.size(); ++I) {
       ExitAt[A][Ag.Exits[I].At] = static_cast<int>(I);
       FinishAt[A][Ag.Exits[I].End] = true;
+      if (Ag.Exits[I].InCycle)
+        FinishAt[A][Ag.Exits[I].LateEnd] = true;
     }
+    if (ExitInCycle.empty())
+      for (const ConcreteAgent::Exit &E : Ag.Exits)
+        ExitInCycle.push_back(E.InCycle);
     if (!Ag.Exits.empty()) {
       Merged = true;
       FinishAt[A][Ag.MainEnd] = true;
@@ -130,12 +135,14 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     // Inside a cycle the whole cycle may still come.
     // Before an exit, the block after it is future too (the exits come before the cycles:
     // a tile loop's exits lie after its outer cycle).
+    // An exit inside the cycle: either block.
     for (const ConcreteAgent::Exit &E : Ag.Exits)
-      for (uint32_t I = 0; I <= E.At; ++I)
-        for (unsigned W = 0; W < 3 * Words; ++W) {
-          Suffix[A][I][W] |= Suffix[A][E.Begin][W];
-          EnablingSuffix[A][I][W] |= EnablingSuffix[A][E.Begin][W];
-        }
+      for (uint32_t Block : {E.Begin, E.InCycle ? E.LateBegin : E.Begin})
+        for (uint32_t I = 0; I <= E.At; ++I)
+          for (unsigned W = 0; W < 3 * Words; ++W) {
+            Suffix[A][I][W] |= Suffix[A][Block][W];
+            EnablingSuffix[A][I][W] |= EnablingSuffix[A][Block][W];
+          }
     std::vector<std::pair<uint32_t, uint32_t>> Cycles = Ag.InnerCycles;
     if (Ag.hasCycle())
       Cycles.push_back({Ag.CycleBegin, Ag.CycleEnd});
@@ -262,7 +269,7 @@ bool Simulator::stepEnabled(const State &St, unsigned Agent) const {
   const ConcreteAgent &A = S.Agents[Agent];
   if (AS.Pc >= A.Steps.size() || !started(St, Agent))
     return false;
-  if (Merged && St.TailExit >= 0 && ExitAt[Agent][AS.Pc] == St.TailExit)
+  if (Merged && St.TailExit >= 0 && exitNow(St, Agent) == St.TailExit)
     return false; // it leaves the tile loop here instead
   const ConcreteStep &C = A.Steps[AS.Pc];
   switch (C.Kind) {

@@ -153,6 +153,9 @@ struct State {
   /// Merged systems: the exit (ConcreteAgent::Exits) every agent leaves the tile loop at,
   /// once the first left (-1 before).
   int32_t TailExit = -1;
+  /// An exit inside the cycle (ConcreteAgent::Exit::InCycle): the passes its first leaver
+  /// had completed, which every agent leaves after.
+  uint32_t TailLaps = 0;
 
   /// The whole state as integers, and back: the explorer keeps the states waiting to be
   /// expanded packed (a few hundred bytes instead of kilobytes and dozens of allocations).
@@ -277,6 +280,13 @@ private:
   int exitNow(const State &St, unsigned Agent) const;
   /// While no exit is fixed: the first exit no agent went past (those after it are open).
   int firstOpenExit(const State &St) const;
+  /// While no exit is fixed: whether exit I, inside the cycle, is open in pass Laps (no
+  /// agent went past it: into a later pass, further in that one, or out of the cycle).
+  bool cycleExitOpen(const State &St, int I, uint32_t Laps) const;
+  /// The steps after exit I for an agent leaving it after Laps passes, [first, end).
+  std::pair<uint32_t, uint32_t> exitBlock(unsigned Agent, int I, uint32_t Laps) const;
+  /// Per exit index: whether it lies inside the cycle (the same for every agent with exits).
+  std::vector<bool> ExitInCycle;
   /// Leaving the tile loop at exit I (a transition of its own: ScheduleStep::Copy LeaveTiles).
   void leaveTiles(State &St, unsigned Agent, int I) const;
   /// Whether the agent's step at Pc is its last (it finishes after it).
@@ -378,6 +388,7 @@ private:
       };
       llvm::SmallVector<Probe, 1> Probes;
       uint32_t Cleared = 0; ///< flags a wait of the walk read (and cleared)
+      uint32_t Laps = 0;    ///< passes of the outer cycle it ran beyond the agent's
     };
     /// A wait a walk stopped at, with what the walk did up to there.
     struct Stop {

@@ -58,6 +58,7 @@ void State::save(KeyWriter &Out) const {
     Out.put(W);
   Out.putSigned(ExitLaps);
   Out.putSigned(TailExit);
+  Out.put(TailLaps);
   Out.put(InnerExits.size());
   for (auto [Occurrence, Exit] : InnerExits) {
     Out.put(Occurrence);
@@ -125,6 +126,7 @@ void State::load(llvm::StringRef Bytes) {
   }
   ExitLaps = In.getSigned();
   TailExit = static_cast<int32_t>(In.getSigned());
+  TailLaps = U32();
   InnerExits.resize(In.get());
   for (auto &[Occurrence, Exit] : InnerExits) {
     Occurrence = U32();

@@ -325,8 +325,22 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
             Pc = Ag.Steps.size();
             break;
           }
-          if (int E = ExitAt[B][Pc];
-              E >= 0 && (St.TailExit < 0 ? E >= FirstExit : St.TailExit == E)) {
+          if (int E = ExitAt[B][Pc]; E >= 0 && Ag.Exits[E].InCycle) {
+            // Inside the cycle, in the pass the walk is in: open while no agent went past
+            // it now (going past never comes undone), or the one fixed; it may go on in
+            // the cycle either way.
+            uint32_t Laps = St.Agents[B].Laps + Done.Laps;
+            if (St.TailExit < 0 ? cycleExitOpen(St, E, Laps)
+                                : St.TailExit == E && St.TailLaps == Laps) {
+              auto [Begin, End] = exitBlock(B, E, Laps);
+              if (Begin < End)
+                Work.push_back({Begin, Done});
+              else
+                Ends[B] = true;
+            }
+          } else if (int E = ExitAt[B][Pc];
+                     E >= 0 && !Ag.Exits[E].InCycle &&
+                     (St.TailExit < 0 ? E >= FirstExit : St.TailExit == E)) {
             const ConcreteAgent::Exit &X = Ag.Exits[E];
             if (X.Begin < X.End)
               Work.push_back({X.Begin, Done});
@@ -400,7 +414,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         if (C.Kind == StepKind::ClusterArrive && ClusterThreads != UINT64_MAX)
           ClusterThreads += (C.Arriving + 31) / 32 * 32;
         if (Ag.hasCycle() && Pc + 1 == Ag.CycleEnd)
-          Work.push_back({Ag.CycleBegin, Done});
+          Work.push_back({Ag.CycleBegin, Done}), ++Work.back().second.Laps;
         if (int Inner = InnerEndAt[B][Pc]; Inner >= 0)
           Work.push_back({Ag.InnerCycles[Inner].first, Done});
       }

@@ -260,11 +260,12 @@ TEST(ExploreAllTripsTest, EachRoleHasAThresholdOfItsOwn) {
   EXPECT_EQ(*Periodic.rbegin(), 17u);
 }
 
-TEST(ExploreAllTripsTest, TheTileCountsOfAClassAreExploredAsTwoSystems) {
+TEST(ExploreAllTripsTest, TheTileCountsOfAClassAreExploredAsOneOrTwoSystems) {
   // B4's periodic tile counts (8 to 15 + 8i per class of K) share their first 8 tiles, the
   // cycle, and its small tile counts (1 to 7) are each a prefix of the launch of 7: explored
-  // as two systems per class of K, the proof is the same with fewer explorations and states
-  // than one by one.
+  // as two systems per class of K, or as one with exits inside the cycle where a tile has
+  // as many k-tiles as the ring has stages, the proof is the same with fewer explorations
+  // and states than one by one.
   WSV_MANIFEST_OR_SKIP(J);
   Proof Merged = prove("b4.ptx");
   ASSERT_TRUE(Merged.Error.empty()) << Merged.Error;
@@ -275,13 +276,38 @@ TEST(ExploreAllTripsTest, TheTileCountsOfAClassAreExploredAsTwoSystems) {
   EXPECT_EQ(Merged.R.ForParameters, OneByOne.ForParameters);
   EXPECT_LT(Merged.R.Runs.size(), OneByOne.Runs.size());
   EXPECT_LT(Merged.R.States, OneByOne.States);
-  unsigned Periodic = 0, Small = 0;
+  unsigned Periodic = 0, Small = 0, Both = 0;
   for (const std::string &Run : Merged.R.Runs) {
     Periodic += Run.find(" to 15 + 8i tiles per CTA: clean") != std::string::npos;
     Small += Run.find(", 1 to 7 tiles per CTA: clean") != std::string::npos;
+    Both += Run.find(", 1 or more tiles per CTA: clean") != std::string::npos;
   }
-  EXPECT_EQ(Periodic, 15u) << "one per class of K";
-  EXPECT_EQ(Small, 15u) << "one per class of K";
+  // B4's ring has 4 stages: K = 64 to 192 are two systems, the 12 classes from 256 one.
+  EXPECT_EQ(Periodic, 3u);
+  EXPECT_EQ(Small, 3u);
+  EXPECT_EQ(Both, 12u);
+}
+
+TEST(ExploreAllTripsTest, ExitsInsideTheCycleOfTilesProveWhatTwoSystemsProve) {
+  // H5 and B5: the small tile counts and the periodic ones of a class of K as one system,
+  // with an exit after each tile of the cycle in every pass, prove the same as the two
+  // systems, in fewer states (the tiles after the cycle and the small counts' own run
+  // through their tiles are gone).
+  WSV_MANIFEST_OR_SKIP(J);
+  for (const char *Kernel : {"h5.ptx", "b5.ptx"}) {
+    Proof One = prove(Kernel);
+    ASSERT_TRUE(One.Error.empty()) << One.Error;
+    One.Options.MergeTileCycle = false;
+    ParametricResult Two = exploreAllTrips(One.RP, One.Options);
+    ASSERT_EQ(One.R.Verdict, ExploreVerdict::Clean) << Kernel << ": " << One.R.Reason;
+    ASSERT_EQ(Two.Verdict, ExploreVerdict::Clean) << Kernel << ": " << Two.Reason;
+    EXPECT_EQ(One.R.ForParameters, Two.ForParameters);
+    EXPECT_LT(One.R.Runs.size(), Two.Runs.size()) << Kernel;
+    EXPECT_LT(One.R.States * 4, Two.States * 3) << Kernel << ": a quarter fewer at least";
+    EXPECT_TRUE(llvm::any_of(One.R.Runs, [](const std::string &R) {
+      return R.find(" or more tiles per CTA: clean") != std::string::npos;
+    })) << Kernel;
+  }
 }
 
 TEST(ExploreAllTripsTest, ADepthFirstSearchFindsWhatTheFullSearchRunsOutBefore) {

@@ -429,6 +429,54 @@ TEST(ExploreTest, AMergedSystemRunsEveryTileCountsEnd) {
   EXPECT_EQ(R.Verdict, ExploreVerdict::Clean) << R.Message;
 }
 
+TEST(ExploreTest, AnExitInsideTheCycleOfTilesIsTakenInEveryPass) {
+  // Every tile count as one system (Exit::InCycle): a cycle of two tiles (steps 0 and 1),
+  // the steps after it (2, the launches of whole passes), and an exit after tile 0 whose
+  // block is step 3 in the first pass (one tile) and step 4 in a later one (three, five,
+  // ... tiles). Step 4 is a violation to reach: only a schedule that runs a whole pass and
+  // then leaves after tile 0 reaches it.
+  Protocol P;
+  ConcreteSystem S = twoAgents(P, {StepKind::ProxyFence, StepKind::ProxyFence,
+                                   StepKind::ProxyFence, StepKind::ProxyFence,
+                                   StepKind::ProxyFence});
+  for (ConcreteAgent &A : S.Agents) {
+    A.CycleBegin = 0;
+    A.CycleEnd = 2;
+    A.MainEnd = 3;
+    ConcreteAgent::Exit E;
+    E.At = 1, E.Begin = 3, E.End = 4;
+    E.InCycle = true, E.LateBegin = 4, E.LateEnd = 5;
+    A.Exits.push_back(E);
+  }
+  ExploreOptions O;
+  O.MaxStates = 1000;
+  ExploreResult R = explore(S, O);
+  ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
+  EXPECT_NE(R.Message.find("the last step was reached"), std::string::npos) << R.Message;
+  // The agent that reaches step 4 ran tile 1 (a whole pass) before it left.
+  unsigned Bad = R.Schedule.back().Agent;
+  bool Pass = false, LeftAfter = false;
+  for (const ScheduleStep &T : R.Schedule)
+    if (T.Agent == Bad && T.K == ScheduleStep::Kind::Execute) {
+      Pass |= T.Step == 1 && T.Copy != ScheduleStep::LeaveTiles;
+      LeftAfter |= Pass && T.Copy == ScheduleStep::LeaveTiles;
+    }
+  EXPECT_TRUE(LeftAfter) << "it leaves the tile loop after a whole pass";
+  // The first pass's block instead: reached by leaving at once.
+  S.Agents[0].Steps[4].Undefined.clear();
+  S.Agents[1].Steps[4].Undefined.clear();
+  S.Agents[0].Steps[3].Undefined = "the one-tile launch's end was reached";
+  R = explore(S, O);
+  ASSERT_EQ(R.Verdict, ExploreVerdict::Violation) << R.Message;
+  EXPECT_NE(R.Message.find("one-tile launch"), std::string::npos) << R.Message;
+  // Neither: every launch ends without a violation (the agents never wait for each other,
+  // so one may run passes ahead without end: the search stops there, unknown).
+  S.Agents[0].Steps[3].Undefined.clear();
+  R = explore(S, O);
+  EXPECT_EQ(R.Verdict, ExploreVerdict::Unknown) << R.Message;
+  EXPECT_NE(R.Message.find("drift apart"), std::string::npos) << R.Message;
+}
+
 TEST(ExploreTest, BulkStoresWhoseReadsAreDoneLeaveThePeriodicState) {
   // An epilogue's cycle: a bulk store of the staging buffer, commit, wait_group.read 0. The
   // stores' writes to global memory are seen by nothing the model tracks; kept in flight,

@@ -198,9 +198,12 @@ struct ParametricOptions {
   uint64_t ResourceLimit = 1000000;
   unsigned TimeoutMs = 5000;
   /// Persistent kernels: explore the periodic tile counts of each class of K as one system,
-  /// and its small tile counts from 1 as another (ConcreteAgent::Exits), rather than one by
-  /// one; the verdict is the same.
+  /// and its small tile counts from 1 as another (ConcreteAgent::Exits), or both as one
+  /// with exits inside the cycle of tiles, rather than one by one; the verdict is the same.
   bool MergeTileCounts = true;
+  /// With MergeTileCounts: both as one system with exits inside the cycle, where a tile has
+  /// at least as many k-tiles as the deepest ring has slots (ExploreParametricTiles.cpp).
+  bool MergeTileCycle = true;
   /// Explorations run at once where the argument needs several (the classes of K): each
   /// has its own simulator, the results are taken in order, and the verdict, message and
   /// state count are those of running them one by one. 0: the cores, at most 4 (each may

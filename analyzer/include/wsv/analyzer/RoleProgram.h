@@ -327,10 +327,17 @@ struct ConcreteAgent {
   /// launch's steps after its last tile. At step At the agent may leave the tile loop for
   /// [Begin, End) and then finish; every agent leaves at the same exit, which the first to
   /// leave fixes (ExploreCycles.cpp). No exits: MainEnd is 0 and means Steps.size().
+  /// An exit inside the outer cycle of tiles (InCycle) may be taken in every pass: in the
+  /// first for [Begin, End) (a launch with fewer tiles than a pass), in a later one for
+  /// [LateBegin, LateEnd) (one with that many tiles more than whole passes); every agent
+  /// leaves at the same exit in the same pass.
   struct Exit {
     uint32_t At = 0, Begin = 0, End = 0;
+    bool InCycle = false;
+    uint32_t LateBegin = 0, LateEnd = 0;
     bool operator==(const Exit &O) const {
-      return At == O.At && Begin == O.Begin && End == O.End;
+      return At == O.At && Begin == O.Begin && End == O.End && InCycle == O.InCycle &&
+             LateBegin == O.LateBegin && LateEnd == O.LateEnd;
     }
   };
   std::vector<Exit> Exits;
