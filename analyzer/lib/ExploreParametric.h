@@ -187,6 +187,8 @@ private:
   /// periodic in the tiles). Leaving at the cycle's end is the launch of Period tiles. False
   /// where the launches' steps do not line up so (then they are explored as two merged
   /// systems, mergeTileCounts), or the tile threshold is not 0.
+  /// The tile loop of an agent that runs steps in it (NoIndex: none, or not a role).
+  LoopId tiledLoop(const ConcreteAgent &A) const;
   bool mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
                       llvm::ArrayRef<const ConcreteSystem *> Late, ConcreteSystem &Out) const;
   bool makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TPeriodic,

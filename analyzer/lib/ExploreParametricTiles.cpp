@@ -174,7 +174,64 @@ bool sameStep(const ConcreteStep &A, const ConcreteStep &B) {
          A.Iterations == B.Iterations && A.Flag == B.Flag &&
          A.Accumulators == B.Accumulators && A.Undefined == B.Undefined;
 }
+
+/// The iteration of loop TL a step is in (-1: not in it).
+int64_t tileOf(const ConcreteStep &C, LoopId TL) {
+  for (const auto &[Loop, V] : C.Iterations)
+    if (Loop == TL)
+      return static_cast<int64_t>(V);
+  return -1;
+}
+
+/// Where an agent's tiles end: after its last step in the tile loop TL (0: none).
+size_t tilesEnd(const ConcreteAgent &Ag, LoopId TL) {
+  size_t End = 0;
+  for (size_t I = 0; I < Ag.Steps.size(); ++I)
+    if (tileOf(Ag.Steps[I], TL) >= 0)
+      End = I + 1;
+  return End;
+}
+
+/// Launches that may be explored as one system: the same agents, barriers and buffers, and
+/// no agent that parts (ConcreteAgent::After) in either.
+bool sameShape(const ConcreteSystem &M, const ConcreteSystem &Base) {
+  auto SameBarrier = [](const BarrierInstance &A, const BarrierInstance &B) {
+    return A.Array == B.Array && A.Slot == B.Slot && A.Cta == B.Cta;
+  };
+  auto SameBuffer = [](const BufferInstance &A, const BufferInstance &B) {
+    return A.Buffer == B.Buffer && A.Slot == B.Slot && A.Cta == B.Cta;
+  };
+  auto Forks = [](const ConcreteSystem &S) {
+    return llvm::any_of(S.Agents, [](const ConcreteAgent &A) { return A.Forked; });
+  };
+  return M.Agents.size() == Base.Agents.size() && M.ClusterSize == Base.ClusterSize &&
+         M.BlockThreads == Base.BlockThreads &&
+         std::equal(M.Barriers.begin(), M.Barriers.end(), Base.Barriers.begin(),
+                    Base.Barriers.end(), SameBarrier) &&
+         std::equal(M.Buffers.begin(), M.Buffers.end(), Base.Buffers.begin(),
+                    Base.Buffers.end(), SameBuffer) &&
+         !Forks(M) && !Forks(Base);
+}
+
+/// Out starts as Base, the launch the merged system's main steps come from; false when
+/// some member cannot join it.
+bool startMerge(llvm::ArrayRef<const ConcreteSystem *> Members, const ConcreteSystem &Base,
+                ConcreteSystem &Out) {
+  if (!llvm::all_of(Members, [&](const ConcreteSystem *M) { return sameShape(*M, Base); }))
+    return false;
+  Out = Base;
+  return true;
+}
 } // namespace
+
+LoopId Prover::tiledLoop(const ConcreteAgent &A) const {
+  // An agent with no step in its tiles (B5's MMA warp in the peer CTA runs none) has
+  // nothing to leave: it must be the same in every launch.
+  if (A.Place != Placement::Role || TileLoop[A.Program] == NoIndex)
+    return NoIndex;
+  LoopId TL = RP.Programs[A.Program].Loops[TileLoop[A.Program]].Loop;
+  return tilesEnd(A, TL) ? TL : NoIndex;
+}
 
 bool Prover::mergeTileCounts(llvm::ArrayRef<const ConcreteSystem *> Members,
                              ConcreteSystem &Out) const {
@@ -182,38 +239,14 @@ bool Prover::mergeTileCounts(llvm::ArrayRef<const ConcreteSystem *> Members,
   // then its own steps after the tile loop. The merged system's schedules, with every agent
   // leaving at the same exit, are then exactly those of the launches together.
   const ConcreteSystem &Base = *Members.back();
-  Out = Base;
-  auto SameBarrier = [](const BarrierInstance &A, const BarrierInstance &B) {
-    return A.Array == B.Array && A.Slot == B.Slot && A.Cta == B.Cta;
-  };
-  auto SameBuffer = [](const BufferInstance &A, const BufferInstance &B) {
-    return A.Buffer == B.Buffer && A.Slot == B.Slot && A.Cta == B.Cta;
-  };
-  auto Forks = [](const ConcreteSystem *M) {
-    return llvm::any_of(M->Agents, [](const ConcreteAgent &A) { return A.Forked; });
-  };
-  if (llvm::any_of(Members, Forks))
+  if (!startMerge(Members, Base, Out))
     return false;
-  for (const ConcreteSystem *M : Members.drop_back())
-    if (M->Agents.size() != Base.Agents.size() || M->ClusterSize != Base.ClusterSize ||
-        M->BlockThreads != Base.BlockThreads ||
-        !std::equal(M->Barriers.begin(), M->Barriers.end(), Base.Barriers.begin(),
-                    Base.Barriers.end(), SameBarrier) ||
-        !std::equal(M->Buffers.begin(), M->Buffers.end(), Base.Buffers.begin(),
-                    Base.Buffers.end(), SameBuffer))
-      return false;
   for (unsigned A = 0; A < Base.Agents.size(); ++A) {
     const ConcreteAgent &B = Base.Agents[A];
     ConcreteAgent &To = Out.Agents[A];
-    unsigned PI = B.Program;
-    bool Tiled = B.Place == Placement::Role && TileLoop[PI] != NoIndex;
-    LoopId TL = Tiled ? RP.Programs[PI].Loops[TileLoop[PI]].Loop : NoIndex;
-    auto InTile = [&](const ConcreteStep &C) {
-      return llvm::any_of(C.Iterations, [&](const auto &I) { return I.first == TL; });
-    };
-    // An agent with no step in its tiles (B5's MMA warp in the peer CTA runs none) has
-    // nothing to leave: it must be the same in every launch.
-    Tiled = Tiled && llvm::any_of(B.Steps, InTile);
+    LoopId TL = tiledLoop(B);
+    bool Tiled = TL != NoIndex;
+    auto InTile = [&](const ConcreteStep &C) { return tileOf(C, TL) >= 0; };
     To.MainEnd = static_cast<uint32_t>(B.Steps.size());
     for (const ConcreteSystem *M : Members.drop_back()) {
       const ConcreteAgent &Ag = M->Agents[A];
@@ -227,12 +260,9 @@ bool Prover::mergeTileCounts(llvm::ArrayRef<const ConcreteSystem *> Members,
           return false;
         continue;
       }
-      // Where its tiles end: after its last step in the tile loop; the largest launch must
-      // start a tile there, and have the same steps before.
-      size_t End = 0;
-      for (size_t I = 0; I < Ag.Steps.size(); ++I)
-        if (InTile(Ag.Steps[I]))
-          End = I + 1;
+      // Where its tiles end: the largest launch must start a tile there, and have the same
+      // steps before.
+      size_t End = tilesEnd(Ag, TL);
       if (End == 0 || End >= B.Steps.size() || !InTile(B.Steps[End]) ||
           !std::equal(Ag.Steps.begin(), Ag.Steps.begin() + End, B.Steps.begin(), sameStep))
         return false;
@@ -267,47 +297,13 @@ bool Prover::mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
   if (TileThreshold != 0 || Small.size() + 1 != Period || Late.size() != Period)
     return false;
   const ConcreteSystem &Base = *Late.front();
-  Out = Base;
-  auto SameBarrier = [](const BarrierInstance &A, const BarrierInstance &B) {
-    return A.Array == B.Array && A.Slot == B.Slot && A.Cta == B.Cta;
-  };
-  auto SameBuffer = [](const BufferInstance &A, const BufferInstance &B) {
-    return A.Buffer == B.Buffer && A.Slot == B.Slot && A.Cta == B.Cta;
-  };
   std::vector<const ConcreteSystem *> All(Small.begin(), Small.end());
   All.insert(All.end(), Late.begin() + 1, Late.end());
-  for (const ConcreteSystem *M : All)
-    if (M->Agents.size() != Base.Agents.size() || M->ClusterSize != Base.ClusterSize ||
-        M->BlockThreads != Base.BlockThreads ||
-        !std::equal(M->Barriers.begin(), M->Barriers.end(), Base.Barriers.begin(),
-                    Base.Barriers.end(), SameBarrier) ||
-        !std::equal(M->Buffers.begin(), M->Buffers.end(), Base.Buffers.begin(),
-                    Base.Buffers.end(), SameBuffer) ||
-        llvm::any_of(M->Agents, [](const ConcreteAgent &A) { return A.Forked; }))
-      return false;
+  if (!startMerge(All, Base, Out))
+    return false;
   for (unsigned A = 0; A < Base.Agents.size(); ++A) {
     const ConcreteAgent &B = Base.Agents[A];
-    ConcreteAgent &To = Out.Agents[A];
-    unsigned PI = B.Program;
-    bool Tiled = B.Place == Placement::Role && TileLoop[PI] != NoIndex;
-    LoopId TL = Tiled ? RP.Programs[PI].Loops[TileLoop[PI]].Loop : NoIndex;
-    auto TileOf = [&](const ConcreteStep &C) -> int64_t {
-      for (const auto &[Loop, V] : C.Iterations)
-        if (Loop == TL)
-          return static_cast<int64_t>(V);
-      return -1;
-    };
-    auto InTile = [&](const ConcreteStep &C) { return TileOf(C) >= 0; };
-    // Where an agent's tiles end: after its last step in the tile loop.
-    auto TilesEnd = [&](const ConcreteAgent &Ag) {
-      size_t End = 0;
-      for (size_t I = 0; I < Ag.Steps.size(); ++I)
-        if (InTile(Ag.Steps[I]))
-          End = I + 1;
-      return End;
-    };
-    Tiled = Tiled && llvm::any_of(B.Steps, InTile);
-    To.MainEnd = static_cast<uint32_t>(B.Steps.size());
+    LoopId TL = tiledLoop(B);
     auto Same = [](const ConcreteAgent &X, const ConcreteAgent &Y, size_t N) {
       return X.Steps.size() >= N && Y.Steps.size() >= N &&
              std::equal(X.Steps.begin(), X.Steps.begin() + N, Y.Steps.begin(), sameStep);
@@ -316,24 +312,26 @@ bool Prover::mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
       const ConcreteAgent &Ag = M->Agents[A];
       if (Ag.Name != B.Name || Ag.Program != B.Program || Ag.Threads != B.Threads)
         return false;
-      if (!Tiled && (Ag.Steps.size() != B.Steps.size() || Ag.InnerCycles != B.InnerCycles ||
-                     Ag.CycleBegin != B.CycleBegin || Ag.CycleEnd != B.CycleEnd ||
-                     !Same(Ag, B, B.Steps.size())))
+      // Not in the tile loop: the same steps in every launch.
+      if (TL == NoIndex &&
+          (Ag.Steps.size() != B.Steps.size() || Ag.InnerCycles != B.InnerCycles ||
+           Ag.CycleBegin != B.CycleBegin || Ag.CycleEnd != B.CycleEnd ||
+           !Same(Ag, B, B.Steps.size())))
         return false;
     }
-    if (!Tiled) {
-      To.MainEnd = 0;
-      continue;
-    }
-    if (!B.hasCycle() || TilesEnd(B) != B.CycleEnd)
+    if (TL == NoIndex)
+      continue; // MainEnd stays 0: no exits
+    ConcreteAgent &To = Out.Agents[A];
+    To.MainEnd = static_cast<uint32_t>(B.Steps.size());
+    if (!B.hasCycle() || tilesEnd(B, TL) != B.CycleEnd)
       return false;
     for (size_t E = 0; E + 1 < Period; ++E) {
       // Pass 0: the launch of E + 1 tiles, cut where its tiles end, which must be where
       // the base starts tile E + 1, inside the cycle.
       const ConcreteAgent &Sm = Small[E]->Agents[A];
-      size_t End = TilesEnd(Sm);
+      size_t End = tilesEnd(Sm, TL);
       if (Sm.hasCycle() || End <= B.CycleBegin || End >= B.CycleEnd ||
-          TileOf(B.Steps[End]) != int64_t(E + 1) || !Same(Sm, B, End))
+          tileOf(B.Steps[End], TL) != int64_t(E + 1) || !Same(Sm, B, End))
         return false;
       for (size_t I = 0; I < Sm.InnerCycles.size(); ++I)
         if (Sm.InnerCycles[I].second > End || I >= B.InnerCycles.size() ||
@@ -342,7 +340,7 @@ bool Prover::mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
       // Later passes: the launch of Period + E + 1 tiles, whose tiles after the cycle must
       // be the cycle's first E + 1, tile t standing for t - Period.
       const ConcreteAgent &Lt = Late[E + 1]->Agents[A];
-      size_t LateEnd = TilesEnd(Lt);
+      size_t LateEnd = tilesEnd(Lt, TL);
       size_t Tail = End - B.CycleBegin;
       if (Lt.CycleBegin != B.CycleBegin || Lt.CycleEnd != B.CycleEnd ||
           LateEnd != B.CycleEnd + Tail || !Same(Lt, B, B.CycleEnd))
