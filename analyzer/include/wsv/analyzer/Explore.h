@@ -16,7 +16,9 @@
 // may run first; a wait for a later phase of a barrier the walk already waited on needs
 // that many phases, not the parity the barrier has now, and a wait a probe may skip passes
 // where the phase the probe peeks at may complete; a commit in flight arrives once;
-// a walk that ends a pass goes both into the next pass and out of the loop),
+// a walk that ends a pass goes both into the next pass and out of the loop, and at an
+// exit inside a cycle of tiles also into what follows leaving there in the pass it walks
+// in, while no agent went past that exit),
 // or at a barrier.cluster.wait whose phase lacks the held-back agent's threads; agents that
 // start only once it finished (the epilogue after the roles) run nothing first.
 // Such a step commutes with everything that may precede it, so the schedules it skips reach
