@@ -299,7 +299,8 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
         R.States = Nodes.size();
         return R;
       }
-      Push(Next, NextId, Alone ? Stale : std::vector<LoadInFlight>());
+      // (Alone: the only move, so Stale is not read again before the next state's.)
+      Push(Next, NextId, Alone ? std::move(Stale) : std::vector<LoadInFlight>());
     }
   }
   R.Verdict = ExploreVerdict::Clean;

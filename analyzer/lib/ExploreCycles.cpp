@@ -130,17 +130,18 @@ std::pair<uint32_t, uint32_t> Simulator::exitBlock(unsigned Agent, int I, uint32
   return {E.Begin, E.End};
 }
 
+bool Simulator::exitOpen(const State &St, int I, uint32_t Laps, int FirstExit) const {
+  if (St.TailExit >= 0)
+    return St.TailExit == I && (!ExitInCycle[I] || St.TailLaps == Laps);
+  return ExitInCycle[I] ? cycleExitOpen(St, I, Laps) : I >= FirstExit;
+}
+
 int Simulator::exitNow(const State &St, unsigned Agent) const {
   int I = ExitAt[Agent][St.Agents[Agent].Pc];
   if (I < 0)
     return -1;
-  uint32_t Laps = St.Agents[Agent].Laps;
-  bool InCycle = S.Agents[Agent].Exits[I].InCycle;
-  if (St.TailExit >= 0)
-    return St.TailExit == I && (!InCycle || St.TailLaps == Laps) ? I : -1;
-  if (InCycle)
-    return cycleExitOpen(St, I, Laps) ? I : -1;
-  return I >= firstOpenExit(St) ? I : -1;
+  int FirstExit = St.TailExit < 0 && !ExitInCycle[I] ? firstOpenExit(St) : 0;
+  return exitOpen(St, I, St.Agents[Agent].Laps, FirstExit) ? I : -1;
 }
 
 void Simulator::leaveTiles(State &St, unsigned Agent, int I) const {

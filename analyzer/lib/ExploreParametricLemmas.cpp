@@ -344,9 +344,9 @@ bool Prover::validAll(const std::vector<Lemma> &Lemmas) {
   // took 84 ms together and 2 to 35 ms each one by one; its lemmas went from 100 queries to
   // 19, and 4.0 to 3.5 s of CPU. Other kernels' hypotheses are small, and Z3 does better on
   // each goal alone (B1's last round of 14 lemmas: 361 ms in three groups, about 60 ms one
-  // by one; B1 0.47 -> 0.73 s of CPU with groups). A group that is not proved together is asked lemma by
-  // lemma below, as are the lone ones: the verdict, the failing lemma and the reason are
-  // those of asking each on its own.
+  // by one; B1 0.47 -> 0.73 s of CPU with groups). A group that is not proved together is
+  // asked lemma by lemma below, as are the lone ones: the verdict, the failing lemma and
+  // the reason are those of asking each on its own.
   if (!Tiles) {
     std::vector<size_t> All(Lemmas.size());
     std::iota(All.begin(), All.end(), 0);

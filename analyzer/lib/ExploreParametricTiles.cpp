@@ -213,6 +213,26 @@ bool sameShape(const ConcreteSystem &M, const ConcreteSystem &Base) {
          !Forks(M) && !Forks(Base);
 }
 
+/// Y's first N steps are X's, and so are the inner cycles among them (those after them, in
+/// tiles past N, are each launch's own).
+bool samePrefix(const ConcreteAgent &X, const ConcreteAgent &Y, size_t N) {
+  if (X.Steps.size() < N || Y.Steps.size() < N ||
+      !std::equal(X.Steps.begin(), X.Steps.begin() + N, Y.Steps.begin(), sameStep))
+    return false;
+  for (size_t I = 0; I < X.InnerCycles.size() && X.InnerCycles[I].second <= N; ++I)
+    if (I >= Y.InnerCycles.size() || X.InnerCycles[I] != Y.InnerCycles[I])
+      return false;
+  return true;
+}
+
+/// The same agent of two launches, and (Whole) the same steps and cycles.
+bool sameAgent(const ConcreteAgent &X, const ConcreteAgent &Y, bool Whole) {
+  return X.Name == Y.Name && X.Program == Y.Program && X.Threads == Y.Threads &&
+         (!Whole || (X.Steps.size() == Y.Steps.size() && X.InnerCycles == Y.InnerCycles &&
+                     X.CycleBegin == Y.CycleBegin && X.CycleEnd == Y.CycleEnd &&
+                     samePrefix(X, Y, X.Steps.size())));
+}
+
 /// Out starts as Base, the launch the merged system's main steps come from; false when
 /// some member cannot join it.
 bool startMerge(llvm::ArrayRef<const ConcreteSystem *> Members, const ConcreteSystem &Base,
@@ -250,26 +270,18 @@ bool Prover::mergeTileCounts(llvm::ArrayRef<const ConcreteSystem *> Members,
     To.MainEnd = static_cast<uint32_t>(B.Steps.size());
     for (const ConcreteSystem *M : Members.drop_back()) {
       const ConcreteAgent &Ag = M->Agents[A];
-      if (Ag.Name != B.Name || Ag.Program != B.Program || Ag.Threads != B.Threads ||
-          Ag.CycleBegin != B.CycleBegin || Ag.CycleEnd != B.CycleEnd)
+      // Not in the tile loop: the same steps in every launch.
+      if (!sameAgent(Ag, B, !Tiled) || Ag.CycleBegin != B.CycleBegin ||
+          Ag.CycleEnd != B.CycleEnd)
         return false;
-      if (!Tiled) {
-        // Not in the tile loop: the same steps in every launch.
-        if (Ag.Steps.size() != B.Steps.size() || Ag.InnerCycles != B.InnerCycles ||
-            !std::equal(Ag.Steps.begin(), Ag.Steps.end(), B.Steps.begin(), sameStep))
-          return false;
+      if (!Tiled)
         continue;
-      }
       // Where its tiles end: the largest launch must start a tile there, and have the same
       // steps before.
       size_t End = tilesEnd(Ag, TL);
       if (End == 0 || End >= B.Steps.size() || !InTile(B.Steps[End]) ||
-          !std::equal(Ag.Steps.begin(), Ag.Steps.begin() + End, B.Steps.begin(), sameStep))
+          !samePrefix(Ag, B, End))
         return false;
-      for (size_t I = 0; I < Ag.InnerCycles.size(); ++I)
-        if (Ag.InnerCycles[I].second > End || I >= B.InnerCycles.size() ||
-            Ag.InnerCycles[I] != B.InnerCycles[I])
-          return false;
       if (!To.Exits.empty() && To.Exits.back().At >= End)
         return false;
       ConcreteAgent::Exit E;
@@ -304,21 +316,10 @@ bool Prover::mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
   for (unsigned A = 0; A < Base.Agents.size(); ++A) {
     const ConcreteAgent &B = Base.Agents[A];
     LoopId TL = tiledLoop(B);
-    auto Same = [](const ConcreteAgent &X, const ConcreteAgent &Y, size_t N) {
-      return X.Steps.size() >= N && Y.Steps.size() >= N &&
-             std::equal(X.Steps.begin(), X.Steps.begin() + N, Y.Steps.begin(), sameStep);
-    };
-    for (const ConcreteSystem *M : All) {
-      const ConcreteAgent &Ag = M->Agents[A];
-      if (Ag.Name != B.Name || Ag.Program != B.Program || Ag.Threads != B.Threads)
+    // Not in the tile loop: the same steps in every launch.
+    for (const ConcreteSystem *M : All)
+      if (!sameAgent(M->Agents[A], B, TL == NoIndex))
         return false;
-      // Not in the tile loop: the same steps in every launch.
-      if (TL == NoIndex &&
-          (Ag.Steps.size() != B.Steps.size() || Ag.InnerCycles != B.InnerCycles ||
-           Ag.CycleBegin != B.CycleBegin || Ag.CycleEnd != B.CycleEnd ||
-           !Same(Ag, B, B.Steps.size())))
-        return false;
-    }
     if (TL == NoIndex)
       continue; // MainEnd stays 0: no exits
     ConcreteAgent &To = Out.Agents[A];
@@ -331,19 +332,15 @@ bool Prover::mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
       const ConcreteAgent &Sm = Small[E]->Agents[A];
       size_t End = tilesEnd(Sm, TL);
       if (Sm.hasCycle() || End <= B.CycleBegin || End >= B.CycleEnd ||
-          tileOf(B.Steps[End], TL) != int64_t(E + 1) || !Same(Sm, B, End))
+          tileOf(B.Steps[End], TL) != int64_t(E + 1) || !samePrefix(Sm, B, End))
         return false;
-      for (size_t I = 0; I < Sm.InnerCycles.size(); ++I)
-        if (Sm.InnerCycles[I].second > End || I >= B.InnerCycles.size() ||
-            Sm.InnerCycles[I] != B.InnerCycles[I])
-          return false;
       // Later passes: the launch of Period + E + 1 tiles, whose tiles after the cycle must
       // be the cycle's first E + 1, tile t standing for t - Period.
       const ConcreteAgent &Lt = Late[E + 1]->Agents[A];
       size_t LateEnd = tilesEnd(Lt, TL);
       size_t Tail = End - B.CycleBegin;
       if (Lt.CycleBegin != B.CycleBegin || Lt.CycleEnd != B.CycleEnd ||
-          LateEnd != B.CycleEnd + Tail || !Same(Lt, B, B.CycleEnd))
+          LateEnd != B.CycleEnd + Tail || !samePrefix(Lt, B, B.CycleEnd))
         return false;
       for (size_t J = 0; J < Tail; ++J) {
         ConcreteStep Shifted = Lt.Steps[B.CycleEnd + J];
@@ -373,6 +370,11 @@ bool Prover::mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
 
 void Prover::runTiles() {
   auto Launch = [&](uint64_t TV, uint64_t NTV) { return tileLaunch(TV * O.TileK, NTV); };
+  // A class's K, in what explorations are called: `K = 640 + 8j tiles`.
+  auto KText = [&](uint64_t TV, bool TP) {
+    return R.Parameter + " = " + std::to_string(TV * O.TileK) +
+           (TP ? " + " + std::to_string(Period) + "j tiles" : "");
+  };
   // One class: its launch, its system (periodic in the tiles, the k-tiles or both), and
   // what it is called; Error when it cannot be built.
   struct Class {
@@ -386,10 +388,8 @@ void Prover::runTiles() {
     Class C;
     C.TV = TV, C.NTV = NTV, C.TP = TP, C.NP = NP;
     C.I = Launch(TV, NTV);
-    C.What = R.Parameter + " = " + std::to_string(TV * O.TileK) +
-             (TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
-             std::to_string(NTV) + (NP ? " + " + std::to_string(Period) + "i" : "") +
-             " tile(s) per CTA";
+    C.What = KText(TV, TP) + ", " + std::to_string(NTV) +
+             (NP ? " + " + std::to_string(Period) + "i" : "") + " tile(s) per CTA";
     if (!C.I) {
       C.Error = "no launch found where a CTA runs " + std::to_string(NTV) + " tiles";
       // B5's trip-count variant: only the first thread of a role advances its scheduler.
@@ -561,44 +561,45 @@ void Prover::runTiles() {
     std::vector<Class> Members;
     std::vector<Part> Parts;
   };
+  // The systems of members [First, Last), none when one could not be built.
+  auto Systems = [](Work &W, size_t First, size_t Last) {
+    std::optional<std::vector<const ConcreteSystem *>> Out{std::in_place};
+    for (size_t I = First; I < Last; ++I) {
+      if (!W.Members[I].Error.empty())
+        return decltype(Out)();
+      Out->push_back(&W.Members[I].S);
+    }
+    return Out;
+  };
+  // A merged class: the launch of Like, named for the tile counts it stands for.
+  auto MergedLike = [&](const Class &Like, const std::string &Counts) {
+    Class M;
+    M.TV = Like.TV, M.NTV = Like.NTV, M.TP = Like.TP, M.NP = Like.NP;
+    M.I = Like.I;
+    M.What = KText(Like.TV, Like.TP) + ", " + Counts + " tiles per CTA";
+    return M;
+  };
   auto Merge = [&](Work &W, size_t First, size_t Last) {
     Part P;
     P.First = First, P.Last = Last;
-    if (Last - First < 2)
+    auto Members = Last - First < 2 ? std::nullopt : Systems(W, First, Last);
+    if (!Members)
       return P;
-    std::vector<const ConcreteSystem *> Systems;
-    for (size_t I = First; I < Last; ++I) {
-      if (!W.Members[I].Error.empty())
-        return P;
-      Systems.push_back(&W.Members[I].S);
-    }
-    Class M;
     const Class &Front = W.Members[First], &Back = W.Members[Last - 1];
-    M.TV = Back.TV, M.NTV = Back.NTV, M.TP = Back.TP, M.NP = Back.NP;
-    M.I = Back.I;
-    M.What = R.Parameter + " = " + std::to_string(Back.TV * O.TileK) +
-             (Back.TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
-             std::to_string(Front.NTV) + " to " + std::to_string(Back.NTV) +
-             (Back.NP ? " + " + std::to_string(Period) + "i" : "") + " tiles per CTA";
-    if (mergeTileCounts(Systems, M.S))
+    Class M = MergedLike(Back, std::to_string(Front.NTV) + " to " + std::to_string(Back.NTV) +
+                                   (Back.NP ? " + " + std::to_string(Period) + "i" : ""));
+    if (mergeTileCounts(*Members, M.S))
       P.Merged = std::move(M);
     return P;
   };
   auto MergeCycle = [&](Work &W, size_t Split) {
-    std::vector<const ConcreteSystem *> Small, Late;
-    for (size_t I = 0; I < W.Members.size(); ++I) {
-      if (!W.Members[I].Error.empty())
-        return false;
-      (I < Split ? Small : Late).push_back(&W.Members[I].S);
-    }
-    Class M;
-    const Class &Front = W.Members.front(), &Base = W.Members[Split];
-    M.TV = Base.TV, M.NTV = Base.NTV, M.TP = Base.TP, M.NP = Base.NP;
-    M.I = Base.I;
-    M.What = R.Parameter + " = " + std::to_string(Base.TV * O.TileK) +
-             (Base.TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", " +
-             std::to_string(Front.NTV) + " or more tiles per CTA";
-    if (!mergeTileCycle(Small, Late, M.S))
+    auto Members = Systems(W, 0, W.Members.size());
+    if (!Members)
+      return false;
+    Class M =
+        MergedLike(W.Members[Split], std::to_string(W.Members.front().NTV) + " or more");
+    llvm::ArrayRef<const ConcreteSystem *> All(*Members);
+    if (!mergeTileCycle(All.take_front(Split), All.drop_front(Split), M.S))
       return false;
     Part P;
     P.First = 0, P.Last = W.Members.size();

@@ -136,13 +136,15 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     // Before an exit, the block after it is future too (the exits come before the cycles:
     // a tile loop's exits lie after its outer cycle).
     // An exit inside the cycle: either block.
-    for (const ConcreteAgent::Exit &E : Ag.Exits)
-      for (uint32_t Block : {E.Begin, E.InCycle ? E.LateBegin : E.Begin})
+    for (const ConcreteAgent::Exit &E : Ag.Exits) {
+      const uint32_t Blocks[] = {E.Begin, E.LateBegin};
+      for (uint32_t Block : llvm::ArrayRef<uint32_t>(Blocks, E.InCycle ? 2 : 1))
         for (uint32_t I = 0; I <= E.At; ++I)
           for (unsigned W = 0; W < 3 * Words; ++W) {
             Suffix[A][I][W] |= Suffix[A][Block][W];
             EnablingSuffix[A][I][W] |= EnablingSuffix[A][Block][W];
           }
+    }
     std::vector<std::pair<uint32_t, uint32_t>> Cycles = Ag.InnerCycles;
     if (Ag.hasCycle())
       Cycles.push_back({Ag.CycleBegin, Ag.CycleEnd});
@@ -308,13 +310,12 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce,
                                              std::vector<LoadInFlight> &Stale) const {
   std::vector<ScheduleStep> Out;
   Stale.clear();
-  for (const LoadInFlight &L : St.Loads) {
-    if (!Reduce)
-      break;
-    if (!llvm::is_contained(Late, L) && loadCommutes(St, L))
-      return {{ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy}};
-    Stale.push_back(L);
-  }
+  if (Reduce)
+    for (const LoadInFlight &L : St.Loads) {
+      if (!llvm::is_contained(Late, L) && loadCommutes(St, L))
+        return {{ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy}};
+      Stale.push_back(L);
+    }
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     // Leaving the tile loop is never taken alone: it fixes where every agent leaves; nor is
     // going on past an exit some agent may still leave at, which rules it out.

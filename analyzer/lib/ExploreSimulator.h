@@ -283,6 +283,10 @@ private:
   /// While no exit is fixed: whether exit I, inside the cycle, is open in pass Laps (no
   /// agent went past it: into a later pass, further in that one, or out of the cycle).
   bool cycleExitOpen(const State &St, int I, uint32_t Laps) const;
+  /// Whether an agent that completed Laps passes may leave at exit I: the one fixed (in
+  /// the pass fixed, inside the cycle), or while none is, one inside the cycle no agent went
+  /// past or one outside it from FirstExit (firstOpenExit) on.
+  bool exitOpen(const State &St, int I, uint32_t Laps, int FirstExit) const;
   /// The steps after exit I for an agent leaving it after Laps passes, [first, end).
   std::pair<uint32_t, uint32_t> exitBlock(unsigned Agent, int I, uint32_t Laps) const;
   /// Per exit index: whether it lies inside the cycle (the same for every agent with exits).

@@ -325,28 +325,17 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
             Pc = Ag.Steps.size();
             break;
           }
-          if (int E = ExitAt[B][Pc]; E >= 0 && Ag.Exits[E].InCycle) {
-            // Inside the cycle, in the pass the walk is in: open while no agent went past
-            // it now (going past never comes undone), or the one fixed; it may go on in
-            // the cycle either way.
-            uint32_t Laps = St.Agents[B].Laps + Done.Laps;
-            if (St.TailExit < 0 ? cycleExitOpen(St, E, Laps)
-                                : St.TailExit == E && St.TailLaps == Laps) {
-              auto [Begin, End] = exitBlock(B, E, Laps);
-              if (Begin < End)
-                Work.push_back({Begin, Done});
-              else
-                Ends[B] = true;
-            }
-          } else if (int E = ExitAt[B][Pc];
-                     E >= 0 && !Ag.Exits[E].InCycle &&
-                     (St.TailExit < 0 ? E >= FirstExit : St.TailExit == E)) {
-            const ConcreteAgent::Exit &X = Ag.Exits[E];
-            if (X.Begin < X.End)
-              Work.push_back({X.Begin, Done});
+          // An exit inside the cycle is open in the pass the walk is in while no agent
+          // went past it now (going past never comes undone). The walk may go on past an
+          // exit, except the one fixed outside the cycle, where the agent leaves.
+          uint32_t Laps = St.Agents[B].Laps + Done.Laps;
+          if (int E = ExitAt[B][Pc]; E >= 0 && exitOpen(St, E, Laps, FirstExit)) {
+            auto [Begin, End] = exitBlock(B, E, Laps);
+            if (Begin < End)
+              Work.push_back({Begin, Done});
             else
               Ends[B] = true;
-            if (St.TailExit == E)
+            if (St.TailExit == E && !ExitInCycle[E])
               break;
           }
         }
