@@ -5,7 +5,9 @@
 // themselves live in the frontier. The schedule found is then replayed from the initial
 // state, which rebuilds the final state (barriers, blocked agents) and checks the search and
 // the replay agree. A race's or violation's schedule is then cut to the steps it needs
-// (shorten): the reduced search's shortest schedule may run agents that play no part.
+// (shorten): the reduced search's shortest schedule may run agents that play no part. Last,
+// each agent's steps are brought together where they commute (gather, ExploreGather.cpp),
+// and the new order is kept only where it replays to the same bug.
 //
 //===----------------------------------------------------------------------------------===//
 #include "wsv/analyzer/Explore.h"
@@ -107,6 +109,29 @@ std::vector<ScheduleStep> shorten(const ConcreteSystem &S, std::vector<ScheduleS
     }
   }
   return Schedule;
+}
+
+bool sameBlocked(const std::vector<BlockedAgent> &A, const std::vector<BlockedAgent> &B) {
+  return std::equal(A.begin(), A.end(), B.begin(), B.end(),
+                    [](const BlockedAgent &X, const BlockedAgent &Y) {
+                      return X.Agent == Y.Agent && X.Step == Y.Step && X.Reason == Y.Reason;
+                    });
+}
+
+/// Found with each agent's steps brought together where they commute (gatherAgents), kept
+/// only where the new order replays to the same bug.
+ExploreResult gather(const ConcreteSystem &S, ExploreResult Found) {
+  if (Found.Verdict == ExploreVerdict::Clean || Found.Verdict == ExploreVerdict::Unknown)
+    return Found;
+  std::vector<ScheduleStep> Gathered =
+      gatherAgents(S, Found.Schedule, Found.Verdict != ExploreVerdict::Deadlock);
+  if (Gathered == Found.Schedule)
+    return Found;
+  ExploreResult Again = replay(S, Gathered);
+  if (Again.Verdict != Found.Verdict || Again.Message != Found.Message ||
+      !sameBlocked(Again.Blocked, Found.Blocked))
+    return Found;
+  return Again;
 }
 
 } // namespace
@@ -224,6 +249,8 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
       if (Shorter.size() < Schedule.size())
         Replayed = replay(S, Shorter);
     }
+    if (Options.Gather)
+      Replayed = gather(S, std::move(Replayed));
     Replayed.States = Nodes.size();
     Replayed.SymmetryGroups = Groups;
     Replayed.Transitions = R.Transitions;

@@ -47,6 +47,11 @@
 // consumer warpgroups), are interchangeable, and a state whose swapped image was seen is not
 // expanded again (ExploreSymmetry.cpp says why that keeps the reduction sound).
 //
+// The schedule of a bug is then cut to the steps it needs (races and violations) and
+// reordered to continue with the agent that moved last wherever that agent's next step
+// commutes with what it is brought past (gatherAgents): the same steps, the same end, fewer
+// switches between roles for the reader.
+//
 // What is found:
 //  - deadlock: a state where some agent has not finished and nothing can move; each blocked
 //    agent says what it waits for (barrier slot and parity, named barrier, wait_group, ...),
@@ -142,6 +147,10 @@ struct ExploreOptions {
   /// A race's or violation's schedule loses the steps it does not need: agents stop early,
   /// one last step at a time, while the schedule still replays to the same bug.
   bool Shorten = true;
+  /// The schedule then continues with the agent that moved last wherever that agent's next
+  /// step commutes with the transitions it is brought past (the same steps, the same end):
+  /// it reads one role at a time.
+  bool Gather = true;
 };
 
 struct ExploreResult {
@@ -170,6 +179,14 @@ ExploreResult explore(const ConcreteSystem &S, const ExploreOptions &Options = {
 /// step makes one, clean when every agent finished, unknown (with the reason) when a step of
 /// the schedule is not enabled where it is taken.
 ExploreResult replay(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Schedule);
+
+/// Schedule reordered so that an agent's next step follows its last wherever it can be
+/// brought forward: adjacent transitions are swapped only where both orders are enabled,
+/// raise nothing and end in the same state (ExploreGather.cpp), so the result reaches the
+/// same state. With KeepLast, the last transition (a race's or violation's) stays last. A
+/// schedule that is not one of S comes back as it is.
+std::vector<ScheduleStep> gatherAgents(const ConcreteSystem &S,
+                                       std::vector<ScheduleStep> Schedule, bool KeepLast);
 
 /// A small instance of a reference-style GEMM kernel (parameters K, M, N): K = KTiles * TileK
 /// and, when some loop's trip count reads %ctaid / %nctaid (a persistent tile loop), M, N and
