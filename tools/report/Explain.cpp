@@ -155,11 +155,13 @@ void replay(const Trace &T, const analyzer::Protocol *P, Explanation &E) {
     // The solver stated its end state: show that rather than a replay of its own steps.
     for (const TraceBarrierState &B : T.FinalBarriers) {
       BarrierEndState St;
-      llvm::StringRef Name(B.Name);
+      // `full[1]`, or `full[1]@cta0` where the solver modeled every CTA of a cluster.
+      auto [Name, Cta] = llvm::StringRef(B.Name).split('@');
       auto [Array, Rest] = Name.split('[');
       St.Barrier = Array.str();
       Rest.consume_back("]");
       Rest.getAsInteger(10, St.Slot);
+      St.InCta = Cta.consume_front("cta") && !Cta.getAsInteger(10, St.ClusterRank);
       St.Initialized = true;
       St.Pending = static_cast<uint32_t>(std::max<int64_t>(B.Pending, 0));
       St.TxCount = B.TxCount;

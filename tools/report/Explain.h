@@ -41,6 +41,7 @@ struct BarrierEndState {
   uint64_t CompletedPhases = 0;
   std::vector<std::string> Violations; ///< operations the PTX ISA leaves undefined, by step
   bool FromTrace = false;     ///< stated by the trace (Expected is then not known: 0)
+  bool InCta = false;         ///< the trace named its CTA (`full[1]@cta0`): ClusterRank
   uint64_t InFlight = 0;      ///< async operations that will still complete on it (trace)
 };
 

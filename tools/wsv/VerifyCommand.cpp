@@ -108,8 +108,14 @@ void printVerdict(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
   if (V.proved())
     OS << " for " << V.ForParameters;
   OS << " (" << (V.Engine.empty() ? "no engine" : V.Engine);
-  if (V.refuted())
-    OS << ", " << V.Schedule.size() << " steps";
+  if (V.refuted()) {
+    // Runs of one agent's consecutive steps: how often the reader switches roles.
+    unsigned Runs = 0;
+    for (size_t I = 0; I < V.Schedule.size(); ++I)
+      Runs += !I || V.Schedule[I].Agent != V.Schedule[I - 1].Agent;
+    OS << ", " << V.Schedule.size() << (V.Schedule.size() == 1 ? " step" : " steps") << " in "
+       << Runs << (Runs == 1 ? " run" : " runs");
+  }
   if (V.unknown())
     OS << ", bound " << V.BoundReached;
   OS << ", " << static_cast<unsigned>(V.Milliseconds) << " ms)";
