@@ -283,6 +283,7 @@ Explanation explain(const Trace &T, const analyzer::Protocol *P, std::string Ptx
   if (P)
     E.WaitFor = analyzer::analyzeWaitFor(*P, E.Snap);
   replay(T, P, E);
+  E.Runs = stepRuns(T, E.Effects);
   return E;
 }
 

@@ -57,6 +57,16 @@ struct StuckGroupView {
   std::vector<Dim3> Ctas; ///< CTAs whose records are in the trace (stuck[])
 };
 
+/// A run of one role's consecutive steps of a solver's schedule (ExplainRuns.cpp).
+struct StepRun {
+  size_t First = 0, Last = 0;       ///< indices into the trace's steps, both included
+  std::string Role;                 ///< `producer (warp 4)`, `consumer.0@cta1`
+  std::string What;                 ///< `wait empty[0] parity 1, async-load full[0] x3`
+  std::string FirstIterations, LastIterations; ///< `t=0 k=1` of its first and last step
+  unsigned LowLine = 0, HighLine = 0; ///< the PTX lines it spans (0: none known)
+  std::string Effects;              ///< `completes full[0] phase 0 (parity 0)`, `blocks`
+};
+
 struct Explanation {
   const Trace *T = nullptr;
   std::string PtxPath;              ///< the PTX that was analyzed; empty when none
@@ -69,7 +79,11 @@ struct Explanation {
   std::string NoStates;               ///< why there are none
   std::vector<BarrierEndState> States;
   std::vector<StepEffect> Effects;    ///< per T->Steps
+  std::vector<StepRun> Runs;          ///< solver traces: the steps in runs of one role
 };
+
+/// The runs of one role's consecutive steps of a solver trace (none for hardware captures).
+std::vector<StepRun> stepRuns(const Trace &T, const std::vector<StepEffect> &Effects);
 
 /// Builds the explanation; P may be null (NoProtocol says why), then only the trace's own
 /// facts are shown.

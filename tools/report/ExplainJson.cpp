@@ -81,6 +81,19 @@ json stepsJson(const Explanation &E) {
   return Out;
 }
 
+json runsJson(const Explanation &E) {
+  json Out = json::array();
+  for (const StepRun &R : E.Runs)
+    Out.push_back({{"first", R.First},
+                   {"last", R.Last},
+                   {"role", R.Role},
+                   {"what", R.What},
+                   {"iterations", {R.FirstIterations, R.LastIterations}},
+                   {"ptx_lines", {R.LowLine, R.HighLine}},
+                   {"effects", R.Effects}});
+  return Out;
+}
+
 json barriersJson(const Explanation &E) {
   json States = json::array();
   for (const BarrierEndState &B : E.States)
@@ -94,6 +107,7 @@ json barriersJson(const Explanation &E) {
                       {"parity", B.CompletedPhases & 1},
                       {"violations", B.Violations},
                       {"from_trace", B.FromTrace},
+                      {"cta", B.InCta ? json(B.ClusterRank) : json(nullptr)},
                       {"in_flight", B.InFlight}});
   json J = {{"replayed", E.HaveStates}, {"states", States}};
   if (!E.HaveStates) {
@@ -149,6 +163,7 @@ json explanationToJson(const Explanation &E) {
               {"stuck", stuckJson(E)},
               {"silent_roles", E.Snap.Silent},
               {"steps", stepsJson(E)},
+              {"runs", runsJson(E)},
               {"barriers", barriersJson(E)},
               {"wait_for", edgesJson(E)},
               {"cycle", E.WaitFor.Cycle}};

@@ -9,8 +9,6 @@
 
 #include "wsv/analyzer/ProtocolPrinter.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -96,103 +94,24 @@ void printHeader(const Explanation &E, llvm::raw_ostream &OS) {
        << (T.Dropped ? "; " + std::to_string(T.Dropped) + " records dropped" : "") << '\n';
 }
 
-/// `0-3`, or `0,2` where the slots are not consecutive.
-std::string slotsText(std::vector<unsigned> Slots) {
-  std::sort(Slots.begin(), Slots.end());
-  Slots.erase(std::unique(Slots.begin(), Slots.end()), Slots.end());
-  if (Slots.size() > 2 && Slots.back() - Slots.front() + 1 == Slots.size())
-    return std::to_string(Slots.front()) + "-" + std::to_string(Slots.back());
-  std::string Out;
-  for (unsigned V : Slots)
-    Out += (Out.empty() ? "" : ",") + std::to_string(V);
-  return Out;
-}
-
-/// An opcode without its state spaces and operand type (`mbarrier.try_wait.parity`), as
-/// short as the verbs of the explorer's own steps (`wait`, `async-load`).
-std::string shortOp(llvm::StringRef Op) {
-  llvm::SmallVector<llvm::StringRef, 8> Parts;
-  Op.split(Parts, '.');
-  std::string Out;
-  for (llvm::StringRef P : Parts) {
-    bool Type = P.size() >= 2 && P.size() <= 3 && llvm::StringRef("bsuf").contains(P[0]) &&
-                llvm::all_of(P.drop_front(), llvm::isDigit);
-    if (!Out.empty() && (P.contains("::") || P == "shared" || P == "global" || Type))
-      continue;
-    Out += (Out.empty() ? "" : ".") + P.str();
-  }
-  return Out;
-}
-
-/// What a run of one role's steps did: each operation once, with the barrier slots it
-/// reached and how often (`wait mma2ld[0] parity 0, tcgen05.ld x4, arrive ld2mma[0]`).
-std::string runText(const std::vector<TraceStep> &Steps, size_t Begin, size_t End) {
-  struct Op {
-    std::string Verb, Barrier, Parity;
-    std::vector<unsigned> Slots;
-    unsigned Times = 0;
-  };
-  std::vector<Op> Ops;
-  for (size_t I = Begin; I < End; ++I) {
-    const TraceStep &S = Steps[I];
-    Op O{shortOp(llvm::StringRef(S.Op).split(' ').first), S.Barrier.value_or(""),
-         S.Parity ? " parity " + std::to_string(*S.Parity) : "", {}, 0};
-    auto It = std::find_if(Ops.begin(), Ops.end(), [&](const Op &X) {
-      return X.Verb == O.Verb && X.Barrier == O.Barrier && X.Parity == O.Parity;
-    });
-    if (It == Ops.end())
-      It = Ops.insert(Ops.end(), std::move(O));
-    if (S.Barrier)
-      It->Slots.push_back(S.Index.value_or(0));
-    ++It->Times;
-  }
-  std::string Out;
-  for (const Op &O : Ops) {
-    Out += (Out.empty() ? "" : ", ") + O.Verb;
-    if (!O.Barrier.empty())
-      Out += " " + O.Barrier + "[" + slotsText(O.Slots) + "]";
-    Out += O.Parity + (O.Times > 1 ? " x" + std::to_string(O.Times) : "");
-  }
-  return Out;
-}
-
 /// The schedule in runs of one role's consecutive steps, one line each: the order in which
 /// the roles took turns, before every step of it.
 void printRuns(const Explanation &E, llvm::raw_ostream &OS) {
-  const std::vector<TraceStep> &Steps = E.T->Steps;
-  if (!E.T->fromSolver() || Steps.empty())
+  if (E.Runs.empty())
     return;
-  std::vector<std::pair<size_t, size_t>> Runs;
-  for (size_t I = 0; I < Steps.size(); ++I)
-    if (I && Steps[I].Role == Steps[I - 1].Role && Steps[I].Warp == Steps[I - 1].Warp)
-      Runs.back().second = I + 1;
-    else
-      Runs.push_back({I, I + 1});
-  OS << "\nruns (" << Steps.size() << " steps in " << Runs.size() << " runs of one role)\n";
-  for (auto [Begin, End] : Runs) {
-    const TraceStep &First = Steps[Begin];
-    unsigned Low = UINT32_MAX, High = 0;
-    for (size_t I = Begin; I < End; ++I)
-      if (Steps[I].PtxLine) {
-        Low = std::min(Low, Steps[I].PtxLine);
-        High = std::max(High, Steps[I].PtxLine);
-      }
-    OS << llvm::format("  %3zu-%-4zu ", Begin, End - 1) << First.Role;
-    if (First.Warp)
-      OS << " (warp " << *First.Warp << ")";
-    OS << ": " << runText(Steps, Begin, End);
-    if (High)
-      OS << "  # ptx " << Low << (High > Low ? "-" + std::to_string(High) : "");
-    // The phases the run completed, and whether it ended blocked (the replay's notes).
-    std::string Effects;
-    for (size_t I = Begin; I < End && I < E.Effects.size(); ++I) {
-      llvm::StringRef Note = E.Effects[I].Note;
-      if (Note.starts_with("completes") || Note.starts_with("undefined") ||
-          (I + 1 == End && Note == "blocks"))
-        Effects += (Effects.empty() ? "" : ", ") + Note.str();
-    }
-    if (!Effects.empty())
-      OS << "  -> " << Effects;
+  OS << "\nruns (" << E.T->Steps.size() << " steps in " << E.Runs.size()
+     << " runs of one role)\n";
+  for (const StepRun &R : E.Runs) {
+    OS << llvm::format("  %3zu-%-4zu ", R.First, R.Last) << R.Role;
+    if (!R.FirstIterations.empty())
+      OS << " [" << R.FirstIterations
+         << (R.LastIterations != R.FirstIterations ? " .. " + R.LastIterations : "") << "]";
+    OS << ": " << R.What;
+    if (R.HighLine)
+      OS << "  # ptx " << R.LowLine
+         << (R.HighLine > R.LowLine ? "-" + std::to_string(R.HighLine) : "");
+    if (!R.Effects.empty())
+      OS << "  -> " << R.Effects;
     OS << '\n';
   }
 }

@@ -280,7 +280,15 @@ bool readStep(Reader &R, const json &V, const std::string &P, TraceStep &S) {
     return false;
   S.PtxLine = Line.value_or(0);
   S.Probe = V.contains("probe") && V["probe"].is_boolean() && V["probe"].get<bool>();
-  S.Probe = V.contains("probe") && V["probe"].is_boolean() && V["probe"].get<bool>();
+  // Loop counters: text as `wsv verify` writes them (`t=0 k=1`), an object as `wsv explore`
+  // does ({"t": 0, "k": 1}); anything else is left out, as it only labels the step.
+  if (V.contains("iterations") && V["iterations"].is_string())
+    S.Iterations = V["iterations"].get<std::string>();
+  else if (V.contains("iterations") && V["iterations"].is_object())
+    for (const auto &[Name, Value] : V["iterations"].items())
+      if (Value.is_number_integer())
+        S.Iterations += (S.Iterations.empty() ? "" : " ") + Name + "=" +
+                        std::to_string(Value.get<int64_t>());
   if (V.contains("cta") && !R.dim3(V, P, "cta", S.Cta))
     return false;
   if (!Barrier.empty())

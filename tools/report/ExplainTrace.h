@@ -98,6 +98,7 @@ struct TraceStep {
   bool Probe = false;
   unsigned PtxLine = 0;
   std::string Source; ///< `file:line` of the CUDA source, empty when unknown
+  std::string Iterations; ///< a solver's loop counters at the step (`t=0 k=1`), or empty
 };
 
 struct TraceLaunch {
