@@ -283,7 +283,8 @@ Explanation explain(const Trace &T, const analyzer::Protocol *P, std::string Ptx
   if (P)
     E.WaitFor = analyzer::analyzeWaitFor(*P, E.Snap);
   replay(T, P, E);
-  E.Runs = stepRuns(T, E.Effects);
+  if (T.fromSolver())
+    E.Runs = stepRuns(T.Steps, E.Effects);
   return E;
 }
 

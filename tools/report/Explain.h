@@ -82,8 +82,10 @@ struct Explanation {
   std::vector<StepRun> Runs;          ///< solver traces: the steps in runs of one role
 };
 
-/// The runs of one role's consecutive steps of a solver trace (none for hardware captures).
-std::vector<StepRun> stepRuns(const Trace &T, const std::vector<StepEffect> &Effects);
+/// The runs of one role's consecutive steps of a schedule; Effects (per step, may be
+/// shorter or empty) adds what the replay says each run completed or where it blocked.
+std::vector<StepRun> stepRuns(const std::vector<TraceStep> &Steps,
+                              const std::vector<StepEffect> &Effects);
 
 /// Builds the explanation; P may be null (NoProtocol says why), then only the trace's own
 /// facts are shown.

@@ -84,11 +84,9 @@ std::string runText(const std::vector<TraceStep> &Steps, size_t Begin, size_t En
 
 } // namespace
 
-std::vector<StepRun> stepRuns(const Trace &T, const std::vector<StepEffect> &Effects) {
+std::vector<StepRun> stepRuns(const std::vector<TraceStep> &Steps,
+                              const std::vector<StepEffect> &Effects) {
   std::vector<StepRun> Runs;
-  const std::vector<TraceStep> &Steps = T.Steps;
-  if (!T.fromSolver())
-    return Runs;
   for (size_t Begin = 0, End = 0; Begin < Steps.size(); Begin = End) {
     for (End = Begin + 1; End < Steps.size() && Steps[End].Role == Steps[Begin].Role &&
                           Steps[End].Warp == Steps[Begin].Warp;

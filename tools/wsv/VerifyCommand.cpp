@@ -3,6 +3,7 @@
 #include "Command.h"
 #include "OptionValue.h"
 
+#include "../report/Explain.h"
 #include "../report/VerifyJson.h"
 
 #include "wsv/analyzer/Checks.h"
@@ -35,7 +36,7 @@ namespace {
 const char Usage[] =
     "usage: wsv verify [--kernel NAME] [--launch FILE | --param NAME=VALUE ...]\n"
     "                  [--require-proof] [--format text|json|sarif] [--timeout-ms N]\n"
-    "                  [--rlimit N] [--trace-out DIR] FILE\n"
+    "                  [--rlimit N] [--trace-out DIR] [--steps] FILE\n"
     "\n"
     "Proves, per kernel entry of the PTX FILE, that its synchronization protocol cannot\n"
     "deadlock (deadlock-freedom), read a stage buffer before its copy completed\n"
@@ -57,6 +58,8 @@ const char Usage[] =
     "  --bound N             steps of the bounded search (48)\n"
     "  --unbounded           then try Z3's fixed-point engine (Spacer) for all parameters\n"
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
+    "  --steps               print a counterexample step by step, not as runs of one\n"
+    "                        agent's consecutive steps (a line each)\n"
     "  --max-states N        states one exploration may visit (default 150000)\n"
     "  --max-total-states N  states all explorations of a kernel may visit (default\n"
     "                        4000000); beyond, the exploration's verdict is unknown\n"
@@ -103,7 +106,40 @@ bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, std::st
   return true;
 }
 
-void printVerdict(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
+/// The counterexample as runs of one agent's consecutive steps (report/ExplainRuns.cpp), a
+/// line each, numbered by its steps as --steps numbers them.
+void printRuns(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
+  std::vector<report::TraceStep> Steps;
+  for (const analyzer::VerifyStep &S : V.Schedule) {
+    report::TraceStep T;
+    T.Role = S.Agent;
+    T.Op = S.What;
+    T.Barrier = S.Barrier;
+    if (S.Slot)
+      T.Index = static_cast<unsigned>(*S.Slot);
+    if (S.Parity)
+      T.Parity = static_cast<unsigned>(*S.Parity);
+    T.PtxLine = S.PtxLine;
+    T.Iterations = S.Iterations;
+    Steps.push_back(std::move(T));
+  }
+  for (const report::StepRun &R : report::stepRuns(Steps, {})) {
+    OS << "    " << R.First + 1;
+    if (R.Last > R.First)
+      OS << '-' << R.Last + 1;
+    OS << ". " << R.Role;
+    if (!R.FirstIterations.empty())
+      OS << " [" << R.FirstIterations
+         << (R.LastIterations != R.FirstIterations ? " .. " + R.LastIterations : "") << "]";
+    OS << ": " << R.What;
+    if (R.HighLine)
+      OS << "  # ptx " << R.LowLine
+         << (R.HighLine > R.LowLine ? "-" + std::to_string(R.HighLine) : "");
+    OS << '\n';
+  }
+}
+
+void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &OS) {
   OS << "  " << analyzer::toString(V.Prop) << ": " << analyzer::toString(V.K);
   if (V.proved())
     OS << " for " << V.ForParameters;
@@ -129,8 +165,11 @@ void printVerdict(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
         OS << ' ' << Name << " = " << Value;
       OS << '\n';
     }
+    if (!EachStep)
+      printRuns(V, OS);
     unsigned N = 0;
-    for (const analyzer::VerifyStep &S : V.Schedule) {
+    for (const analyzer::VerifyStep &S : EachStep ? V.Schedule
+                                                  : std::vector<analyzer::VerifyStep>()) {
       OS << "    " << ++N << ". " << S.Agent << ": " << S.What;
       if (S.Slot && S.Barrier)
         OS << " -> " << *S.Barrier << '[' << *S.Slot << ']';
@@ -168,7 +207,8 @@ int runVerify(int Argc, char **Argv) {
   std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Rlimit, Bound, MaxStates,
       MaxTotalStates, Jobs;
   std::vector<std::string> ParamArgs;
-  bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed();
+  bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed(),
+       EachStep = false;
   llvm::SmallVector<StringRef, 2> Files;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
@@ -203,6 +243,8 @@ int runVerify(int Argc, char **Argv) {
       Unbounded = true;
     } else if (Arg == "--progress") {
       Progress = true;
+    } else if (Arg == "--steps") {
+      EachStep = true;
     } else if (Arg.starts_with("-") && Arg != "-") {
       return fail("unknown option or missing value '" + Arg.str() + "'", true);
     } else {
@@ -375,7 +417,7 @@ int runVerify(int Argc, char **Argv) {
         printFinding(F, llvm::outs());
       llvm::outs() << "kernel " << R.P->Kernel << '\n';
       for (const analyzer::Verdict &V : R.Verdicts)
-        printVerdict(V, llvm::outs());
+        printVerdict(V, EachStep, llvm::outs());
     }
   }
   llvm::outs().flush();
