@@ -293,6 +293,8 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
           Incomplete = Finish(Path(Id, nullptr)).Message;
         continue;
       }
+      if (!Options.StopAtDeadlock)
+        continue; // a dead end, as a finished state is
       return Finish(Path(Id, nullptr));
     }
     for (size_t M = 0; M < Moves.size(); ++M) {

@@ -102,6 +102,14 @@ unsigned Prover::threads() const {
   return std::max(1u, std::min(4u, llvm::hardware_concurrency().compute_thread_count()));
 }
 
+ExploreOptions Prover::exploreOptions() const {
+  ExploreOptions EO;
+  EO.MaxStates = O.MaxStates;
+  EO.MaxLag = O.MaxLag;
+  EO.StopAtDeadlock = O.StopAtDeadlock;
+  return EO;
+}
+
 std::vector<std::pair<ExploreResult, double>>
 Prover::exploreAhead(const std::vector<const ConcreteSystem *> &Systems) const {
   std::vector<std::pair<ExploreResult, double>> Out;
@@ -109,9 +117,7 @@ Prover::exploreAhead(const std::vector<const ConcreteSystem *> &Systems) const {
   if (N <= 1 || Systems.size() <= 1)
     return Out;
   Out.resize(Systems.size());
-  ExploreOptions EO;
-  EO.MaxStates = O.MaxStates;
-  EO.MaxLag = O.MaxLag;
+  ExploreOptions EO = exploreOptions();
   // Explorations share nothing but the read-only system they run (a simulator each).
   llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(N));
   for (size_t I = 0; I < Systems.size(); ++I)
@@ -128,9 +134,7 @@ Prover::exploreAhead(const std::vector<const ConcreteSystem *> &Systems) const {
 
 bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Instance &At,
                      const ExploreResult *Done, double DoneMs) {
-  ExploreOptions EO;
-  EO.MaxStates = O.MaxStates;
-  EO.MaxLag = O.MaxLag;
+  ExploreOptions EO = exploreOptions();
   bool Budget = false;
   if (O.MaxTotalStates) {
     if (R.States >= O.MaxTotalStates)
@@ -186,9 +190,8 @@ bool Prover::searchDeep(const ConcreteSystem &S, const std::string &What,
   bool Periodic = llvm::any_of(S.Agents, [](const ConcreteAgent &A) {
     return A.hasCycle() || !A.InnerCycles.empty();
   });
-  ExploreOptions DO;
+  ExploreOptions DO = exploreOptions();
   DO.DepthFirst = true;
-  DO.MaxLag = O.MaxLag;
   DO.MaxStates = O.MaxStates / 4;
   bool Left = !O.MaxTotalStates ||
               (R.States < O.MaxTotalStates && O.MaxTotalStates - R.States > DO.MaxStates);

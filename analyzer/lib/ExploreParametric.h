@@ -111,6 +111,8 @@ private:
   std::vector<std::pair<ExploreResult, double>>
   exploreAhead(const std::vector<const ConcreteSystem *> &Systems) const;
   unsigned threads() const;
+  /// The options every exploration of the argument shares (bounds, deadlocks).
+  ExploreOptions exploreOptions() const;
   /// A depth-first search of launch At (system S), for a bug the full searches ran out of
   /// states before: true when it found one (R then has it); recorded in the runs and the
   /// state count either way.

@@ -653,9 +653,7 @@ void Prover::runTiles() {
   std::optional<llvm::DefaultThreadPool> Pool;
   if (threads() > 1) {
     Pool.emplace(llvm::hardware_concurrency(threads()));
-    ExploreOptions EO;
-    EO.MaxStates = O.MaxStates;
-    EO.MaxLag = O.MaxLag;
+    ExploreOptions EO = exploreOptions();
     for (size_t I = 0; I < Works.size(); ++I)
       Ready.push_back(Pool->async([&, I, EO] {
         if (Stop)

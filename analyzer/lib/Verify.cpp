@@ -145,24 +145,26 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     if (K % Options.TileK || K < Options.TileK * Options.MinTiles || K >= (uint64_t(1) << 24))
       return Out;
   }
-  std::vector<std::string> Lemmas;
-  if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean)
-    Lemmas.push_back("Z3 proved (" + std::to_string(E.SolverQueries) +
-                     " queries) that the steps repeat every " + std::to_string(E.Period) +
-                     " k-tiles from k-tile " + std::to_string(E.Threshold) +
-                     (E.Tail ? " up to the last " + std::to_string(E.Tail) : std::string()) +
-                     (E.Tiles ? " and every " + std::to_string(E.Period) + " tiles from tile " +
-                                    std::to_string(E.TileThreshold)
-                              : std::string()) +
-                     ", so that " + std::to_string(E.Runs.size()) +
-                     " explorations stand for every " + E.Parameter +
-                     (E.Tiles ? " and tile count" : ""));
-  for (size_t I = 0; I < Options.Properties.size(); ++I) {
-    Property Prop = Options.Properties[I];
+  // The verdict of one property from a run of the argument; Safety: the run let schedules
+  // that deadlock end there (ParametricOptions::StopAtDeadlock), after the first run's
+  // deadlock.
+  auto Fill = [&](const ParametricResult &E, Property Prop, bool Safety) {
     Verdict V;
     V.Prop = Prop;
     V.Engine = "explore";
-    V.Assumptions = Lemmas;
+    if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean)
+      V.Assumptions.push_back(
+          "Z3 proved (" + std::to_string(E.SolverQueries) + " queries) that the steps repeat every " +
+          std::to_string(E.Period) + " k-tiles from k-tile " + std::to_string(E.Threshold) +
+          (E.Tail ? " up to the last " + std::to_string(E.Tail) : std::string()) +
+          (E.Tiles ? " and every " + std::to_string(E.Period) + " tiles from tile " +
+                         std::to_string(E.TileThreshold)
+                   : std::string()) +
+          ", so that " + std::to_string(E.Runs.size()) + " explorations stand for every " +
+          E.Parameter + (E.Tiles ? " and tile count" : ""));
+    if (Safety && E.Verdict != ExploreVerdict::Unknown)
+      V.Assumptions.push_back("a schedule that deadlocks (deadlock-freedom's counterexample) "
+                              "ends where it blocks: no race or violation comes before");
     if (E.Verdict == ExploreVerdict::Clean) {
       V.K = Verdict::Kind::Proved;
       V.ForParameters = E.ForParameters;
@@ -173,15 +175,16 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       if (Prop == Property::BarrierHygiene)
         V.Assumptions.push_back("fence.mbarrier_init and proxy fences are judged by the lint "
                                 "checks, not by this model");
-      Out[I] = std::move(V);
-      continue;
+      return V;
     }
-    if (brokenBy(E.Verdict) != Prop) {
+    if (E.Verdict == ExploreVerdict::Unknown || brokenBy(E.Verdict) != Prop) {
       // The search stops at its first bad state: this property was not looked at further.
-      V.Reason = std::string("not examined: the exploration stopped at the counterexample to ") +
-                 toString(brokenBy(E.Verdict)) + " first";
-      Out[I] = std::move(V);
-      continue;
+      V.Reason = E.Verdict == ExploreVerdict::Unknown
+                     ? "not examined: the search past the deadlock: " + E.Reason
+                     : std::string("not examined: the exploration stopped at the "
+                                   "counterexample to ") +
+                           toString(brokenBy(E.Verdict)) + " first";
+      return V;
     }
     V.K = Verdict::Kind::Counterexample;
     V.Reason = E.Found.Message;
@@ -197,8 +200,30 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
           V.Parameters[Name] = Value;
     ConcreteSystem S = instantiate(RP, E.Launch);
     fillCounterexample(P, S, E.Found, V);
-    Out[I] = std::move(V);
-  }
+    return V;
+  };
+  for (size_t I = 0; I < Options.Properties.size(); ++I)
+    Out[I] = Fill(E, Options.Properties[I], false);
+  // A deadlock ends the first run: the safety properties get a run of their own in which
+  // deadlocked schedules end where they block, so that they are proved or refuted rather
+  // than left unexamined.
+  bool SafetyLeft = E.Verdict == ExploreVerdict::Deadlock &&
+                    llvm::any_of(Options.Properties,
+                                 [](Property Q) { return Q != Property::DeadlockFreedom; });
+  if (!SafetyLeft)
+    return Out;
+  PO.StopAtDeadlock = false;
+  PO.MaxTotalStates = std::min(PO.MaxTotalStates ? PO.MaxTotalStates : UINT64_MAX,
+                               Options.SafetyStates);
+  PO.MaxStates = std::min(PO.MaxStates, Options.SafetyStates);
+  if (Options.OnExploreRun)
+    PO.OnRun = [&](const std::string &Run, double Ms) {
+      Options.OnExploreRun("past deadlocks, " + Run, Ms);
+    };
+  ParametricResult Safe = exploreAllTrips(RP, PO);
+  for (size_t I = 0; I < Options.Properties.size(); ++I)
+    if (Options.Properties[I] != Property::DeadlockFreedom)
+      Out[I] = Fill(Safe, Options.Properties[I], true);
   return Out;
 }
 

@@ -349,6 +349,43 @@ TEST_F(ExploreKernelsTest, ReductionAgreesWithTheFullSearch) {
   EXPECT_GT(BadCompared, 10u);
 }
 
+// Past deadlocks (ExploreOptions::StopAtDeadlock false, how `wsv verify` decides stage
+// safety and barrier hygiene after a deadlock): the reduced search finds a race or violation
+// wherever the full search does, on every small instance that deadlocks (elsewhere the
+// searches are the usual ones), and never reports a deadlock.
+TEST_F(ExploreKernelsTest, PastDeadlocksTheReductionFindsWhatTheFullSearchFinds) {
+  unsigned Compared = 0, Bad = 0;
+  forEachFile([&](const std::string &What, const std::string &File) {
+    std::unique_ptr<Loaded> L = load(File);
+    for (const auto &[Name, S] : L->Systems) {
+      ExploreOptions Options;
+      Options.MaxStates = StateBound;
+      if (explore(S, Options).Verdict != ExploreVerdict::Deadlock)
+        continue;
+      Options.StopAtDeadlock = false;
+      ExploreResult R = explore(S, Options);
+      Options.PartialOrder = false;
+      ExploreResult F = explore(S, Options);
+      EXPECT_NE(R.Verdict, ExploreVerdict::Deadlock) << What << " " << Name;
+      EXPECT_NE(F.Verdict, ExploreVerdict::Deadlock) << What << " " << Name;
+      if (R.Verdict == ExploreVerdict::Unknown || F.Verdict == ExploreVerdict::Unknown)
+        continue;
+      ++Compared;
+      Bad += isBad(F.Verdict);
+      EXPECT_EQ(R.Verdict, F.Verdict)
+          << What << " " << Name << ": reduced " << toString(R.Verdict) << " (" << R.Message
+          << "), full " << toString(F.Verdict) << " (" << F.Message << ")";
+      if (isBad(R.Verdict)) {
+        ExploreResult Again = replay(S, R.Schedule);
+        EXPECT_EQ(Again.Message, R.Message) << What << " " << Name;
+      }
+    }
+  });
+  std::printf("%u deadlocking instances compared past their deadlocks (%u bad)\n", Compared,
+              Bad);
+  EXPECT_GT(Compared, 30u);
+}
+
 TEST_F(ExploreKernelsTest, PackedStatesGiveTheSameSearch) {
   // Every waiting state packed and unpacked again (State::save / load) must leave the search
   // exactly as it was: the same verdict, message, schedule length and number of states.

@@ -342,4 +342,45 @@ TEST(ExploreReductionTest, LeavingAloneWaitsUntilNoneMayGoOnPastTheExitFirst) {
   EXPECT_EQ(E.Verdict, ExploreVerdict::Clean) << E.Message;
 }
 
+/// A waiter that deadlocks when the arriver completes two phases before it looks (parity 0
+/// has come round again), and otherwise passes and reads a buffer that a copy has not filled
+/// yet: a race only the schedules that do not deadlock reach, deeper than the deadlock.
+const ConcreteSystem &raceBehindADeadlock(Ring &R) {
+  unsigned F = R.barriers("F", 1), G = R.barriers("G", 1), A = R.buffers("A");
+  ConcreteStep Fence;
+  Fence.Kind = StepKind::ProxyFence;
+  R.role("arriver", {Ring::arrive(R.bar(F, 0)), Ring::arrive(R.bar(F, 0))});
+  R.role("waiter", {Ring::wait(R.bar(F, 0), 0), Fence, Fence, Ring::read(R.buf(A, 0))});
+  R.role("copier", {Ring::load(R.buf(A, 0), R.bar(G, 0), 64)});
+  return R.system();
+}
+
+TEST(ExploreReductionTest, PastADeadlockTheSearchFindsTheRaceBehindIt) {
+  Ring R(1);
+  const ConcreteSystem &S = raceBehindADeadlock(R);
+  // The search stops at the deadlock, the shallower bug.
+  ExploreResult First = exploreBoth(S);
+  ASSERT_EQ(First.Verdict, ExploreVerdict::Deadlock) << First.Message;
+  // Past it, the race; the reduced and the full search agree, and the schedule replays.
+  ExploreOptions O;
+  O.StopAtDeadlock = false;
+  ExploreResult Reduced = explore(S, O);
+  O.PartialOrder = false;
+  ExploreResult Full = explore(S, O);
+  ASSERT_EQ(Reduced.Verdict, ExploreVerdict::Race) << Reduced.Message;
+  EXPECT_EQ(Full.Verdict, ExploreVerdict::Race) << Full.Message;
+  EXPECT_EQ(Reduced.Message.rfind("A is read", 0), 0u) << Reduced.Message;
+  ExploreResult Again = replay(S, Reduced.Schedule);
+  EXPECT_EQ(Again.Verdict, ExploreVerdict::Race);
+  EXPECT_EQ(Again.Message, Reduced.Message);
+  // Without the copy there is nothing behind the deadlock: clean past it, never a deadlock.
+  Ring Quiet(1);
+  unsigned F = Quiet.barriers("F", 1);
+  Quiet.role("arriver", {Ring::arrive(Quiet.bar(F, 0)), Ring::arrive(Quiet.bar(F, 0))});
+  Quiet.role("waiter", {Ring::wait(Quiet.bar(F, 0), 0)});
+  O.PartialOrder = true;
+  EXPECT_EQ(explore(Quiet.system(), O).Verdict, ExploreVerdict::Clean);
+  EXPECT_EQ(exploreBoth(Quiet.system()).Verdict, ExploreVerdict::Deadlock);
+}
+
 } // namespace

@@ -127,6 +127,36 @@ TEST(VerifyTest, InitialPhaseBugDeadlocksAtTheProducersFirstWait) {
     EXPECT_GT(S.PtxLine, 0u) << S.What;
 }
 
+TEST(VerifyTest, PastTheDeadlockStageSafetyAndHygieneAreProved) {
+  // H2 with BUG(mbarrier-initial-phase) deadlocks at the producer's first wait, for every
+  // K: the search past deadlocks proves the two safety properties for every K rather than
+  // leave them unexamined, and says that deadlocked schedules end where they block.
+  auto Buffer = llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) +
+                                            "/h2.bug-mbarrier-initial-phase.ptx");
+  if (!Buffer)
+    GTEST_SKIP() << "no h2.bug-mbarrier-initial-phase.ptx in " << WSV_PTX_DIR;
+  const std::string Text = (*Buffer)->getBuffer().str();
+  auto R = verifyText(Text, quick());
+  ASSERT_TRUE(R->of(Property::DeadlockFreedom).refuted());
+  for (Property Prop : {Property::StageSafety, Property::BarrierHygiene}) {
+    const Verdict &V = R->of(Prop);
+    EXPECT_TRUE(V.proved()) << toString(Prop) << ": " << describe(V);
+    EXPECT_EQ(V.Engine, "explore") << toString(Prop);
+    EXPECT_NE(V.ForParameters.find("every"), std::string::npos) << V.ForParameters;
+    bool Says = false;
+    for (const std::string &A : V.Assumptions)
+      Says = Says || A.find("deadlocks") != std::string::npos;
+    EXPECT_TRUE(Says) << toString(Prop) << ": the assumptions do not mention the deadlock";
+  }
+  // With a budget too small for the search past it, they stay unknown, and say why.
+  VerifyOptions Tight = quick();
+  Tight.SafetyStates = 3;
+  auto T = verifyText(Text, Tight);
+  const Verdict &V = T->of(Property::StageSafety);
+  EXPECT_FALSE(V.proved()) << describe(V);
+  EXPECT_NE(V.Reason.find("the search past the deadlock"), std::string::npos) << V.Reason;
+}
+
 TEST(VerifyTest, ExecutionsThatAllEndEarlyAreProvedByExhaustion) {
   // With the initial-phase bug every execution stops (finished or stuck) within a few steps
   // for every trip count, so the bounded search sees every reachable state: the other

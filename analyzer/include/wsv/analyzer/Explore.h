@@ -147,6 +147,10 @@ struct ExploreOptions {
   /// A race's or violation's schedule loses the steps it does not need: agents stop early,
   /// one last step at a time, while the schedule still replays to the same bug.
   bool Shorten = true;
+  /// False: a state where unfinished agents can no longer move ends its schedule as a
+  /// finished one does, and the search goes on; clean then means no race or violation in
+  /// any reachable state (the safety properties of a protocol that may deadlock).
+  bool StopAtDeadlock = true;
   /// The schedule then continues with the agent that moved last wherever that agent's next
   /// step commutes with the transitions it is brought past (the same steps, the same end):
   /// it reads one role at a time.
@@ -223,6 +227,9 @@ struct ParametricOptions {
   /// With MergeTileCounts: both as one system with exits inside the cycle, where a tile has
   /// at least as many k-tiles as the deepest ring has slots (ExploreParametricTiles.cpp).
   bool MergeTileCycle = true;
+  /// ExploreOptions::StopAtDeadlock of every exploration: false proves freedom from races
+  /// and violations alone.
+  bool StopAtDeadlock = true;
   /// Explorations run at once where the argument needs several (the classes of K): each
   /// has its own simulator, the results are taken in order, and the verdict, message and
   /// state count are those of running them one by one. 0: the cores, at most 4 (each may

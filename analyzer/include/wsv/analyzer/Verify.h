@@ -150,6 +150,11 @@ struct VerifyOptions {
   uint64_t MaxTotalStates = 4000000;
   /// Explorations run at once (ParametricOptions::Threads; 0: the cores, at most 4).
   unsigned Threads = 0;
+  /// After a deadlock, the states all explorations of the search past deadlocks (for stage
+  /// safety and barrier hygiene) may visit. The seeded deadlock variants that it settles
+  /// take at most about 8,600 (B4's no-arriver); one whose search does not end (B4's
+  /// arrival-count: past 330,000) says unknown after this many rather than seconds later.
+  uint64_t SafetyStates = 50000;
   /// Z3's time for a property the exploration did not get to (it stopped at another
   /// property's counterexample), at most TimeoutMs.
   unsigned NotExaminedTimeoutMs = 300;
