@@ -86,6 +86,9 @@ struct Explanation {
 /// shorter or empty) adds what the replay says each run completed or where it blocked.
 std::vector<StepRun> stepRuns(const std::vector<TraceStep> &Steps,
                               const std::vector<StepEffect> &Effects);
+/// `consumer.0@cta0 [t=0 .. t=1]: wait full[0] parity 0 x2, ...  # ptx 1221-2475`: a run
+/// in one line, without its step numbers and effects.
+std::string runLine(const StepRun &R);
 
 /// Builds the explanation; P may be null (NoProtocol says why), then only the trace's own
 /// facts are shown.

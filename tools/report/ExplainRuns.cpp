@@ -128,5 +128,17 @@ std::vector<StepRun> stepRuns(const std::vector<TraceStep> &Steps,
   return Runs;
 }
 
+std::string runLine(const StepRun &R) {
+  std::string Out = R.Role;
+  if (!R.FirstIterations.empty())
+    Out += " [" + R.FirstIterations +
+           (R.LastIterations != R.FirstIterations ? " .. " + R.LastIterations : "") + "]";
+  Out += ": " + R.What;
+  if (R.HighLine)
+    Out += "  # ptx " + std::to_string(R.LowLine) +
+           (R.HighLine > R.LowLine ? "-" + std::to_string(R.HighLine) : "");
+  return Out;
+}
+
 } // namespace report
 } // namespace wsv

@@ -102,14 +102,7 @@ void printRuns(const Explanation &E, llvm::raw_ostream &OS) {
   OS << "\nruns (" << E.T->Steps.size() << " steps in " << E.Runs.size()
      << " runs of one role)\n";
   for (const StepRun &R : E.Runs) {
-    OS << llvm::format("  %3zu-%-4zu ", R.First, R.Last) << R.Role;
-    if (!R.FirstIterations.empty())
-      OS << " [" << R.FirstIterations
-         << (R.LastIterations != R.FirstIterations ? " .. " + R.LastIterations : "") << "]";
-    OS << ": " << R.What;
-    if (R.HighLine)
-      OS << "  # ptx " << R.LowLine
-         << (R.HighLine > R.LowLine ? "-" + std::to_string(R.HighLine) : "");
+    OS << llvm::format("  %3zu-%-4zu ", R.First, R.Last) << runLine(R);
     if (!R.Effects.empty())
       OS << "  -> " << R.Effects;
     OS << '\n';

@@ -127,15 +127,7 @@ void printRuns(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
     OS << "    " << R.First + 1;
     if (R.Last > R.First)
       OS << '-' << R.Last + 1;
-    OS << ". " << R.Role;
-    if (!R.FirstIterations.empty())
-      OS << " [" << R.FirstIterations
-         << (R.LastIterations != R.FirstIterations ? " .. " + R.LastIterations : "") << "]";
-    OS << ": " << R.What;
-    if (R.HighLine)
-      OS << "  # ptx " << R.LowLine
-         << (R.HighLine > R.LowLine ? "-" + std::to_string(R.HighLine) : "");
-    OS << '\n';
+    OS << ". " << report::runLine(R) << '\n';
   }
 }
 
