@@ -152,9 +152,10 @@ struct VerifyOptions {
   unsigned Threads = 0;
   /// After a deadlock, the states all explorations of the search past deadlocks (for stage
   /// safety and barrier hygiene) may visit. The seeded deadlock variants that it settles
-  /// take at most about 8,600 (B4's no-arriver); one whose search does not end (B4's
-  /// arrival-count: past 330,000) says unknown after this many rather than seconds later.
-  uint64_t SafetyStates = 50000;
+  /// take at most about 15,000 (H5's named-barrier-count, 47 explorations); one whose search
+  /// does not end (B4's arrival-count: past 330,000) says unknown after this many rather
+  /// than seconds later.
+  uint64_t SafetyStates = 25000;
   /// Z3's time for a property the exploration did not get to (it stopped at another
   /// property's counterexample), at most TimeoutMs.
   unsigned NotExaminedTimeoutMs = 300;
