@@ -164,7 +164,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
           E.Parameter + (E.Tiles ? " and tile count" : ""));
     if (Safety && E.Verdict != ExploreVerdict::Unknown)
       V.Assumptions.push_back("a schedule that deadlocks (deadlock-freedom's counterexample) "
-                              "ends where it blocks: no race or violation comes before");
+                              "ends where every agent is blocked and nothing is in flight");
     if (E.Verdict == ExploreVerdict::Clean) {
       V.K = Verdict::Kind::Proved;
       V.ForParameters = E.ForParameters;
