@@ -72,21 +72,22 @@ std::vector<ScheduleStep> wsv::analyzer::gatherAgents(const ConcreteSystem &S,
     if (J == Movable)
       continue;
     // Swap Schedule[J] with each transition before it down to Pos. After is the state
-    // that the step, taken at K + 1, leads to; from Before[K], the two orders must agree.
+    // the step leads to where it stands now (K); from Before[K - 1], taking it first and
+    // Schedule[K - 1] second must lead there too.
     const ScheduleStep Step = Schedule[J];
     State After = Before[J + 1];
-    bool Commutes = true;
-    for (size_t K = J; K-- > Pos && Commutes;) {
-      Moved = Before[K];
-      Commutes = applyClean(Sim, Moved, Step);
-      if (!Commutes)
+    size_t K = J;
+    for (; K > Pos; --K) {
+      Moved = Before[K - 1];
+      if (!applyClean(Sim, Moved, Step))
         break;
       Passed = Moved;
-      Commutes = applyClean(Sim, Passed, Schedule[K]) && sameState(Passed, After, Wa, Wb);
+      if (!applyClean(Sim, Passed, Schedule[K - 1]) || !sameState(Passed, After, Wa, Wb))
+        break;
       After = std::move(Moved);
     }
-    if (!Commutes)
-      continue;
+    if (K > Pos)
+      continue; // it does not commute with Schedule[K - 1]
     std::rotate(Schedule.begin() + Pos, Schedule.begin() + J, Schedule.begin() + J + 1);
     for (size_t I = Pos; I < J; ++I) {
       Before[I + 1] = Before[I];

@@ -152,6 +152,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     Verdict V;
     V.Prop = Prop;
     V.Engine = "explore";
+    V.Milliseconds = E.Milliseconds; // this run's, not the other's
     if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean)
       V.Assumptions.push_back(
           "Z3 proved (" + std::to_string(E.SolverQueries) + " queries) that the steps repeat every " +
@@ -177,13 +178,14 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
                                 "checks, not by this model");
       return V;
     }
-    if (E.Verdict == ExploreVerdict::Unknown || brokenBy(E.Verdict) != Prop) {
+    if (E.Verdict == ExploreVerdict::Unknown) { // the first run's unknown never gets here
+      V.Reason = "not examined: the search past the deadlock: " + E.Reason;
+      return V;
+    }
+    if (brokenBy(E.Verdict) != Prop) {
       // The search stops at its first bad state: this property was not looked at further.
-      V.Reason = E.Verdict == ExploreVerdict::Unknown
-                     ? "not examined: the search past the deadlock: " + E.Reason
-                     : std::string("not examined: the exploration stopped at the "
-                                   "counterexample to ") +
-                           toString(brokenBy(E.Verdict)) + " first";
+      V.Reason = std::string("not examined: the exploration stopped at the counterexample to ") +
+                 toString(brokenBy(E.Verdict)) + " first";
       return V;
     }
     V.K = Verdict::Kind::Counterexample;
@@ -232,15 +234,11 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
 std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Options) {
   ts::TransitionSystem TS = ts::lower(P);
   std::vector<Verdict> Out;
-  auto ExploreStart = std::chrono::steady_clock::now();
   std::vector<std::optional<Verdict>> Explored(Options.Properties.size());
   // Why the exploration said unknown (Z3 answers then, and says so too when it cannot).
   std::string ExploreUnknown;
   if (Options.ExploreAllTrips)
     Explored = exploreVerdicts(P, Options, ExploreUnknown);
-  double ExploreMs = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - ExploreStart)
-                         .count();
   for (size_t PI = 0; PI < Options.Properties.size(); ++PI) {
     Property Prop = Options.Properties[PI];
     // A property the exploration did not get to (it stopped at another one's
@@ -249,7 +247,6 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     bool NotExamined = Explored[PI] && Explored[PI]->unknown();
     if (Explored[PI] && !NotExamined) {
       Verdict V = std::move(*Explored[PI]);
-      V.Milliseconds = ExploreMs;
       V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
       if (P.Launch.ClusterSize > 1)
         V.Assumptions.insert(V.Assumptions.begin(),

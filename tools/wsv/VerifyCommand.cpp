@@ -106,9 +106,8 @@ bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, std::st
   return true;
 }
 
-/// The counterexample as runs of one agent's consecutive steps (report/ExplainRuns.cpp), a
-/// line each, numbered by its steps as --steps numbers them.
-void printRuns(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
+/// The counterexample as runs of one agent's consecutive steps (report/ExplainRuns.cpp).
+std::vector<report::StepRun> runsOf(const analyzer::Verdict &V) {
   std::vector<report::TraceStep> Steps;
   for (const analyzer::VerifyStep &S : V.Schedule) {
     report::TraceStep T;
@@ -123,12 +122,7 @@ void printRuns(const analyzer::Verdict &V, llvm::raw_ostream &OS) {
     T.Iterations = S.Iterations;
     Steps.push_back(std::move(T));
   }
-  for (const report::StepRun &R : report::stepRuns(Steps, {})) {
-    OS << "    " << R.First + 1;
-    if (R.Last > R.First)
-      OS << '-' << R.Last + 1;
-    OS << ". " << report::runLine(R) << '\n';
-  }
+  return report::stepRuns(Steps, {});
 }
 
 void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &OS) {
@@ -136,14 +130,10 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
   if (V.proved())
     OS << " for " << V.ForParameters;
   OS << " (" << (V.Engine.empty() ? "no engine" : V.Engine);
-  if (V.refuted()) {
-    // Runs of one agent's consecutive steps: how often the reader switches roles.
-    unsigned Runs = 0;
-    for (size_t I = 0; I < V.Schedule.size(); ++I)
-      Runs += !I || V.Schedule[I].Agent != V.Schedule[I - 1].Agent;
+  std::vector<report::StepRun> Runs = V.refuted() ? runsOf(V) : std::vector<report::StepRun>();
+  if (V.refuted())
     OS << ", " << V.Schedule.size() << (V.Schedule.size() == 1 ? " step" : " steps") << " in "
-       << Runs << (Runs == 1 ? " run" : " runs");
-  }
+       << Runs.size() << (Runs.size() == 1 ? " run" : " runs");
   if (V.unknown())
     OS << ", bound " << V.BoundReached;
   OS << ", " << static_cast<unsigned>(V.Milliseconds) << " ms)";
@@ -157,8 +147,13 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
         OS << ' ' << Name << " = " << Value;
       OS << '\n';
     }
-    if (!EachStep)
-      printRuns(V, OS);
+    // A line per run, numbered by the steps it spans as --steps numbers them.
+    for (const report::StepRun &R : EachStep ? std::vector<report::StepRun>() : Runs) {
+      OS << "    " << R.First + 1;
+      if (R.Last > R.First)
+        OS << '-' << R.Last + 1;
+      OS << ". " << report::runLine(R) << '\n';
+    }
     unsigned N = 0;
     for (const analyzer::VerifyStep &S : EachStep ? V.Schedule
                                                   : std::vector<analyzer::VerifyStep>()) {
