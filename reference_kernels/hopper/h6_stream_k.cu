@@ -107,16 +107,27 @@ struct schedule {
   __device__ __forceinline__ uint32_t begin(uint32_t w) const {
     return w * (sk_tiles * k_tiles) / clusters;
   }
-  // Calls f(tile, kb, ke) for each whole tile of cluster w, then for each of its pieces (at most
-  // two, since a share is shorter than a tile).
+  // Calls f(tile, kb, ke) for each whole tile of cluster w, then for each of its pieces: at most
+  // two, since a share is shorter than a tile: [lo, split) up to the end of lo's tile, and the
+  // rest from k-tile 0 of the next. Every loop's trip count is a closed form of the launch
+  // (a walk q += ke - kb had none), which is what wsv's explorer needs to run the schedule.
   template <class F>
   __device__ __forceinline__ void for_each(uint32_t w, F&& f) const {
     for (uint32_t t = w; t < dp_tiles; t += clusters) f(t, 0u, k_tiles);
-    for (uint32_t q = begin(w), hi = begin(w + 1); q < hi;) {
-      const uint32_t kb = q % k_tiles, ke = min(k_tiles, kb + (hi - q));
-      f(dp_tiles + q / k_tiles, kb, ke);
-      q += ke - kb;
+    const uint32_t lo = begin(w), hi = begin(w + 1);
+    const uint32_t split = min(hi, (lo / k_tiles + 1) * k_tiles);
+    const uint32_t pieces = (lo < hi ? 1u : 0u) + (split < hi ? 1u : 0u);
+    for (uint32_t p = 0; p < pieces; ++p) {
+      const uint32_t q = p == 0 ? lo : split, e = p == 0 ? split : hi;
+      f(dp_tiles + q / k_tiles, q % k_tiles, q % k_tiles + (e - q));
     }
+  }
+  // One past the last cluster whose share begins before k-tile tile_end of the stream-K
+  // k-tiles: begin(v) < tile_end exactly when v * sk_tiles * k_tiles < tile_end * clusters.
+  // (In closed form for the same reason; a loop with that test as a second exit has none.)
+  __device__ __forceinline__ uint32_t shares_before(uint32_t tile_end) const {
+    const uint32_t total = sk_tiles * k_tiles;
+    return min(clusters, (tile_end * clusters + total - 1) / total);
   }
 };
 
@@ -281,7 +292,8 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
       }
       if (t >= work.dp_tiles) {  // a piece from k-tile 0: add the later clusters' partial sums
         const uint32_t tile_end = (t - work.dp_tiles + 1) * k_tiles;
-        for (uint32_t w = cluster + 1; w < clusters && work.begin(w) < tile_end; ++w) {
+        const uint32_t last = work.shares_before(tile_end);
+        for (uint32_t w = cluster + 1; w < last; ++w) {
           if (work.begin(w) == work.begin(w + 1)) continue;  // an empty share wrote nothing
           const uint32_t slot = (w * CLUSTER + rank) * CONSUMERS + c;
           if (leader) flag_acquire_and_reset(sk_flags + slot);
