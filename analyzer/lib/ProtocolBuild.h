@@ -86,6 +86,8 @@ void assignRoles(BuildState &S);
 void layOutSequences(BuildState &S);
 /// Last: names of barriers and buffers from how the roles use them.
 void nameByUsage(BuildState &S);
+/// A note for each loop that spins on memory another thread writes (ProtocolMemorySpins.cpp).
+void noteMemorySpins(BuildState &S);
 
 /// Conjuncts of a predicate (`a && b && c` -> a, b, c).
 void conjuncts(const Expr *P, llvm::SmallVectorImpl<const Expr *> &Out);

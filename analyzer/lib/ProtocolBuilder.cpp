@@ -154,5 +154,6 @@ std::unique_ptr<Protocol> wsv::analyzer::buildProtocol(const ptx::Module &M,
   layOutSequences(S);
   nameByUsage(S);
   addNotes(S);
+  noteMemorySpins(S);
   return P;
 }
