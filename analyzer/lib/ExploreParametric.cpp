@@ -218,33 +218,52 @@ bool Prover::searchDeep(const ConcreteSystem &S, const std::string &What,
 
 void Prover::smallLaunches(std::string Why) {
   // No statement for every parameter; small launches may still show a bug: 1 and 2 k-tiles
-  // and one more than the deepest ring, 1 and 2 tiles per CTA for a persistent loop.
+  // and one more than the deepest ring, 1 and 2 tiles per CTA for a persistent loop. The
+  // reason says how many were explored, and why none was where none could be instantiated:
+  // "explored without finding a bug" must not stand for launches that never ran.
   unknown(Why);
   unsigned Ring = deepestRing();
   std::set<std::pair<unsigned, unsigned>> Tried;
   unsigned First = static_cast<unsigned>(O.MinTiles);
   bool Bounded = false;
+  unsigned Explored = 0;
+  std::string NotRun; // why the first launch that could not be instantiated was not
+  auto Done = [&](const std::string &Range) {
+    std::string Last = R.Reason;
+    R.Verdict = ExploreVerdict::Unknown;
+    if (Bounded)
+      R.Reason = Why + "; the small launches ran out of states (" + Last + ")";
+    else if (!Explored)
+      R.Reason = Why + "; no small launch could be explored" +
+                 (NotRun.empty() ? std::string(": none has the shape the search looks for")
+                                 : ": " + NotRun);
+    else
+      R.Reason = Why + "; " + Range + " explored without finding a bug" +
+                 (NotRun.empty() ? std::string() : " (" + NotRun + ")");
+  };
   if (K) {
     // The k-loop's parameter alone: 1 to 2 * Ring + 1 k-tiles.
+    unsigned Last = First;
     for (unsigned J = First; J <= First + 2 * Ring && !Bounded; ++J) {
-      if (CleanK.count(J * O.TileK))
-        continue; // explored before the lemmas
+      if (CleanK.count(J * O.TileK)) {
+        ++Explored; // explored before the lemmas
+        Last = J;
+        continue;
+      }
       ConcreteSystem S = instance(J * O.TileK);
-      if (!S.Unknown.empty())
+      if (!S.Unknown.empty()) {
+        NotRun = R.Parameter + " = " + std::to_string(J * O.TileK) + ": " + S.Unknown;
         break;
+      }
       if (!explore(S, R.Parameter + " = " + std::to_string(J * O.TileK), launch(J * O.TileK))) {
         if (R.Verdict != ExploreVerdict::Unknown)
           return;
         Bounded = true;
       }
+      ++Explored;
+      Last = J;
     }
-    std::string Last = R.Reason;
-    R.Verdict = ExploreVerdict::Unknown;
-    R.Reason = Why + (Bounded ? "; the small launches ran out of states (" + Last + ")"
-                              : "; launches up to " + R.Parameter + " = " +
-                                    std::to_string((First + 2 * Ring) * O.TileK) +
-                                    " explored without finding a bug");
-    return;
+    return Done("launches up to " + R.Parameter + " = " + std::to_string(Last * O.TileK));
   }
   for (unsigned KTiles : {First, First + 1, std::max(First, Ring + 1)})
     for (unsigned Tiles : {1u, 2u}) {
@@ -257,21 +276,22 @@ void Prover::smallLaunches(std::string Why) {
         if (!I->Params.count(Name))
           I->Params[Name] = Value;
       ConcreteSystem S = instantiate(RP, *I);
-      if (!S.Unknown.empty())
+      if (!S.Unknown.empty()) {
+        if (NotRun.empty())
+          NotRun = std::to_string(KTiles) + " k-tile(s), " + std::to_string(Tiles) +
+                   " tile(s) per CTA: " + S.Unknown;
         continue;
+      }
       std::string What = std::to_string(KTiles) + " k-tile(s), " + std::to_string(Tiles) +
                          " tile(s) per CTA";
+      ++Explored;
       if (!explore(S, What, *I)) {
         if (R.Verdict != ExploreVerdict::Unknown)
           return;
         Bounded = true; // larger launches would run out of states too
-        continue;
       }
     }
-  std::string Last = R.Reason;
-  R.Verdict = ExploreVerdict::Unknown;
-  R.Reason = Why + (Bounded ? "; the small launches ran out of states (" + Last + ")"
-                            : "; small launches explored without finding a bug");
+  Done(std::to_string(Explored) + " small launch(es)");
 }
 
 unsigned Prover::slotPeriod() const {
