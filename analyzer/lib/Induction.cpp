@@ -6,6 +6,8 @@
 // 0 .. S-1 (S a small constant): `s + 1 == S ? 0 : s + 1`, `s == S - 1 ? 0 : s + 1` and
 // `s + 1 >= S ? 0 : s + 1` are the same function there, whatever shape the compiler chose.
 // Phase bits are matched the same way against the wrap of a ring counter of the same loop.
+// A phi whose latch value is another induction variable's phi trails it by one iteration
+// (`prev = w; ++w`: nvcc keeps w - 1 that way for a loop body that reads it).
 //
 //===----------------------------------------------------------------------------------===//
 #include "ValueBuilder.h"
@@ -23,6 +25,7 @@ const char *wsv::analyzer::toString(InductionKind K) {
   case InductionKind::Parity: return "parity";
   case InductionKind::Alternating: return "alternating";
   case InductionKind::FirstIteration: return "first-iteration";
+  case InductionKind::Lagged: return "lagged";
   }
   return "?";
 }
@@ -385,6 +388,49 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       IV.Conditions = Ring.Conditions;
       Add(IV);
       break;
+    }
+  }
+
+  llvm::SmallVector<const Expr *, 8> Others;
+  for (const Candidate &C : Rest)
+    Others.push_back(C.Phi);
+  recognizeLagged(L, Others);
+}
+
+void ValueBuilder::recognizeLagged(LoopId L, llvm::ArrayRef<const Expr *> Phis) {
+  LoopSummary &Sum = Summaries[L];
+  const Expr *Iter = Ctx.iterationVar(L);
+  const Expr *Previous = Ctx.sub(Iter, Ctx.constant(1, Iter->width()));
+  // Until nothing changes: a variable may trail one that trails another.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const Expr *Phi : Phis) {
+      if (Sum.induction(Phi))
+        continue;
+      const PhiInfo &Info = this->Phis[Phi];
+      if (Info.Incoming.size() < 2)
+        continue;
+      const Expr *Update = Info.Incoming[1].second;
+      bool Agree = llvm::all_of(llvm::drop_begin(Info.Incoming),
+                                [&](const auto &In) { return In.second == Update; });
+      for (unsigned K = 0; K < Sum.Inductions.size() && Agree; ++K) {
+        const InductionVar &Led = Sum.Inductions[K];
+        if (Led.Phi != Update || Led.Phi->width() != Phi->width())
+          continue;
+        InductionVar IV;
+        IV.Kind = InductionKind::Lagged;
+        IV.Register = Info.Register;
+        IV.Phi = Phi;
+        IV.Start = Info.Incoming[0].second;
+        IV.Update = Update;
+        IV.Ring = K;
+        IV.ClosedForm = Ctx.select(Ctx.eq(Iter, Ctx.constant(0, Iter->width())), IV.Start,
+                                   Ctx.substitute(Led.ClosedForm, Iter, Previous));
+        IV.Conditions = Led.Conditions;
+        Sum.Inductions.push_back(std::move(IV));
+        Changed = true;
+        break;
+      }
     }
   }
 }

@@ -103,6 +103,9 @@ public:
   //===- Loops (Induction.cpp, TripCount.cpp, SpinLoops.cpp) -------------------------===//
   void finishLoop(LoopId L);
   void recognizeInductions(LoopId L);
+  /// Among Phis (header phis of L no other shape matched), those that trail an induction
+  /// variable of L by one iteration (Induction.cpp).
+  void recognizeLagged(LoopId L, llvm::ArrayRef<const Expr *> Phis);
   void computeTripCount(LoopId L);
   void recognizeSpinWait(LoopId L);
   void transformExits(LoopId L);

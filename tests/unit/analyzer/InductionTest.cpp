@@ -175,6 +175,66 @@ LOOP:
   EXPECT_EQ(Flag->Next, C.boolean(false));
 }
 
+TEST(InductionTest, AValueCarriedFromTheIterationBeforeTrailsItsCounter) {
+  // `prev = w; ++w`, as nvcc keeps w - 1 for H6's hand-over loop: %r4 enters as the
+  // parameter, then holds what %r3 was one iteration before; %r5 trails %r4 in turn. A
+  // value carried from elsewhere (%r6 takes a load) is not an induction variable.
+  Analyzed A(R"(
+.visible .entry k(.param .u32 n, .param .u64 p)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<2>;
+  ld.param.u32 %r1, [n];
+  ld.param.u64 %rd1, [p];
+  add.s32 %r3, %r1, 1;
+  mov.u32 %r4, %r1;
+  mov.u32 %r5, 7;
+  mov.u32 %r6, 0;
+LOOP:
+  mov.u32 %r7, %r3;                  // body
+  ld.global.u32 %r8, [%rd1];
+  add.s32 %r9, %r5, %r6;
+  st.global.u32 [%rd1], %r9;
+  add.s32 %r3, %r7, 1;
+  mov.u32 %r5, %r4;
+  mov.u32 %r4, %r7;
+  mov.u32 %r6, %r8;
+  setp.lt.u32 %p2, %r3, 100;
+  @%p2 bra LOOP;
+  ret;
+}
+)");
+  ExprContext &C = A.ctx();
+  const Expr *I = C.iterationVar(0);
+  const Expr *N = A.before("// body", "%r1");
+  const Expr *Zero = C.constant(0, 32), *One = C.constant(1, 32);
+  // %r3 = n + 1 + i; %r4 = i == 0 ? n : n + 1 + (i - 1); %r5 = i == 0 ? 7 : %r4 at i - 1.
+  EXPECT_EQ(A.before("// body", "%r3"), C.add(C.add(N, One), I));
+  const Expr *R4 = C.select(C.eq(I, Zero), N, C.add(C.add(N, One), C.sub(I, One)));
+  EXPECT_EQ(A.before("// body", "%r4"), R4);
+  EXPECT_EQ(A.before("// body", "%r5"),
+            C.select(C.eq(I, Zero), C.constant(7, 32), C.substitute(R4, I, C.sub(I, One))));
+  const LoopSummary &S = A.values().loopSummary(0);
+  unsigned Lagged = 0;
+  for (const InductionVar &IV : S.Inductions) {
+    Lagged += IV.Kind == InductionKind::Lagged;
+    EXPECT_NE(A.values().registerName(IV.Register), "%r6");
+  }
+  EXPECT_EQ(Lagged, 2u);
+  // Evaluated: %r4 in iteration i is n + i (n in the first), whatever the compiler's shape.
+  for (uint64_t It = 0; It < 6; ++It) {
+    auto At = [&](const Expr *L) -> std::optional<uint64_t> {
+      if (L == I)
+        return It;
+      if (L == N)
+        return 40;
+      return std::nullopt;
+    };
+    EXPECT_EQ(ExprContext::evaluate(R4, At), 40 + It);
+  }
+}
+
 TEST(InductionTest, UnrolledLoopKeepsConstantStagesAndAnAlternatingPhase) {
   // Two stages unrolled: stage indices are constants, the phase flips once per iteration.
   Analyzed A(R"(

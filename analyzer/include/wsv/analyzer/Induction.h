@@ -47,6 +47,7 @@ enum class InductionKind : uint8_t {
   Parity,         ///< Start ^ (((RingStart + RingStep * i) / Modulus) & 1), flips when Ring wraps
   Alternating,    ///< Start ^ (i & 1)
   FirstIteration, ///< Start in iteration 0, Next afterwards
+  Lagged,         ///< Start in iteration 0, then what induction variable Ring was one before
 };
 const char *toString(InductionKind K);
 
@@ -58,7 +59,9 @@ struct InductionVar {
   const Expr *Update = nullptr;  ///< value carried back to the header (in terms of Phi)
   const Expr *Step = nullptr;    ///< Linear, Ring
   const Expr *Modulus = nullptr; ///< Ring, Parity
-  unsigned Ring = NoIndex;       ///< Parity: index of the ring counter in the same summary
+  /// Parity: index of the ring counter in the same summary; Lagged: of the variable it
+  /// trails.
+  unsigned Ring = NoIndex;
   const Expr *Next = nullptr;    ///< FirstIteration
   const Expr *ClosedForm = nullptr; ///< value in iteration i
   /// What must hold for ClosedForm to be exact (a ring's start below its modulus).
