@@ -20,16 +20,17 @@
 //             (setmaxnreg.inc 232), rows 64c..64c+63 of each.
 //   full[s]   init 1: arrive.expect_tx(49152) = A 16 KiB + 2 multicast B halves of 16 KiB.
 //   empty[s]  init 2C = 2 consumers x C CTAs; each consumer's thread 0 arrives on every CTA's.
-//   phases    one counter per role runs over all tiles and pieces: stage it % 4, parity
-//             (it / 4) & 1 (producer: empty parity ^ 1), never reset.
+//   phases    one count per role runs over all tiles and pieces: stage it % 4, parity
+//             (it / 4) & 1 (producer: empty parity ^ 1), never reset; it is computed from the
+//             unit (the k-tiles of the cluster's units before it), not carried.
 //   epilogue  deferred: at the end of a tile (or of the piece that finishes it) each consumer
 //             rounds its 64 x 256 accumulators to E into 64 packed registers; chunk j of them
 //             (64 x 64) is stored right after the wgmma of k-tile j of the consumer's next tile
 //             or piece are issued, through B = 2 staging buffers of 8 KiB (128B swizzle): thread
 //             0 waits bulk wait_group.read B - 1; bar.sync 2 + c, 128; stmatrix;
 //             fence.proxy.async; bar.sync 2 + c, 128; thread 0 issues the TMA store and
-//             commit_group. Chunks left over (fewer than 4 k-tiles since) go before the copy is
-//             overwritten, and before exit; then wait_group 0, barrier.cluster.
+//             commit_group. Chunks left over (a unit of fewer than 4 k-tiles) go at the end of
+//             that unit, and the last tile's before exit; then wait_group 0, barrier.cluster.
 //   hand-over a piece that starts past k-tile 0 stores its fp32 partial sum to its consumer's
 //             slot in global memory, bar.sync 2 + c, 128, and thread 0 sets the slot's flag
 //             (st.release.gpu). The piece that starts at k-tile 0 is the last of its cluster's
@@ -107,20 +108,40 @@ struct schedule {
   __device__ __forceinline__ uint32_t begin(uint32_t w) const {
     return w * (sk_tiles * k_tiles) / clusters;
   }
-  // Calls f(tile, kb, ke) for each whole tile of cluster w, then for each of its pieces: at most
-  // two, since a share is shorter than a tile: [lo, split) up to the end of lo's tile, and the
-  // rest from k-tile 0 of the next. Every loop's trip count is a closed form of the launch
-  // (a walk q += ke - kb had none), which is what wsv's explorer needs to run the schedule.
+  // Calls f(tile, kb, ke, it0, pending) for each whole tile of cluster w, then for each of its
+  // pieces: at most two, since a share is shorter than a tile: [lo, split) up to the end of
+  // lo's tile, and the rest from k-tile 0 of the next. it0 counts the k-tiles of the cluster's
+  // earlier units (the ring's position); pending is the first chunk of the tile held before
+  // the unit still to be stored (CHUNKS: none): every unit stores the rest of them by its end,
+  // and a unit that ends a tile (kb == 0) holds that tile's D for the next one.
+  // Every value here, and every loop's trip count, is a closed form of the launch and the
+  // loops' iteration numbers (a walk q += ke - kb, or counters carried from unit to unit,
+  // have none), which is what wsv's explorer needs to run the schedule.
   template <class F>
   __device__ __forceinline__ void for_each(uint32_t w, F&& f) const {
-    for (uint32_t t = w; t < dp_tiles; t += clusters) f(t, 0u, k_tiles);
+    for (uint32_t t = w, n = 0; t < dp_tiles; t += clusters, ++n)
+      f(t, 0u, k_tiles, n * k_tiles, n == 0 ? CHUNKS : 0u);
+    const uint32_t whole = wholes(w);
     const uint32_t lo = begin(w), hi = begin(w + 1);
     const uint32_t split = min(hi, (lo / k_tiles + 1) * k_tiles);
     const uint32_t pieces = (lo < hi ? 1u : 0u) + (split < hi ? 1u : 0u);
     for (uint32_t p = 0; p < pieces; ++p) {
       const uint32_t q = p == 0 ? lo : split, e = p == 0 ? split : hi;
-      f(dp_tiles + q / k_tiles, q % k_tiles, q % k_tiles + (e - q));
+      // Piece 1 follows piece 0, which starts past k-tile 0 and holds nothing.
+      f(dp_tiles + q / k_tiles, q % k_tiles, q % k_tiles + (e - q), whole * k_tiles + (q - lo),
+        p == 0 && whole > 0 ? 0u : CHUNKS);
     }
+  }
+  // Whole tiles of cluster w.
+  __device__ __forceinline__ uint32_t wholes(uint32_t w) const {
+    return w < dp_tiles ? (dp_tiles - w + clusters - 1) / clusters : 0u;
+  }
+  // The first chunk still to store after cluster w's last unit: 0 when that unit held a tile
+  // (a whole tile, or a piece from k-tile 0), else CHUNKS.
+  __device__ __forceinline__ uint32_t pending_at_end(uint32_t w) const {
+    const uint32_t lo = begin(w), hi = begin(w + 1);
+    if (lo < hi) return lo % k_tiles == 0 || (lo / k_tiles + 1) * k_tiles < hi ? 0u : CHUNKS;
+    return wholes(w) > 0 ? 0u : CHUNKS;
   }
   // One past the last cluster whose share begins before k-tile tile_end of the stream-K
   // k-tiles: begin(v) < tile_end exactly when v * sk_tiles * k_tiles < tile_end * clusters.
@@ -181,12 +202,12 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
     if (threadIdx.x / 32 == 0 && elect_one_sync()) {
       tma_prefetch_descriptor(tma_a);
       tma_prefetch_descriptor(tma_b);
-      uint32_t it = 0;
-      work.for_each(cluster, [&](uint32_t t, uint32_t kb, uint32_t ke) {
+      work.for_each(cluster, [&](uint32_t t, uint32_t kb, uint32_t ke, uint32_t it0, uint32_t) {
         uint32_t tm, tn;
         tile_coords(t, tiles_m, tiles_n, tm, tn);
         const uint32_t row = (tm * CLUSTER + rank) * TILE_M, col = tn * TILE_N + rank * B_PART_ROWS;
-        for (uint32_t i = kb; i < ke; ++i, ++it) {
+        for (uint32_t i = kb; i < ke; ++i) {
+          const uint32_t it = it0 + (i - kb);
           const uint32_t s = it % STAGES, parity = (it / STAGES) & 1;
           mbarrier_wait_at(empty(s), parity ^ 1, {ROLE_PRODUCER, BAR_EMPTY, s, it});
           mbarrier_arrive_expect_tx(full(s), STAGE_BYTES);
@@ -216,21 +237,21 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
     float acc[128];
 #pragma unroll
     for (int j = 0; j < 128; ++j) acc[j] = 0.f;
-    uint32_t it = 0, chunk = 0;
-    // The last tile's D in E, packed in pairs (held[h] = acc[2h], acc[2h + 1]), its place, and
-    // the next of its chunks to store (CHUNKS: none left).
+    // The last tile's D in E, packed in pairs (held[h] = acc[2h], acc[2h + 1]), and its place.
     uint32_t held[64];
-    uint32_t held_next = CHUNKS, held_row0 = 0, held_col0 = 0;
-    auto store_held_chunk = [&]() {
+    uint32_t held_row0 = 0, held_col0 = 0;
+    // Stores chunk j of the held tile through staging buffer j % BUFFERS (a tile's chunks all
+    // go out before the next tile is held, so the buffers alternate across tiles too).
+    auto store_chunk = [&](uint32_t j, uint32_t it) {
 #pragma unroll
-      for (uint32_t j = 0; j < CHUNKS; ++j) {
-        if (j != held_next) continue;  // constant register indices: one copy per chunk
-        const uint32_t buf = staging + (BUFFERS * c + chunk % BUFFERS) * CHUNK_BYTES;
+      for (uint32_t jj = 0; jj < CHUNKS; ++jj) {
+        if (jj != j) continue;  // constant register indices: one copy per chunk
+        const uint32_t buf = staging + (BUFFERS * c + jj % BUFFERS) * CHUNK_BYTES;
         if (leader) bulk_wait_group_read<BUFFERS - 1>();
         named_barrier_sync_at(bar_id, 128, {me, 0, bar_id, it});
 #pragma unroll
         for (uint32_t q = 0; q < CHUNK / 16; ++q) {
-          const uint32_t g = (CHUNK / 8) * j + 2 * q;  // first of the two 8-column groups
+          const uint32_t g = (CHUNK / 8) * jj + 2 * q;  // first of the two 8-column groups
           const uint32_t col = 16 * q + 8 * st_col8;
           const uint32_t addr = buf + st_row * 128 + (((col / 8) ^ (st_row % 8)) * 16);
           stmatrix_x4(addr, held[2 * g], held[2 * g + 1], held[2 * g + 2], held[2 * g + 3]);
@@ -238,27 +259,16 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
         fence_proxy_async_shared();
         named_barrier_sync_at(bar_id, 128, {me, 0, bar_id, it});
         if (leader) {
-          tma_store_2d(tma_d, buf, held_col0 + CHUNK * j, held_row0);
+          tma_store_2d(tma_d, buf, held_col0 + CHUNK * jj, held_row0);
           bulk_commit_group();
         }
       }
-      ++held_next;
-      ++chunk;
-    };
-    // Rounds acc into held, once the chunks of the tile before are out.
-    auto hold_tile = [&](uint32_t t) {
-      while (held_next < CHUNKS) store_held_chunk();
-      uint32_t tm, tn;
-      tile_coords(t, tiles_m, tiles_n, tm, tn);
-#pragma unroll
-      for (uint32_t h = 0; h < 64; ++h) held[h] = pack2<E>(acc[2 * h], acc[2 * h + 1]);
-      held_next = 0;
-      held_row0 = (tm * CLUSTER + rank) * TILE_M + 64 * c;
-      held_col0 = tn * TILE_N;
     };
 
-    work.for_each(cluster, [&](uint32_t t, uint32_t kb, uint32_t ke) {
-      for (uint32_t i = kb; i < ke; ++i, ++it) {
+    work.for_each(cluster, [&](uint32_t t, uint32_t kb, uint32_t ke, uint32_t it0,
+                               uint32_t pending) {
+      for (uint32_t i = kb; i < ke; ++i) {
+        const uint32_t it = it0 + (i - kb);
         const uint32_t s = it % STAGES, parity = (it / STAGES) & 1;
         mbarrier_wait_at(full(s), parity, {me, BAR_FULL, s, it});
         wgmma_fence_operands(acc);
@@ -269,13 +279,16 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
                               wgmma_desc_sw128(b_tile(s) + 32 * kk), i > kb || kk > 0);
         wgmma_commit();
         // The wgmma just issued keep the tensor cores busy while a chunk of the last tile goes out.
-        if (held_next < CHUNKS) store_held_chunk();
+        if (pending + (i - kb) < CHUNKS) store_chunk(pending + (i - kb), it);
         wgmma_wait<1>();
         if (i > kb) release((it - 1) % STAGES);
       }
+      const uint32_t it_end = it0 + (ke - kb);
       wgmma_wait<0>();
       wgmma_fence_operands(acc);
-      release((it - 1) % STAGES);
+      release((it_end - 1) % STAGES);
+      // Chunks left over (the unit had fewer than CHUNKS k-tiles) go before held is reused.
+      for (uint32_t j = pending + (ke - kb); j < CHUNKS; ++j) store_chunk(j, it_end);
 
       if (kb > 0) {  // a piece past k-tile 0: hand the partial sum over
         const uint32_t slot = blockIdx.x * CONSUMERS + c;
@@ -286,7 +299,7 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
                  make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
         // Every thread's stores happen before the leader's release (bar.sync, then
         // st.release.gpu), as CUTLASS's generic barrier orders its workspace.
-        named_barrier_sync_at(bar_id, 128, {me, 0, bar_id, it});
+        named_barrier_sync_at(bar_id, 128, {me, 0, bar_id, it_end});
         if (leader) flag_release(sk_flags + slot);
         return;
       }
@@ -297,7 +310,7 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
           if (work.begin(w) == work.begin(w + 1)) continue;  // an empty share wrote nothing
           const uint32_t slot = (w * CLUSTER + rank) * CONSUMERS + c;
           if (leader) flag_acquire_and_reset(sk_flags + slot);
-          named_barrier_sync_at(bar_id, 128, {me, 0, bar_id, it});
+          named_barrier_sync_at(bar_id, 128, {me, 0, bar_id, it_end});
           const float4* part = sk_partials + slot * 32 * 128 + wg_thread;
 #pragma unroll
           for (uint32_t q = 0; q < 32; ++q) {
@@ -309,9 +322,15 @@ __device__ __forceinline__ void h6_gemm(const void* tma_a, const void* tma_b, co
           }
         }
       }
-      hold_tile(t);
+      // Hold the tile: D rounded into held, stored during the next unit's k-tiles.
+      uint32_t tm, tn;
+      tile_coords(t, tiles_m, tiles_n, tm, tn);
+#pragma unroll
+      for (uint32_t h = 0; h < 64; ++h) held[h] = pack2<E>(acc[2 * h], acc[2 * h + 1]);
+      held_row0 = (tm * CLUSTER + rank) * TILE_M + 64 * c;
+      held_col0 = tn * TILE_N;
     });
-    while (held_next < CHUNKS) store_held_chunk();
+    for (uint32_t j = work.pending_at_end(cluster); j < CHUNKS; ++j) store_chunk(j, 0);
     if (leader) bulk_wait_group<0>();
   }
   cluster_sync();
