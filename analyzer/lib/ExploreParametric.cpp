@@ -228,7 +228,16 @@ void Prover::smallLaunches(std::string Why) {
   bool Bounded = false;
   unsigned Explored = 0;
   std::string NotRun; // why the first launch that could not be instantiated was not
-  auto Done = [&](const std::string &Range) {
+  auto Done = [&](std::string Range) {
+    // Then launches that run what those did not (ExploreCoverage.cpp).
+    if (!Bounded && Explored && O.CoverSteps) {
+      unsigned Before = Explored;
+      if (!coverSteps(Explored, Bounded, NotRun))
+        return; // a bug
+      if (Explored > Before)
+        Range += " and " + std::to_string(Explored - Before) +
+                 " larger one(s) that run steps those did not";
+    }
     std::string Last = R.Reason;
     R.Verdict = ExploreVerdict::Unknown;
     if (Bounded)
@@ -238,7 +247,7 @@ void Prover::smallLaunches(std::string Why) {
                  (NotRun.empty() ? std::string(": none has the shape the search looks for")
                                  : ": " + NotRun);
     else
-      R.Reason = Why + "; " + Range + " explored without finding a bug" +
+      R.Reason = Why + "; " + Range + " explored without finding a bug" + coverage() +
                  (NotRun.empty() ? std::string() : " (" + NotRun + ")");
   };
   if (K) {
@@ -246,6 +255,7 @@ void Prover::smallLaunches(std::string Why) {
     unsigned Last = First;
     for (unsigned J = First; J <= First + 2 * Ring && !Bounded; ++J) {
       if (CleanK.count(J * O.TileK)) {
+        cover(instance(J * O.TileK));
         ++Explored; // explored before the lemmas
         Last = J;
         continue;
@@ -260,10 +270,12 @@ void Prover::smallLaunches(std::string Why) {
           return;
         Bounded = true;
       }
+      cover(S);
       ++Explored;
       Last = J;
     }
-    return Done("launches up to " + R.Parameter + " = " + std::to_string(Last * O.TileK));
+    Done("launches up to " + R.Parameter + " = " + std::to_string(Last * O.TileK));
+    return;
   }
   for (unsigned KTiles : {First, First + 1, std::max(First, Ring + 1)})
     for (unsigned Tiles : {1u, 2u}) {
@@ -289,9 +301,22 @@ void Prover::smallLaunches(std::string Why) {
         if (R.Verdict != ExploreVerdict::Unknown)
           return;
         Bounded = true; // larger launches would run out of states too
+        continue;
       }
+      cover(S);
     }
   Done(std::to_string(Explored) + " small launch(es)");
+}
+
+std::string Prover::coverage() const {
+  std::vector<unsigned> Lines = unreachedLines();
+  if (Lines.empty())
+    return "; they run every step of the protocol";
+  std::string Out;
+  for (size_t I = 0; I < Lines.size() && I < 8; ++I)
+    Out += (I ? ", " : "") + std::to_string(Lines[I]);
+  return "; steps at " + std::to_string(Lines.size()) + " PTX line(s) ran in none of them (" +
+         Out + (Lines.size() > 8 ? ", ..." : "") + ")";
 }
 
 unsigned Prover::slotPeriod() const {

@@ -101,6 +101,20 @@ private:
   Instance launch(uint64_t KValue) const;
   ConcreteSystem instance(uint64_t KValue) const { return instantiate(RP, launch(KValue)); }
   void smallLaunches(std::string Why);
+  /// Coverage of the small launches (ExploreCoverage.cpp): per program, the steps some
+  /// explored launch ran.
+  std::vector<llvm::BitVector> Reached;
+  void cover(const ConcreteSystem &S);
+  bool reachesNew(const ConcreteSystem &S) const;
+  /// The PTX lines of steps no explored launch ran, in order.
+  std::vector<unsigned> unreachedLines() const;
+  /// "; they run every step ...", or the lines of those none ran.
+  std::string coverage() const;
+  /// Explores launches, in order of size, that run steps no explored launch ran; false when
+  /// one has a bug (R says which). Counts them in Explored; Bounded: one ran out of states.
+  bool coverSteps(unsigned &Explored, bool &Bounded, std::string &NotRun);
+  /// `K = 4096, M = 256, N = 256, 4 CTAs, CTA 2 and its cluster`.
+  std::string launchName(const Instance &I) const;
   bool makePeriodic(ConcreteSystem &S, uint64_t T) const;
   /// Explores S (or takes Done, S's exploration run earlier with MaxStates) and records
   /// it; false when it is not clean (R says why).

@@ -45,6 +45,8 @@ public:
     Out.Programs = &RP;
     Out.ClusterSize = RP.ClusterSize;
     Out.BlockThreads = RP.BlockThreads;
+    Out.GridCtas = gridCtas();
+    Out.FirstCta = I.FirstCta;
     for (unsigned A = 0; A < P.Barriers.size(); ++A)
       for (unsigned S = 0; S < P.Barriers[A].Slots; ++S)
         for (unsigned C = 0; C < RP.ClusterSize; ++C)
@@ -774,8 +776,10 @@ private:
         !A.Steps.empty()) {
       ConcreteStep &Prev = A.Steps.back();
       if (Prev.Kind == C.Kind && Prev.Reads == C.Reads && Prev.Writes == C.Writes &&
-          Prev.PerCopy == C.PerCopy && Prev.Accumulators == C.Accumulators)
+          Prev.PerCopy == C.PerCopy && Prev.Accumulators == C.Accumulators) {
+        Prev.Folded.push_back(C.RoleStep);
         return;
+      }
     }
     // Back-to-back MMAs of one agent are one operation: no wait_group or tcgen05.commit can
     // tell them apart, and one operation keeps the explorer from ordering their completions.
@@ -783,6 +787,7 @@ private:
       ConcreteStep &Prev = A.Steps.back();
       if (Prev.Kind == StepKind::MmaIssue && Prev.Queue == C.Queue) {
         Prev.Accumulators |= C.Accumulators;
+        Prev.Folded.push_back(C.RoleStep);
         for (unsigned B : C.Reads)
           if (std::find(Prev.Reads.begin(), Prev.Reads.end(), B) == Prev.Reads.end())
             Prev.Reads.push_back(B);

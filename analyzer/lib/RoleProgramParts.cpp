@@ -95,8 +95,11 @@ void instance::dropPrivateNamedBarriers(ConcreteSystem &Out) {
     std::vector<ConcreteStep> &Steps = Out.Agents[A].Steps;
     Steps.erase(std::remove_if(Steps.begin(), Steps.end(),
                                [&](const ConcreteStep &C) {
-                                 return IsNamed(C) &&
-                                        Private[{Out.Agents[A].Cta, C.NamedId}] == A;
+                                 bool Drop = IsNamed(C) &&
+                                             Private[{Out.Agents[A].Cta, C.NamedId}] == A;
+                                 if (Drop)
+                                   Out.Elided.push_back({Out.Agents[A].Program, C.RoleStep});
+                                 return Drop;
                                }),
                 Steps.end());
   }

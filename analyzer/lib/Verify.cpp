@@ -200,6 +200,10 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       for (size_t PI = 0; PI < P.ParamNames.size(); ++PI)
         if (P.ParamNames[PI] == Name || (PI < P.ParamSymbols.size() && P.ParamSymbols[PI] == Name))
           V.Parameters[Name] = Value;
+    if (E.Launch.GridCtas > P.Launch.ClusterSize) {
+      V.GridCtas = E.Launch.GridCtas;
+      V.FirstCta = E.Launch.FirstCta;
+    }
     ConcreteSystem S = instantiate(RP, E.Launch);
     fillCounterexample(P, S, E.Found, V);
     return V;

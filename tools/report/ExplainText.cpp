@@ -84,6 +84,8 @@ void printHeader(const Explanation &E, llvm::raw_ostream &OS) {
        << T.Launch.Dtype;
   for (const auto &[Name, Value] : T.Launch.Parameters)
     OS << " " << Name << "=" << Value;
+  if (T.Launch.FirstCta)
+    OS << "; the schedule runs the cluster of CTA " << *T.Launch.FirstCta;
   OS << '\n';
   if (!E.PtxPath.empty())
     OS << "  ptx " << E.PtxPath << '\n';

@@ -351,6 +351,11 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
         else
           Ok = false;
       }
+      if (Ok && !Hw && L->contains("first_cta")) {
+        uint64_t First = 0;
+        Ok = R.number(*L, "launch", "first_cta", First);
+        T.Launch.FirstCta = First;
+      }
       if (Ok && L->contains("parameters")) {
         if (const json *Ps = R.object(*L, "launch", "parameters"))
           for (auto It = Ps->begin(); Ok && It != Ps->end(); ++It)

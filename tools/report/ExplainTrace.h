@@ -108,6 +108,8 @@ struct TraceLaunch {
   std::string Dtype;
   /// Kernel parameters by display name, as a solver trace states them (`K` = 128).
   std::map<std::string, uint64_t> Parameters;
+  /// A solver trace of one cluster of a larger grid: that cluster's first %ctaid.x.
+  std::optional<uint64_t> FirstCta;
 };
 
 /// A barrier slot's state at the end, as a solver trace states it.

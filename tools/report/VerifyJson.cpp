@@ -67,6 +67,8 @@ json verdictToJson(const Verdict &V) {
     J["bound"] = V.BoundReached;
   if (V.refuted()) {
     J["parameters"] = V.Parameters;
+    if (V.GridCtas)
+      J["grid"] = {{"ctas", V.GridCtas}, {"first_cta", V.FirstCta}};
     json Steps = json::array();
     for (const analyzer::VerifyStep &S : V.Schedule)
       Steps.push_back(stepToJson(S));
@@ -196,6 +198,10 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
   json Launch = {{"block", {P.Launch.BlockX, P.Launch.BlockY, P.Launch.BlockZ}},
                  {"cluster", {P.Launch.ClusterSize, 1, 1}},
                  {"parameters", V.Parameters}};
+  if (V.GridCtas) {
+    Launch["grid"] = {V.GridCtas, 1, 1};
+    Launch["first_cta"] = V.FirstCta;
+  }
   // As `wsv explain` reads them (EXPLAIN_JSON.md).
   json FinalBarriers = json::array();
   for (const analyzer::BarrierState &B : V.FinalBarriers)

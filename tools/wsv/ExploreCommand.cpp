@@ -26,7 +26,8 @@ namespace {
 
 const char Usage[] =
     "usage: wsv explore [--kernel NAME] [--k-tiles N | --all-k] [--tiles N]\n"
-    "                   [--param NAME=VALUE]... [--max-states N] [--trace OUT.json]\n"
+    "                   [--param NAME=VALUE]... [--grid CTAS [--cluster C]]\n"
+    "                   [--max-states N] [--trace OUT.json]\n"
     "                   [--replay TRACE.json] FILE\n"
     "\n"
     "Explores every interleaving of the protocol of a kernel entry of FILE for one small\n"
@@ -41,6 +42,10 @@ const char Usage[] =
     "                       launches and one periodic system per residue are explored\n"
     "  --tiles N            tiles per CTA for persistent kernels (default 1)\n"
     "  --param NAME=VALUE   a parameter by name (K, M, N or the PTX name); overrides\n"
+    "  --grid CTAS          %nctaid.x of the launch (a multiple of the cluster size);\n"
+    "                       with --param M=.. N=.. K=.., one launch as it is\n"
+    "  --cluster C          the cluster of that grid whose CTAs are modeled (default 0):\n"
+    "                       a persistent kernel gives each cluster its own tiles\n"
     "  --max-states N       give up (verdict unknown) after N states (default 2000000)\n"
     "  --no-reduction       every interleaving, without the partial-order reduction (to\n"
     "                       cross-check it on one launch)\n"
@@ -63,6 +68,7 @@ int fail(const std::string &Message, bool ShowUsage = false) {
 int runExplore(int Argc, char **Argv) {
   std::string Kernel, TraceOut, ReplayIn, File;
   unsigned KTiles = 2, Tiles = 1, Jobs = 0;
+  uint64_t Grid = 0, Cluster = 0;
   bool DepthFirst = false;
   uint64_t MaxStates = 2000000;
   bool AllK = false, Reduce = true, Progress = llvm::errs().is_displayed();
@@ -105,6 +111,14 @@ int runExplore(int Argc, char **Argv) {
         return fail("--jobs takes a number from 1 to 256", true);
       else
         Jobs = static_cast<unsigned>(N);
+    } else if (Arg == "--grid" || Arg == "--cluster") {
+      unsigned long long N = 0;
+      if (!Next(V) || StringRef(V).getAsInteger(10, N) || (Arg == "--grid" && N == 0) ||
+          N >= (1u << 16))
+        return fail(Arg.str() + " needs a number below 65536" +
+                        (Arg == "--grid" ? ", not 0" : ""),
+                    true);
+      (Arg == "--grid" ? Grid : Cluster) = N;
     } else if (Arg == "--param") {
       // V, not a temporary: the halves point into it.
       if (!Next(V))
@@ -175,23 +189,78 @@ int runExplore(int Argc, char **Argv) {
       return ExitInconclusive;
     }
   }
-  // A counterexample of --all-k is printed below, as for one launch: its launch.
-  std::optional<analyzer::Instance> I =
-      All ? All->Launch : analyzer::chooseInstance(RP, TileK, KTiles, Tiles);
-  if (!I)
-    return fail("no M, N and grid give " + std::to_string(Tiles) + " tile(s) per CTA");
-  for (const auto &[Name, Value] : Params)
-    I->Params[Name] = Value;
-  analyzer::ConcreteSystem S = analyzer::instantiate(RP, *I);
-
-  analyzer::ExploreResult R;
+  // A trace to replay states its launch: parameters, and for one cluster of a larger grid
+  // the grid and that cluster (what the options do not set).
+  nlohmann::json ReplayTrace;
   if (!ReplayIn.empty()) {
     auto Buf = llvm::MemoryBuffer::getFile(ReplayIn);
     if (!Buf)
       return fail("cannot read " + ReplayIn);
-    nlohmann::json Trace = nlohmann::json::parse((*Buf)->getBuffer().str(), nullptr, false);
+    ReplayTrace = nlohmann::json::parse((*Buf)->getBuffer().str(), nullptr, false);
+    const nlohmann::json *L = ReplayTrace.is_object() && ReplayTrace.contains("launch")
+                                  ? &ReplayTrace["launch"]
+                                  : nullptr;
+    // The explorer's own traces state the parameters among their assumptions (`K = 384`).
+    if (ReplayTrace.is_object() && ReplayTrace.contains("assumptions") &&
+        ReplayTrace["assumptions"].is_array())
+      for (const nlohmann::json &A : ReplayTrace["assumptions"]) {
+        if (!A.is_string())
+          continue;
+        const std::string &Text = A.get_ref<const std::string &>();
+        auto [Name, Value] = StringRef(Text).split(" = ");
+        uint64_t V = 0;
+        if (!Name.empty() && !Name.contains(' ') && !Value.getAsInteger(10, V) &&
+            !Params.count(Name.str()))
+          Params[Name.str()] = V;
+      }
+    if (L && L->is_object()) {
+      if (L->contains("parameters") && (*L)["parameters"].is_object())
+        for (auto It = (*L)["parameters"].begin(); It != (*L)["parameters"].end(); ++It)
+          if (It.value().is_number_unsigned() && !Params.count(It.key()))
+            Params[It.key()] = It.value().get<uint64_t>();
+      if (!Grid && L->contains("first_cta") && (*L)["first_cta"].is_number_unsigned() &&
+          L->contains("grid") && (*L)["grid"].is_array() && !(*L)["grid"].empty() &&
+          (*L)["grid"][0].is_number_unsigned() && RP.ClusterSize) {
+        Grid = (*L)["grid"][0].get<uint64_t>();
+        Cluster = (*L)["first_cta"].get<uint64_t>() / RP.ClusterSize;
+      }
+    }
+  }
+  // A counterexample of --all-k is printed below, as for one launch: its launch.
+  std::optional<analyzer::Instance> I;
+  if (All) {
+    I = All->Launch;
+  } else if (Grid) {
+    // One launch as given: no search for a shape with --tiles tiles.
+    I.emplace();
+    I->Params["K"] = KTiles * TileK;
+    I->Params["M"] = I->Params["N"] = 256;
+  } else {
+    I = analyzer::chooseInstance(RP, TileK, KTiles, Tiles);
+  }
+  if (!I)
+    return fail("no M, N and grid give " + std::to_string(Tiles) + " tile(s) per CTA");
+  for (const auto &[Name, Value] : Params)
+    I->Params[Name] = Value;
+  if (Grid || Cluster) {
+    uint64_t Size = RP.ClusterSize;
+    uint64_t Ctas = Grid ? Grid : I->GridCtas;
+    if (Ctas % Size)
+      return fail("--grid " + std::to_string(Ctas) + " is not a multiple of the cluster size " +
+                  std::to_string(Size));
+    if ((Cluster + 1) * Size > Ctas)
+      return fail("--cluster " + std::to_string(Cluster) + ": a grid of " +
+                  std::to_string(Ctas) + " CTAs has clusters 0 to " +
+                  std::to_string(Ctas / Size - 1));
+    I->GridCtas = Ctas;
+    I->FirstCta = Cluster * Size;
+  }
+  analyzer::ConcreteSystem S = analyzer::instantiate(RP, *I);
+
+  analyzer::ExploreResult R;
+  if (!ReplayIn.empty()) {
     std::string Error;
-    auto Schedule = report::scheduleFromTrace(Trace, S, Error);
+    auto Schedule = report::scheduleFromTrace(ReplayTrace, S, Error);
     if (!Schedule)
       return fail(ReplayIn + ": " + Error);
     R = analyzer::replay(S, *Schedule);

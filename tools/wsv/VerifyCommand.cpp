@@ -141,10 +141,13 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
     OS << ": " << V.Reason;
   OS << '\n';
   if (V.refuted()) {
-    if (!V.Parameters.empty()) {
+    if (!V.Parameters.empty() || V.GridCtas) {
       OS << "    with";
       for (const auto &[Name, Value] : V.Parameters)
         OS << ' ' << Name << " = " << Value;
+      if (V.GridCtas)
+        OS << (V.Parameters.empty() ? " " : ", ") << "a grid of " << V.GridCtas
+           << " CTAs, the cluster of CTA " << V.FirstCta << " modeled";
       OS << '\n';
     }
     // A line per run, numbered by the steps it spans as --steps numbers them.

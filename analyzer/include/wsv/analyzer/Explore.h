@@ -230,6 +230,9 @@ struct ParametricOptions {
   /// ExploreOptions::StopAtDeadlock of every exploration: false proves freedom from races
   /// and violations alone.
   bool StopAtDeadlock = true;
+  /// Where no statement for every parameter is made: after the small launches, explore
+  /// larger ones that run steps those did not (ExploreCoverage.cpp).
+  bool CoverSteps = true;
   /// Explorations run at once where the argument needs several (the classes of K): each
   /// has its own simulator, the results are taken in order, and the verdict, message and
   /// state count are those of running them one by one. 0: the cores, at most 4 (each may

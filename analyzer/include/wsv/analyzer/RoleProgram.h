@@ -273,6 +273,9 @@ struct Instance {
 struct ConcreteStep {
   StepKind Kind = StepKind::Unknown;
   unsigned RoleStep = NoIndex; ///< into the program's Steps
+  /// Steps of the program folded into this one (back-to-back MMAs, stmatrix into one slot):
+  /// they ran too, which coverage counts.
+  llvm::SmallVector<unsigned, 0> Folded;
   unsigned Event = NoIndex;    ///< into Protocol::Events
   unsigned Barrier = NoIndex;  ///< into ConcreteSystem::Barriers
   llvm::SmallVector<unsigned, 2> Targets; ///< AsyncLoad / MmaCommit: barrier instances reached
@@ -372,6 +375,11 @@ struct ConcreteSystem {
   std::vector<std::string> Assumptions;
   /// Non-empty: the system could not be built (an unknown reached, too many steps).
   std::string Unknown;
+  /// The launch's %nctaid.x and the modeled cluster's first %ctaid.x.
+  uint64_t GridCtas = 0, FirstCta = 0;
+  /// Steps (program, step) the instance ran but left out of the agents: named barriers only
+  /// one agent uses, which cannot block it. Coverage counts them.
+  std::vector<std::pair<unsigned, unsigned>> Elided;
 
   unsigned barrierIndex(unsigned Array, unsigned Slot, unsigned Cta) const;
   std::string barrierName(unsigned Instance) const; ///< `full[2]@cta1`

@@ -101,6 +101,9 @@ struct Verdict {
   std::string Engine;
   /// Counterexample: the parameter values it needs (display names).
   std::map<std::string, uint64_t> Parameters;
+  /// Counterexample of a launch of several clusters (a persistent kernel): %nctaid.x, and
+  /// the first CTA of the cluster that was modeled; 0 when one cluster is the whole grid.
+  uint64_t GridCtas = 0, FirstCta = 0;
   std::vector<VerifyStep> Schedule;
   std::vector<AgentState> FinalAgents;
   std::vector<BarrierState> FinalBarriers;
