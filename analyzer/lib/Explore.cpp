@@ -76,11 +76,11 @@ void judgeEnd(const ConcreteSystem &S, const Simulator &Sim, const State &St,
 /// agents that play no part in the bug before it (the peer CTA's roles running ahead); a
 /// deadlock needs every agent blocked, so its schedule stays as found.
 std::vector<ScheduleStep> shorten(const ConcreteSystem &S, std::vector<ScheduleStep> Schedule,
-                                  const ExploreResult &Found) {
+                                  const ExploreResult &Found, bool StopAtRace) {
   if (Found.Verdict != ExploreVerdict::Race && Found.Verdict != ExploreVerdict::Violation)
     return Schedule;
   auto Same = [&](const std::vector<ScheduleStep> &Candidate) {
-    ExploreResult Again = replay(S, Candidate);
+    ExploreResult Again = replay(S, Candidate, StopAtRace);
     return Again.Verdict == Found.Verdict && Again.Message == Found.Message;
   };
   // Each pass tries to drop every agent's last step before the final (bad) one.
@@ -120,14 +120,14 @@ bool sameBlocked(const std::vector<BlockedAgent> &A, const std::vector<BlockedAg
 
 /// Found with each agent's steps brought together where they commute (gatherAgents), kept
 /// only where the new order replays to the same bug.
-ExploreResult gather(const ConcreteSystem &S, ExploreResult Found) {
+ExploreResult gather(const ConcreteSystem &S, ExploreResult Found, bool StopAtRace) {
   if (Found.Verdict == ExploreVerdict::Clean || Found.Verdict == ExploreVerdict::Unknown)
     return Found;
   std::vector<ScheduleStep> Gathered =
       gatherAgents(S, Found.Schedule, Found.Verdict != ExploreVerdict::Deadlock);
   if (Gathered == Found.Schedule)
     return Found;
-  ExploreResult Again = replay(S, Gathered);
+  ExploreResult Again = replay(S, Gathered, StopAtRace);
   if (Again.Verdict != Found.Verdict || Again.Message != Found.Message ||
       !sameBlocked(Again.Blocked, Found.Blocked))
     return Found;
@@ -137,13 +137,14 @@ ExploreResult gather(const ConcreteSystem &S, ExploreResult Found) {
 } // namespace
 
 ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
-                                    llvm::ArrayRef<ScheduleStep> Schedule) {
+                                    llvm::ArrayRef<ScheduleStep> Schedule, bool StopAtRace) {
   ExploreResult R;
   if (!S.Unknown.empty()) {
     R.Message = S.Unknown;
     return R;
   }
   Simulator Sim(S);
+  Sim.IgnoreRaces = !StopAtRace;
   State St = Sim.initial();
   R.Verdict = ExploreVerdict::Clean;
   for (size_t I = 0; I < Schedule.size(); ++I) {
@@ -185,6 +186,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     return R;
   }
   Simulator Sim(S);
+  Sim.IgnoreRaces = !Options.StopAtRace;
   unsigned Groups = Options.PartialOrder && Options.Symmetry ? Sim.useSymmetry() : 0;
   R.SymmetryGroups = Groups;
   struct Node {
@@ -243,14 +245,14 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     return P;
   };
   auto Finish = [&](std::vector<ScheduleStep> Schedule) {
-    ExploreResult Replayed = replay(S, Schedule);
+    ExploreResult Replayed = replay(S, Schedule, Options.StopAtRace);
     if (Options.Shorten) {
-      std::vector<ScheduleStep> Shorter = shorten(S, Schedule, Replayed);
+      std::vector<ScheduleStep> Shorter = shorten(S, Schedule, Replayed, Options.StopAtRace);
       if (Shorter.size() < Schedule.size())
-        Replayed = replay(S, Shorter);
+        Replayed = replay(S, Shorter, Options.StopAtRace);
     }
     if (Options.Gather)
-      Replayed = gather(S, std::move(Replayed));
+      Replayed = gather(S, std::move(Replayed), Options.StopAtRace);
     Replayed.States = Nodes.size();
     Replayed.SymmetryGroups = Groups;
     Replayed.Transitions = R.Transitions;

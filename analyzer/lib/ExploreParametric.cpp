@@ -107,6 +107,7 @@ ExploreOptions Prover::exploreOptions() const {
   EO.MaxStates = O.MaxStates;
   EO.MaxLag = O.MaxLag;
   EO.StopAtDeadlock = O.StopAtDeadlock;
+  EO.StopAtRace = O.StopAtRace;
   return EO;
 }
 

@@ -426,6 +426,8 @@ Outcome Simulator::arrive(State &St, unsigned Barrier, uint32_t Count,
 Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Async,
                                const ScheduleStep &T) const {
   Outcome O;
+  if (IgnoreRaces)
+    return O;
   auto Race = [&](std::string Message, ScheduleStep With) {
     O.K = Outcome::Kind::Race;
     O.Message = std::move(Message);
@@ -690,7 +692,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
                        " while it is a valid barrier (no mbarrier.inval since its init)");
     break;
   case StepKind::TmemRead:
-    if (St.TmemAllocs[A.Cta].empty()) {
+    if (St.TmemAllocs[A.Cta].empty() && !IgnoreRaces) {
       O.K = Outcome::Kind::Race;
       O.Message = "tcgen05.ld of " + A.Name + " reads tensor memory while CTA " +
                   std::to_string(A.Cta) +
@@ -702,8 +704,10 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   case StepKind::AccumulatorRead:
     // The agent's own wgmma operations write its accumulators until a wait_group retires
     // them (they complete no earlier in the model: the race shows whenever it can happen).
-    if (std::optional<uint32_t> Op = AS.Wgmma.findInFlight(
-            [&](uint32_t Op) { return (A.Steps[Op].Accumulators & C.Accumulators) != 0; })) {
+    if (std::optional<uint32_t> Op =
+            IgnoreRaces ? std::nullopt : AS.Wgmma.findInFlight([&](uint32_t Op) {
+              return (A.Steps[Op].Accumulators & C.Accumulators) != 0;
+            })) {
       O.K = Outcome::Kind::Race;
       O.Message = "the wgmma accumulators of " + A.Name +
                   " are read while the wgmma that writes them may still run: no "

@@ -213,6 +213,9 @@ public:
   /// inner cycle (a tile's k-loop).
   Outcome apply(State &St, const ScheduleStep &T) const;
   bool finished(const State &St) const;
+  /// Set: races are not outcomes; the step that makes one goes on as if it did not
+  /// (ExploreOptions::StopAtRace). Synchronization does not read the data a race corrupts.
+  bool IgnoreRaces = false;
   /// Every unfinished agent and what it waits for.
   std::vector<BlockedAgent> blocked(const State &St) const;
 

@@ -148,7 +148,10 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   // The verdict of one property from a run of the argument; Safety: the run let schedules
   // that deadlock end there (ParametricOptions::StopAtDeadlock), after the first run's
   // deadlock.
-  auto Fill = [&](const ParametricResult &E, Property Prop, bool Safety) {
+  // What a later run went past: the first run's deadlock (its schedules end where they
+  // block) or its race (its steps go on as if they did not race).
+  enum class Past { Nothing, Deadlock, Race };
+  auto Fill = [&](const ParametricResult &E, Property Prop, Past Beyond) {
     Verdict V;
     V.Prop = Prop;
     V.Engine = "explore";
@@ -163,9 +166,13 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
                    : std::string()) +
           ", so that " + std::to_string(E.Runs.size()) + " explorations stand for every " +
           E.Parameter + (E.Tiles ? " and tile count" : ""));
-    if (Safety && E.Verdict != ExploreVerdict::Unknown)
+    if (Beyond == Past::Deadlock && E.Verdict != ExploreVerdict::Unknown)
       V.Assumptions.push_back("a schedule that deadlocks (deadlock-freedom's counterexample) "
                               "ends where every agent is blocked and nothing is in flight");
+    if (Beyond == Past::Race && E.Verdict != ExploreVerdict::Unknown)
+      V.Assumptions.push_back("a step that races (stage-safety's counterexample) goes on as "
+                              "if it did not: what the barriers do does not depend on the "
+                              "data a race corrupts");
     if (E.Verdict == ExploreVerdict::Clean) {
       V.K = Verdict::Kind::Proved;
       V.ForParameters = E.ForParameters;
@@ -179,7 +186,8 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       return V;
     }
     if (E.Verdict == ExploreVerdict::Unknown) { // the first run's unknown never gets here
-      V.Reason = "not examined: the search past the deadlock: " + E.Reason;
+      V.Reason = std::string("not examined: the search past the ") +
+                 (Beyond == Past::Race ? "race" : "deadlock") + ": " + E.Reason;
       return V;
     }
     if (brokenBy(E.Verdict) != Prop) {
@@ -209,27 +217,33 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     return V;
   };
   for (size_t I = 0; I < Options.Properties.size(); ++I)
-    Out[I] = Fill(E, Options.Properties[I], false);
+    Out[I] = Fill(E, Options.Properties[I], Past::Nothing);
   // A deadlock ends the first run: the safety properties get a run of their own in which
   // deadlocked schedules end where they block, so that they are proved or refuted rather
-  // than left unexamined.
-  bool SafetyLeft = E.Verdict == ExploreVerdict::Deadlock &&
-                    llvm::any_of(Options.Properties,
-                                 [](Property Q) { return Q != Property::DeadlockFreedom; });
-  if (!SafetyLeft)
+  // than left unexamined. A race likewise: deadlock freedom and barrier hygiene get a run in
+  // which racing steps go on. Each is bounded by SafetyStates.
+  Past Beyond = E.Verdict == ExploreVerdict::Deadlock ? Past::Deadlock
+                : E.Verdict == ExploreVerdict::Race   ? Past::Race
+                                                      : Past::Nothing;
+  auto Left = [&](Property Q) {
+    return Beyond == Past::Deadlock ? Q != Property::DeadlockFreedom
+                                    : Q != Property::StageSafety;
+  };
+  if (Beyond == Past::Nothing || !llvm::any_of(Options.Properties, Left))
     return Out;
-  PO.StopAtDeadlock = false;
-  PO.MaxTotalStates = std::min(PO.MaxTotalStates ? PO.MaxTotalStates : UINT64_MAX,
-                               Options.SafetyStates);
-  PO.MaxStates = std::min(PO.MaxStates, Options.SafetyStates);
+  (Beyond == Past::Deadlock ? PO.StopAtDeadlock : PO.StopAtRace) = false;
+  uint64_t Cap = Beyond == Past::Deadlock ? Options.SafetyStates : Options.PastRaceStates;
+  PO.MaxTotalStates = std::min(PO.MaxTotalStates ? PO.MaxTotalStates : UINT64_MAX, Cap);
+  PO.MaxStates = std::min(PO.MaxStates, Cap);
+  const char *Prefix = Beyond == Past::Deadlock ? "past deadlocks, " : "past races, ";
   if (Options.OnExploreRun)
     PO.OnRun = [&](const std::string &Run, double Ms) {
-      Options.OnExploreRun("past deadlocks, " + Run, Ms);
+      Options.OnExploreRun(Prefix + Run, Ms);
     };
-  ParametricResult Safe = exploreAllTrips(RP, PO);
+  ParametricResult Second = exploreAllTrips(RP, PO);
   for (size_t I = 0; I < Options.Properties.size(); ++I)
-    if (Options.Properties[I] != Property::DeadlockFreedom)
-      Out[I] = Fill(Safe, Options.Properties[I], true);
+    if (Left(Options.Properties[I]))
+      Out[I] = Fill(Second, Options.Properties[I], Beyond);
   return Out;
 }
 

@@ -157,6 +157,36 @@ TEST(VerifyTest, PastTheDeadlockStageSafetyAndHygieneAreProved) {
   EXPECT_NE(V.Reason.find("the search past the deadlock"), std::string::npos) << V.Reason;
 }
 
+TEST(VerifyTest, PastTheRaceDeadlockFreedomAndHygieneAreProved) {
+  // H3 with BUG(smem-war-release) releases a stage before its readers are done: a race, for
+  // every K. The search past races proves deadlock freedom and barrier hygiene for every K
+  // rather than leave them to Z3's short bounded search, and says that racing steps go on.
+  auto Buffer = llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) +
+                                            "/h3.bug-smem-war-release.ptx");
+  if (!Buffer)
+    GTEST_SKIP() << "no h3.bug-smem-war-release.ptx in " << WSV_PTX_DIR;
+  const std::string Text = (*Buffer)->getBuffer().str();
+  auto R = verifyText(Text, quick());
+  ASSERT_TRUE(R->of(Property::StageSafety).refuted());
+  for (Property Prop : {Property::DeadlockFreedom, Property::BarrierHygiene}) {
+    const Verdict &V = R->of(Prop);
+    EXPECT_TRUE(V.proved()) << toString(Prop) << ": " << describe(V);
+    EXPECT_EQ(V.Engine, "explore") << toString(Prop);
+    EXPECT_NE(V.ForParameters.find("every"), std::string::npos) << V.ForParameters;
+    bool Says = false;
+    for (const std::string &A : V.Assumptions)
+      Says = Says || A.find("a step that races") != std::string::npos;
+    EXPECT_TRUE(Says) << toString(Prop) << ": the assumptions do not mention the race";
+  }
+  // With a budget too small for the search past it, they are not proved, and say why.
+  VerifyOptions Tight = quick();
+  Tight.PastRaceStates = 3;
+  auto T = verifyText(Text, Tight);
+  const Verdict &V = T->of(Property::DeadlockFreedom);
+  EXPECT_FALSE(V.proved() && V.Engine == "explore") << describe(V);
+  EXPECT_NE(V.Reason.find("the search past the race"), std::string::npos) << V.Reason;
+}
+
 TEST(VerifyTest, ExecutionsThatAllEndEarlyAreProvedByExhaustion) {
   // With the initial-phase bug every execution stops (finished or stuck) within a few steps
   // for every trip count, so the bounded search sees every reachable state: the other

@@ -151,6 +151,11 @@ struct ExploreOptions {
   /// finished one does, and the search goes on; clean then means no race or violation in
   /// any reachable state (the safety properties of a protocol that may deadlock).
   bool StopAtDeadlock = true;
+  /// False: a step that races (a stage read before its fill, overwritten under a read, ...)
+  /// goes on as if it did not, and the search goes on; clean then means no deadlock and no
+  /// barrier violation in any reachable state (those properties of a protocol that races:
+  /// what the barriers do does not depend on the data a race corrupts).
+  bool StopAtRace = true;
   /// The schedule then continues with the agent that moved last wherever that agent's next
   /// step commutes with the transitions it is brought past (the same steps, the same end):
   /// it reads one role at a time.
@@ -182,7 +187,8 @@ ExploreResult explore(const ConcreteSystem &S, const ExploreOptions &Options = {
 /// state it ends in: deadlock when nothing can move there, race or violation when the last
 /// step makes one, clean when every agent finished, unknown (with the reason) when a step of
 /// the schedule is not enabled where it is taken.
-ExploreResult replay(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Schedule);
+ExploreResult replay(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Schedule,
+                     bool StopAtRace = true);
 
 /// Schedule reordered so that an agent's next step follows its last wherever it can be
 /// brought forward: adjacent transitions are swapped only where both orders are enabled,
@@ -230,6 +236,9 @@ struct ParametricOptions {
   /// ExploreOptions::StopAtDeadlock of every exploration: false proves freedom from races
   /// and violations alone.
   bool StopAtDeadlock = true;
+  /// ExploreOptions::StopAtRace of every exploration: false proves deadlock freedom and
+  /// barrier hygiene of a protocol that races.
+  bool StopAtRace = true;
   /// Where no statement for every parameter is made: after the small launches, explore
   /// larger ones that run steps those did not (ExploreCoverage.cpp).
   bool CoverSteps = true;

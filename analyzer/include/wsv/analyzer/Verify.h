@@ -159,6 +159,10 @@ struct VerifyOptions {
   /// does not end (B4's arrival-count: past 330,000) says unknown after this many rather
   /// than seconds later.
   uint64_t SafetyStates = 25000;
+  /// After a race, the states all explorations of the search past races (for deadlock
+  /// freedom and barrier hygiene) may visit. A race rarely stops the protocol early, so that
+  /// search is about the correct kernel's proof: H5's takes about 170,000 states.
+  uint64_t PastRaceStates = 30000;
   /// Z3's time for a property the exploration did not get to (it stopped at another
   /// property's counterexample), at most TimeoutMs.
   unsigned NotExaminedTimeoutMs = 300;
