@@ -60,6 +60,10 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
     const ConcreteStep &C = S.Agents[T.Agent].Steps[T.Step];
     VerifyStep St;
     St.Agent = T.K == ScheduleStep::Kind::Complete ? "async" : AgentName(T.Agent);
+    St.Issuer = S.Agents[T.Agent].Name;
+    St.AgentStep = T.Step;
+    St.Copy = T.Copy;
+    St.Completion = T.K == ScheduleStep::Kind::Complete;
     St.What = describe(S, T);
     if (llvm::StringRef(St.What).starts_with(S.Agents[T.Agent].Name + " "))
       St.What.erase(0, S.Agents[T.Agent].Name.size() + 1);
@@ -198,6 +202,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     }
     V.K = Verdict::Kind::Counterexample;
     V.Reason = E.Found.Message;
+    V.PastRaces = Beyond == Past::Race;
     if (E.Reason.find("depth-first") != std::string::npos)
       V.Assumptions.push_back("the schedule comes from a depth-first search (the full search "
                               "of that launch ran out of states): a real one, not the "

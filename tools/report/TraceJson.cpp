@@ -189,9 +189,11 @@ report::scheduleFromTrace(const json &Trace, const ConcreteSystem &S, std::strin
     Agents[S.Agents[A].Name] = A;
   std::vector<ScheduleStep> Out;
   for (const json &J : Trace["steps"]) {
-    auto It = Agents.find(J.value("agent", ""));
+    // `wsv verify`'s traces name a completion's agent `async` and its issuer apart.
+    std::string Name = J.value("issuer", J.value("agent", ""));
+    auto It = Agents.find(Name);
     if (It == Agents.end()) {
-      Error = "step " + std::to_string(Out.size()) + " names agent '" + J.value("agent", "") +
+      Error = "step " + std::to_string(Out.size()) + " names agent '" + Name +
               "' that this kernel and instance do not have";
       return std::nullopt;
     }

@@ -193,6 +193,12 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
   for (const analyzer::VerifyStep &S : V.Schedule) {
     json J = stepToJson(S);
     J["role"] = S.Agent;
+    // What `wsv explore --replay` takes the transition from (as the explorer's own traces).
+    J["kind"] = S.Completion ? "complete" : "execute";
+    J["issuer"] = S.Issuer;
+    J["agent_step"] = S.AgentStep;
+    if (S.Copy)
+      J["copy"] = S.Copy;
     Steps.push_back(std::move(J));
   }
   json Launch = {{"block", {P.Launch.BlockX, P.Launch.BlockY, P.Launch.BlockZ}},
@@ -225,6 +231,8 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
               {"stuck", std::move(Stuck)},
               {"steps", std::move(Steps)},
               {"final_barriers", FinalBarriers}};
+  if (V.PastRaces)
+    Doc["races_go_on"] = true; // found past a race: a replay lets racing steps go on
   return Doc;
 }
 

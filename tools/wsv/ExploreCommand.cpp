@@ -263,7 +263,8 @@ int runExplore(int Argc, char **Argv) {
     auto Schedule = report::scheduleFromTrace(ReplayTrace, S, Error);
     if (!Schedule)
       return fail(ReplayIn + ": " + Error);
-    R = analyzer::replay(S, *Schedule);
+    // A counterexample found past a race takes racing steps, which must not stop the replay.
+    R = analyzer::replay(S, *Schedule, !ReplayTrace.value("races_go_on", false));
   } else if (All) {
     R = std::move(All->Found);
   } else {

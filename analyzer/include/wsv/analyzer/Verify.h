@@ -59,6 +59,12 @@ struct VerifyStep {
   std::optional<uint64_t> TxBytes;
   /// The agent's loop counters when it took the step (`k=3`).
   std::string Iterations;
+  /// The explorer's transition, for a replay (`wsv explore --replay`): the agent that took
+  /// the step or issued what completes (its full name, `producer@cta0`), its step, the copy
+  /// of a multicast, and whether it is a completion.
+  std::string Issuer;
+  unsigned AgentStep = 0, Copy = 0;
+  bool Completion = false;
 };
 
 /// What one agent was doing in the last state of a counterexample.
@@ -104,6 +110,9 @@ struct Verdict {
   /// Counterexample of a launch of several clusters (a persistent kernel): %nctaid.x, and
   /// the first CTA of the cluster that was modeled; 0 when one cluster is the whole grid.
   uint64_t GridCtas = 0, FirstCta = 0;
+  /// Counterexample found by the search past a race: its schedule takes racing steps, which
+  /// a replay must let go on (replay's StopAtRace false).
+  bool PastRaces = false;
   std::vector<VerifyStep> Schedule;
   std::vector<AgentState> FinalAgents;
   std::vector<BarrierState> FinalBarriers;
