@@ -355,6 +355,21 @@ const ConcreteSystem &raceBehindADeadlock(Ring &R) {
   return R.system();
 }
 
+/// Explores S past its first bug (O says which) with the reduction and without: both find
+/// Want, and the reduced search's schedule replays to it (with races let go on where O
+/// lets them). Returns the reduced search.
+ExploreResult expectPast(const ConcreteSystem &S, ExploreOptions O, ExploreVerdict Want) {
+  ExploreResult Reduced = explore(S, O);
+  O.PartialOrder = false;
+  ExploreResult Full = explore(S, O);
+  EXPECT_EQ(Reduced.Verdict, Want) << Reduced.Message;
+  EXPECT_EQ(Full.Verdict, Want) << Full.Message;
+  ExploreResult Again = replay(S, Reduced.Schedule, O.StopAtRace);
+  EXPECT_EQ(Again.Verdict, Want);
+  EXPECT_EQ(Again.Message, Reduced.Message);
+  return Reduced;
+}
+
 TEST(ExploreReductionTest, PastADeadlockTheSearchFindsTheRaceBehindIt) {
   Ring R(1);
   const ConcreteSystem &S = raceBehindADeadlock(R);
@@ -364,21 +379,13 @@ TEST(ExploreReductionTest, PastADeadlockTheSearchFindsTheRaceBehindIt) {
   // Past it, the race; the reduced and the full search agree, and the schedule replays.
   ExploreOptions O;
   O.StopAtDeadlock = false;
-  ExploreResult Reduced = explore(S, O);
-  O.PartialOrder = false;
-  ExploreResult Full = explore(S, O);
-  ASSERT_EQ(Reduced.Verdict, ExploreVerdict::Race) << Reduced.Message;
-  EXPECT_EQ(Full.Verdict, ExploreVerdict::Race) << Full.Message;
+  ExploreResult Reduced = expectPast(S, O, ExploreVerdict::Race);
   EXPECT_EQ(Reduced.Message.rfind("A is read", 0), 0u) << Reduced.Message;
-  ExploreResult Again = replay(S, Reduced.Schedule);
-  EXPECT_EQ(Again.Verdict, ExploreVerdict::Race);
-  EXPECT_EQ(Again.Message, Reduced.Message);
   // Without the copy there is nothing behind the deadlock: clean past it, never a deadlock.
   Ring Quiet(1);
   unsigned F = Quiet.barriers("F", 1);
   Quiet.role("arriver", {Ring::arrive(Quiet.bar(F, 0)), Ring::arrive(Quiet.bar(F, 0))});
   Quiet.role("waiter", {Ring::wait(Quiet.bar(F, 0), 0)});
-  O.PartialOrder = true;
   EXPECT_EQ(explore(Quiet.system(), O).Verdict, ExploreVerdict::Clean);
   EXPECT_EQ(exploreBoth(Quiet.system()).Verdict, ExploreVerdict::Deadlock);
 }
@@ -411,21 +418,13 @@ TEST(ExploreReductionTest, PastARaceTheSearchFindsTheDeadlockBehindIt) {
   // when races are let go on (and not when they stop it).
   ExploreOptions O;
   O.StopAtRace = false;
-  ExploreResult Reduced = explore(S, O);
-  O.PartialOrder = false;
-  ExploreResult Full = explore(S, O);
-  ASSERT_EQ(Reduced.Verdict, ExploreVerdict::Deadlock) << Reduced.Message;
-  EXPECT_EQ(Full.Verdict, ExploreVerdict::Deadlock) << Full.Message;
+  ExploreResult Reduced = expectPast(S, O, ExploreVerdict::Deadlock);
   EXPECT_NE(Reduced.Message.find("waiter"), std::string::npos) << Reduced.Message;
-  ExploreResult Again = replay(S, Reduced.Schedule, /*StopAtRace=*/false);
-  EXPECT_EQ(Again.Verdict, ExploreVerdict::Deadlock);
-  EXPECT_EQ(Again.Message, Reduced.Message);
   EXPECT_NE(replay(S, Reduced.Schedule).Verdict, ExploreVerdict::Deadlock)
       << "a replay that stops at races does not get past the read";
   // Without the second wait nothing is behind the race: clean past it, never before.
   Ring Fixed(1);
   const ConcreteSystem &T = deadlockBehindARace(Fixed, /*SecondWait=*/false);
-  O.PartialOrder = true;
   ExploreResult Past = explore(T, O);
   EXPECT_EQ(Past.Verdict, ExploreVerdict::Clean) << Past.Message;
   EXPECT_EQ(explore(T).Verdict, ExploreVerdict::Race);

@@ -127,64 +127,57 @@ TEST(VerifyTest, InitialPhaseBugDeadlocksAtTheProducersFirstWait) {
     EXPECT_GT(S.PtxLine, 0u) << S.What;
 }
 
-TEST(VerifyTest, PastTheDeadlockStageSafetyAndHygieneAreProved) {
-  // H2 with BUG(mbarrier-initial-phase) deadlocks at the producer's first wait, for every
-  // K: the search past deadlocks proves the two safety properties for every K rather than
-  // leave them unexamined, and says that deadlocked schedules end where they block.
-  auto Buffer = llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) +
-                                            "/h2.bug-mbarrier-initial-phase.ptx");
+/// A seeded variant whose first bug breaks Broken: the search past that bug proves the
+/// other two properties for every K, and their assumptions say what it went past (Says);
+/// with a budget of 3 states (Tighten) they are not proved, and the reason says which
+/// search ran out (Past).
+void expectProvedPast(const char *File, Property Broken, const char *Says,
+                      void (*Tighten)(VerifyOptions &), const char *Past) {
+  auto Buffer = llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) + "/" + File);
   if (!Buffer)
-    GTEST_SKIP() << "no h2.bug-mbarrier-initial-phase.ptx in " << WSV_PTX_DIR;
+    GTEST_SKIP() << "no " << File << " in " << WSV_PTX_DIR;
   const std::string Text = (*Buffer)->getBuffer().str();
   auto R = verifyText(Text, quick());
-  ASSERT_TRUE(R->of(Property::DeadlockFreedom).refuted());
-  for (Property Prop : {Property::StageSafety, Property::BarrierHygiene}) {
+  ASSERT_TRUE(R->of(Broken).refuted());
+  std::vector<Property> Others;
+  for (Property Prop :
+       {Property::DeadlockFreedom, Property::StageSafety, Property::BarrierHygiene})
+    if (Prop != Broken)
+      Others.push_back(Prop);
+  for (Property Prop : Others) {
     const Verdict &V = R->of(Prop);
     EXPECT_TRUE(V.proved()) << toString(Prop) << ": " << describe(V);
     EXPECT_EQ(V.Engine, "explore") << toString(Prop);
     EXPECT_NE(V.ForParameters.find("every"), std::string::npos) << V.ForParameters;
-    bool Says = false;
+    bool Said = false;
     for (const std::string &A : V.Assumptions)
-      Says = Says || A.find("deadlocks") != std::string::npos;
-    EXPECT_TRUE(Says) << toString(Prop) << ": the assumptions do not mention the deadlock";
+      Said = Said || A.find(Says) != std::string::npos;
+    EXPECT_TRUE(Said) << toString(Prop) << ": no assumption says '" << Says << "'";
   }
-  // With a budget too small for the search past it, they stay unknown, and say why.
   VerifyOptions Tight = quick();
-  Tight.SafetyStates = 3;
+  Tighten(Tight);
   auto T = verifyText(Text, Tight);
-  const Verdict &V = T->of(Property::StageSafety);
-  EXPECT_FALSE(V.proved()) << describe(V);
-  EXPECT_NE(V.Reason.find("the search past the deadlock"), std::string::npos) << V.Reason;
+  const Verdict &V = T->of(Others.front());
+  EXPECT_FALSE(V.proved() && V.Engine == "explore") << describe(V);
+  EXPECT_NE(V.Reason.find(Past), std::string::npos) << V.Reason;
+}
+
+TEST(VerifyTest, PastTheDeadlockStageSafetyAndHygieneAreProved) {
+  // H2 with BUG(mbarrier-initial-phase) deadlocks at the producer's first wait, for every
+  // K: the search past deadlocks proves the two safety properties for every K rather than
+  // leave them unexamined, and says that deadlocked schedules end where they block.
+  expectProvedPast("h2.bug-mbarrier-initial-phase.ptx", Property::DeadlockFreedom, "deadlocks",
+                   [](VerifyOptions &O) { O.SafetyStates = 3; },
+                   "the search past the deadlock");
 }
 
 TEST(VerifyTest, PastTheRaceDeadlockFreedomAndHygieneAreProved) {
   // H3 with BUG(smem-war-release) releases a stage before its readers are done: a race, for
   // every K. The search past races proves deadlock freedom and barrier hygiene for every K
   // rather than leave them to Z3's short bounded search, and says that racing steps go on.
-  auto Buffer = llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) +
-                                            "/h3.bug-smem-war-release.ptx");
-  if (!Buffer)
-    GTEST_SKIP() << "no h3.bug-smem-war-release.ptx in " << WSV_PTX_DIR;
-  const std::string Text = (*Buffer)->getBuffer().str();
-  auto R = verifyText(Text, quick());
-  ASSERT_TRUE(R->of(Property::StageSafety).refuted());
-  for (Property Prop : {Property::DeadlockFreedom, Property::BarrierHygiene}) {
-    const Verdict &V = R->of(Prop);
-    EXPECT_TRUE(V.proved()) << toString(Prop) << ": " << describe(V);
-    EXPECT_EQ(V.Engine, "explore") << toString(Prop);
-    EXPECT_NE(V.ForParameters.find("every"), std::string::npos) << V.ForParameters;
-    bool Says = false;
-    for (const std::string &A : V.Assumptions)
-      Says = Says || A.find("a step that races") != std::string::npos;
-    EXPECT_TRUE(Says) << toString(Prop) << ": the assumptions do not mention the race";
-  }
-  // With a budget too small for the search past it, they are not proved, and say why.
-  VerifyOptions Tight = quick();
-  Tight.PastRaceStates = 3;
-  auto T = verifyText(Text, Tight);
-  const Verdict &V = T->of(Property::DeadlockFreedom);
-  EXPECT_FALSE(V.proved() && V.Engine == "explore") << describe(V);
-  EXPECT_NE(V.Reason.find("the search past the race"), std::string::npos) << V.Reason;
+  expectProvedPast("h3.bug-smem-war-release.ptx", Property::StageSafety, "a step that races",
+                   [](VerifyOptions &O) { O.PastRaceStates = 3; },
+                   "the search past the race");
 }
 
 TEST(VerifyTest, ExecutionsThatAllEndEarlyAreProvedByExhaustion) {
