@@ -1,5 +1,6 @@
 //===- ExprPrint.cpp - expressions as readers write them --------------------------===//
 #include "wsv/analyzer/Expr.h"
+#include "wsv/analyzer/ExprNames.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -26,6 +27,43 @@ int precedence(const Expr *E) {
   }
 }
 
+/// Width changes that keep the value: printed as their operand.
+bool keepsValue(const Expr *E) {
+  return E->is(ExprKind::ZExt) || E->is(ExprKind::SExt) ||
+         (E->is(ExprKind::Trunc) && E->op(0)->range().Hi <= ExprContext::mask(E->width()));
+}
+
+/// A sum's terms, left to right.
+llvm::SmallVector<const Expr *, 8> sumTerms(const Expr *E) {
+  llvm::SmallVector<const Expr *, 8> Terms;
+  llvm::SmallVector<const Expr *, 8> Work{E};
+  while (!Work.empty()) {
+    const Expr *T = Work.pop_back_val();
+    if (T->is(ExprKind::Add)) {
+      Work.push_back(T->op(1));
+      Work.push_back(T->op(0));
+    } else {
+      Terms.push_back(T);
+    }
+  }
+  return Terms;
+}
+
+/// A term of a sum with a negative constant factor prints as a subtraction.
+bool negatedTerm(const Expr *E, const Expr *&Positive, uint64_t &Factor) {
+  if (E->is(ExprKind::Mul) && E->op(1)->isConstant() && E->op(1)->signedValue() < 0) {
+    Positive = E->op(0);
+    Factor = static_cast<uint64_t>(-E->op(1)->signedValue());
+    return true;
+  }
+  if (E->isConstant() && E->width() > 1 && E->signedValue() < 0) {
+    Positive = nullptr;
+    Factor = static_cast<uint64_t>(-E->signedValue());
+    return true;
+  }
+  return false;
+}
+
 using PrintHook = std::function<bool(const Expr *, llvm::raw_ostream &)>;
 
 class Printer {
@@ -33,11 +71,15 @@ public:
   Printer(llvm::raw_ostream &OS, const PrintHook &Hook) : OS(OS), Hook(Hook) {}
 
   void print(const Expr *E, int Outer = 0) {
-    // Width changes that keep the value print as their operand, in the same place.
-    while ((E->is(ExprKind::ZExt) || E->is(ExprKind::SExt) ||
-            (E->is(ExprKind::Trunc) && E->op(0)->range().Hi <= ExprContext::mask(E->width()))) &&
-           !(Hook && Hook(E, OS)))
+    // What a hook prints stands as one operand (a name): no parentheses around it. Width
+    // changes that keep the value print as their operand, in the same place.
+    for (;;) {
+      if (Hook && Hook(E, OS))
+        return;
+      if (!keepsValue(E))
+        break;
       E = E->op(0);
+    }
     bool Paren = precedence(E) < Outer;
     if (Paren)
       OS << '(';
@@ -59,33 +101,8 @@ private:
       OS << E->payload();
   }
 
-  // A term of a sum with a negative constant factor prints as a subtraction.
-  bool negatedTerm(const Expr *E, const Expr *&Positive, uint64_t &Factor) {
-    if (E->is(ExprKind::Mul) && E->op(1)->isConstant() && E->op(1)->signedValue() < 0) {
-      Positive = E->op(0);
-      Factor = static_cast<uint64_t>(-E->op(1)->signedValue());
-      return true;
-    }
-    if (E->isConstant() && E->width() > 1 && E->signedValue() < 0) {
-      Positive = nullptr;
-      Factor = static_cast<uint64_t>(-E->signedValue());
-      return true;
-    }
-    return false;
-  }
-
   void printSum(const Expr *E) {
-    llvm::SmallVector<const Expr *, 8> Terms;
-    llvm::SmallVector<const Expr *, 8> Work{E};
-    while (!Work.empty()) {
-      const Expr *T = Work.pop_back_val();
-      if (T->is(ExprKind::Add)) {
-        Work.push_back(T->op(1));
-        Work.push_back(T->op(0));
-      } else {
-        Terms.push_back(T);
-      }
-    }
+    llvm::SmallVector<const Expr *, 8> Terms = sumTerms(E);
     for (unsigned I = 0; I < Terms.size(); ++I) {
       const Expr *Positive;
       uint64_t Factor;
@@ -108,8 +125,6 @@ private:
   }
 
   void printBare(const Expr *E) {
-    if (Hook && Hook(E, OS))
-      return;
     switch (E->kind()) {
     case ExprKind::Constant:
       return printConstant(E);
@@ -212,14 +227,15 @@ private:
     case ExprKind::SLe: Op = " <=s "; break;
     default: break;
     }
-    // Associative operators chain without parentheses; the others bracket a right operand
-    // of the same strength (a / (b / c)).
+    // An associative operator chains without parentheses over its own kind (a * b * c);
+    // any other right operand of the same strength is bracketed: a / (b / c), and
+    // a * (b / c), which is not (a * b) / c in integers.
     int P = precedence(E);
     bool Associative = E->is(ExprKind::Mul) || E->is(ExprKind::And) || E->is(ExprKind::Or) ||
                        E->is(ExprKind::Xor);
     print(E->op(0), E->isComparison() ? P + 1 : P);
     OS << Op;
-    print(E->op(1), Associative ? P : P + 1);
+    print(E->op(1), Associative && printedExpr(E->op(1))->is(E->kind()) ? P : P + 1);
   }
 
   llvm::raw_ostream &OS;
@@ -238,3 +254,49 @@ std::string Expr::str() const {
   return S;
 }
 
+
+//===- What the printer writes, for ExprNames ------------------------------------------===//
+
+const Expr *wsv::analyzer::printedExpr(const Expr *E) {
+  while (keepsValue(E))
+    E = E->op(0);
+  return E;
+}
+
+// Follows printBare: each operand listed here is printed once through print().
+llvm::SmallVector<const Expr *, 4> wsv::analyzer::printedOperands(const Expr *E) {
+  llvm::SmallVector<const Expr *, 4> Out;
+  E = printedExpr(E);
+  switch (E->kind()) {
+  case ExprKind::Add: {
+    llvm::SmallVector<const Expr *, 8> Terms = sumTerms(E);
+    for (unsigned I = 0; I < Terms.size(); ++I) {
+      const Expr *Positive = Terms[I];
+      uint64_t Factor;
+      if (I > 0 && negatedTerm(Terms[I], Positive, Factor) && !Positive)
+        continue; // a constant
+      Out.push_back(Positive);
+    }
+    break;
+  }
+  case ExprKind::Mul:
+    if (E->op(1)->isConstant() && E->op(1)->signedValue() == -1)
+      Out.push_back(E->op(0));
+    else
+      Out.append(E->ops().begin(), E->ops().end());
+    break;
+  case ExprKind::Not:
+    if (E->width() == 1 && E->op(0)->is(ExprKind::Eq))
+      Out.append(E->op(0)->ops().begin(), E->op(0)->ops().end());
+    else
+      Out.push_back(E->op(0));
+    break;
+  default:
+    if (!E->isLeaf())
+      Out.append(E->ops().begin(), E->ops().end());
+    break;
+  }
+  for (const Expr *&O : Out)
+    O = printedExpr(O);
+  return Out;
+}

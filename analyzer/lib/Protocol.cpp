@@ -4,6 +4,8 @@
 
 #include "wsv/analyzer/Barriers.h"
 
+#include <algorithm>
+
 using namespace wsv;
 using namespace wsv::analyzer;
 
@@ -85,20 +87,31 @@ std::string Protocol::loopVar(LoopId L) const {
   return "i" + std::to_string(L);
 }
 
-void Protocol::printExpr(const Expr *E, llvm::raw_ostream &OS) const {
+namespace {
+/// Protocol::printExpr's leaves, and the names of Names (except Own, the term a definition
+/// defines).
+void printNamed(const Protocol &P, const Expr *E, llvm::raw_ostream &OS,
+                const ExprNames *Names, const Expr *Own) {
   if (!E) {
     OS << "?";
     return;
   }
   E->print(OS, [&](const Expr *Leaf, llvm::raw_ostream &Out) {
+    if (Names && Leaf != Own) {
+      llvm::StringRef Name = Names->nameOf(Leaf);
+      if (!Name.empty()) {
+        Out << Name;
+        return true;
+      }
+    }
     switch (Leaf->kind()) {
     case ExprKind::IterationVar:
-      Out << loopVar(static_cast<LoopId>(Leaf->payload()));
+      Out << P.loopVar(static_cast<LoopId>(Leaf->payload()));
       return true;
     case ExprKind::Param:
-      for (unsigned K = 0; K < ParamSymbols.size() && K < ParamNames.size(); ++K)
-        if (ParamSymbols[K] == Leaf->name()) {
-          Out << ParamNames[K];
+      for (unsigned K = 0; K < P.ParamSymbols.size() && K < P.ParamNames.size(); ++K)
+        if (P.ParamSymbols[K] == Leaf->name()) {
+          Out << P.ParamNames[K];
           if (Leaf->payload())
             Out << '+' << Leaf->payload();
           return true;
@@ -113,11 +126,47 @@ void Protocol::printExpr(const Expr *E, llvm::raw_ostream &OS) const {
   });
 }
 
-std::string Protocol::exprString(const Expr *E) const {
+std::string render(const Protocol &P, const Expr *E, const ExprNames *Names, const Expr *Own,
+                   bool Compact) {
   std::string S;
   llvm::raw_string_ostream OS(S);
-  printExpr(E, OS);
+  printNamed(P, E, OS, Names, Own);
+  OS.flush();
+  if (Compact)
+    S.erase(std::remove(S.begin(), S.end(), ' '), S.end());
   return S;
+}
+} // namespace
+
+void Protocol::printExpr(const Expr *E, llvm::raw_ostream &OS) const {
+  printNamed(*this, E, OS, nullptr, nullptr);
+}
+
+std::string Protocol::exprString(const Expr *E, bool Compact) const {
+  std::string Plain = render(*this, E, nullptr, nullptr, Compact);
+  if (Plain.size() <= LongExpression || !E)
+    return Plain;
+  if (SharedNames) {
+    if (!SharedNames->chosen()) {
+      SharedNames->add(E);
+      return Plain;
+    }
+    return render(*this, E, SharedNames, nullptr, Compact);
+  }
+  ExprNames Local;
+  Local.add(E);
+  Local.choose();
+  if (Local.named().empty())
+    return Plain;
+  std::string Out = render(*this, E, &Local, nullptr, Compact) + " (where ";
+  for (const Expr *N : Local.named())
+    Out += (N == Local.named().front() ? "" : ", ") + Local.nameOf(N).str() + " = " +
+           render(*this, N, &Local, N, Compact);
+  return Out + ")";
+}
+
+std::string Protocol::namedTermDefinition(const Expr *N) const {
+  return render(*this, N, SharedNames, N, false);
 }
 
 std::optional<int64_t> Protocol::offsetIntoBarrier(unsigned A, const Expr *Address) const {

@@ -23,13 +23,7 @@ using namespace wsv::analyzer;
 namespace {
 
 /// Printed without spaces: forms read like the source (`(k+3)%4`).
-std::string compact(const Protocol &P, const Expr *E) {
-  std::string S = P.exprString(E), Out;
-  for (char C : S)
-    if (C != ' ')
-      Out += C;
-  return Out;
-}
+std::string compact(const Protocol &P, const Expr *E) { return P.exprString(E, true); }
 
 bool needsParens(const std::string &S) {
   return S.find_first_of("+-*/%&^|") != std::string::npos;

@@ -216,6 +216,11 @@ void TextPrinter::print() {
   if (P.Launch.ClusterSize > 1)
     OS << ", clusters of " << P.Launch.ClusterSize << " CTAs";
   OS << '\n';
+  if (P.SharedNames && !P.SharedNames->named().empty()) {
+    OS << "terms named in the long expressions below\n";
+    for (const Expr *N : P.SharedNames->named())
+      OS << "  " << P.SharedNames->nameOf(N) << " = " << P.namedTermDefinition(N) << '\n';
+  }
   if (P.Events.empty()) {
     OS << "no synchronization\n";
   } else {
@@ -384,5 +389,14 @@ std::string wsv::analyzer::formatEvent(const Protocol &P, const Event &E,
 }
 
 void wsv::analyzer::printProtocol(const Protocol &P, llvm::raw_ostream &OS) {
+  // Long expressions recur across a listing (a stream-K schedule's terms in every stage,
+  // parity and trip count): a first pass counts their subterms, the second prints the
+  // recurring ones by name, defined once at the top.
+  ExprNames Names;
+  P.SharedNames = &Names;
+  llvm::raw_null_ostream Counting;
+  TextPrinter(P, Counting).print();
+  Names.choose();
   TextPrinter(P, OS).print();
+  P.SharedNames = nullptr;
 }

@@ -265,6 +265,10 @@ TEST_F(ExprTest, PrintingReadsLikeTheSource) {
   const Expr *Zero = C.eq(n(), c(0));
   EXPECT_EQ(C.bitAnd(Small, Zero)->str(), "K < 8 && N == 0");
   EXPECT_EQ(C.udiv(k(), C.udiv(n(), c(2)))->str(), "K / (N / 2)");
+  // A product chains over products only: K * N / 2 would read (K * N) / 2.
+  EXPECT_EQ(C.mul(k(), C.udiv(n(), c(2)))->str(), "K * (N / 2)");
+  const Expr *KN = C.mul(k(), n());
+  EXPECT_EQ(C.mul(KN, C.param("M", 0, 32))->str(), "K * N * M");
   EXPECT_EQ(C.mul(C.add(k(), n()), C.param("M", 0, 32))->str(), "K * M + N * M");
   EXPECT_EQ(C.select(C.eq(k(), c(0)), c(1), n())->str(), "K == 0 ? 1 : N");
   EXPECT_EQ(C.symbol("smem", SymbolSpace::Shared, 32)->str(), "smem");

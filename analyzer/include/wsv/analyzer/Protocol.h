@@ -24,6 +24,7 @@
 
 #include "wsv/analyzer/Cfg.h"
 #include "wsv/analyzer/Expr.h"
+#include "wsv/analyzer/ExprNames.h"
 #include "wsv/analyzer/Loops.h"
 #include "wsv/analyzer/ThreadSet.h"
 #include "wsv/models/SyncOp.h"
@@ -314,7 +315,15 @@ struct Protocol {
   std::string loopVar(LoopId L) const;
   /// Prints an expression with loop variables and parameters by their display names.
   void printExpr(const Expr *E, llvm::raw_ostream &OS) const;
-  std::string exprString(const Expr *E) const;
+  /// printExpr's text; Compact drops the spaces (`(k+3)%4`). A text longer than
+  /// LongExpression characters names its recurring subterms ($1, ...) and lists them after
+  /// it, `... (where $1 = ...)`; while SharedNames is set, the long expressions of a whole
+  /// listing are counted into it (before its choose) or printed with its names (after).
+  std::string exprString(const Expr *E, bool Compact = false) const;
+  static constexpr size_t LongExpression = 160;
+  mutable ExprNames *SharedNames = nullptr;
+  /// What SharedNames' term N stands for, printed with the other names.
+  std::string namedTermDefinition(const Expr *N) const;
   /// Bytes from the start of barrier array A to Address (a closed form), when that is one
   /// constant: a plain store into a barrier's memory.
   std::optional<int64_t> offsetIntoBarrier(unsigned A, const Expr *Address) const;
