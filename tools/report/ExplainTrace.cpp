@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "ExplainTrace.h"
+#include "TraceJson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -369,17 +370,9 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
     }
   }
   // The explorer states its parameters among its assumptions (`K = 384`).
-  if (Ok && !Hw && Doc.contains("assumptions") && Doc["assumptions"].is_array())
-    for (const json &A : Doc["assumptions"]) {
-      if (!A.is_string())
-        continue;
-      // The split views into the string: keep it alive past this line.
-      const std::string &Text = A.get_ref<const std::string &>();
-      auto [Name, Value] = llvm::StringRef(Text).split(" = ");
-      uint64_t V = 0;
-      if (!Name.empty() && !Name.contains(' ') && !Value.getAsInteger(10, V))
-        T.Launch.Parameters.emplace(Name.str(), V);
-    }
+  if (Ok && !Hw)
+    for (const auto &[Name, Value] : parametersFromAssumptions(Doc))
+      T.Launch.Parameters.emplace(Name, Value);
   if (Ok && !Hw && Doc.contains("final_barriers")) {
     if (const json *A = R.array(Doc, "", "final_barriers"))
       for (size_t I = 0; Ok && I < A->size(); ++I) {

@@ -211,3 +211,20 @@ report::scheduleFromTrace(const json &Trace, const ConcreteSystem &S, std::strin
   }
   return Out;
 }
+
+std::map<std::string, uint64_t> report::parametersFromAssumptions(const nlohmann::json &Trace) {
+  std::map<std::string, uint64_t> Params;
+  if (!Trace.is_object() || !Trace.contains("assumptions") || !Trace["assumptions"].is_array())
+    return Params;
+  for (const nlohmann::json &A : Trace["assumptions"]) {
+    if (!A.is_string())
+      continue;
+    // The split views into the string: it lives in Trace.
+    const std::string &Text = A.get_ref<const std::string &>();
+    auto [Name, Value] = llvm::StringRef(Text).split(" = ");
+    uint64_t V = 0;
+    if (!Name.empty() && !Name.contains(' ') && !Value.getAsInteger(10, V))
+      Params.emplace(Name.str(), V);
+  }
+  return Params;
+}

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ nlohmann::json traceToJson(const analyzer::ConcreteSystem &S, const analyzer::Ex
 std::optional<std::vector<analyzer::ScheduleStep>>
 scheduleFromTrace(const nlohmann::json &Trace, const analyzer::ConcreteSystem &S,
                   std::string &Error);
+
+/// The parameters a solver trace states among its assumptions (`K = 384`: an instance's
+/// parameters, analyzer/RoleProgramInstance.cpp), by display name; empty for none.
+std::map<std::string, uint64_t> parametersFromAssumptions(const nlohmann::json &Trace);
 
 } // namespace report
 } // namespace wsv

@@ -201,18 +201,8 @@ int runExplore(int Argc, char **Argv) {
                                   ? &ReplayTrace["launch"]
                                   : nullptr;
     // The explorer's own traces state the parameters among their assumptions (`K = 384`).
-    if (ReplayTrace.is_object() && ReplayTrace.contains("assumptions") &&
-        ReplayTrace["assumptions"].is_array())
-      for (const nlohmann::json &A : ReplayTrace["assumptions"]) {
-        if (!A.is_string())
-          continue;
-        const std::string &Text = A.get_ref<const std::string &>();
-        auto [Name, Value] = StringRef(Text).split(" = ");
-        uint64_t V = 0;
-        if (!Name.empty() && !Name.contains(' ') && !Value.getAsInteger(10, V) &&
-            !Params.count(Name.str()))
-          Params[Name.str()] = V;
-      }
+    for (const auto &[Name, Value] : report::parametersFromAssumptions(ReplayTrace))
+      Params.emplace(Name, Value);
     if (L && L->is_object()) {
       if (L->contains("parameters") && (*L)["parameters"].is_object())
         for (auto It = (*L)["parameters"].begin(); It != (*L)["parameters"].end(); ++It)
