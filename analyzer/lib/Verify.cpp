@@ -298,8 +298,9 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     } else {
       V = ts::checkProperty(P, TS, Prop, Short);
     }
+    // The second half is Z3's: its model may lack what the exploration has (peer CTAs).
     if (NotExamined && V.unknown())
-      V.Reason = Explored[PI]->Reason + "; " + V.Reason;
+      V.Reason = Explored[PI]->Reason + "; Z3: " + V.Reason;
     else if (!ExploreUnknown.empty() && V.unknown())
       V.Reason = "the exploration: " + ExploreUnknown + "; Z3: " + V.Reason;
     V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
