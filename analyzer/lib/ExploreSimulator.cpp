@@ -573,11 +573,16 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     for (unsigned B : C.Reads)
       if ((O = checkAccess(St, B, false, true, T)).K != Outcome::Kind::Ok)
         return O;
-    if (C.Queue == AsyncQueue::Tcgen05)
-      AS.Tcgen05.issue(AS.Pc);
-    else if (!IgnoreRaces)
-      AS.Wgmma.issue(AS.Pc);
-    // else: complete at once (see AsyncStore).
+    if (C.Queue == AsyncQueue::Tcgen05) {
+      // Past a race, operations issued since the last commit are seen only through the
+      // next commit's arrival, which waits for all of them and for the first as much as
+      // for the rest: the first stands for them. Kept one by one, a variant that commits
+      // late piles them up without bound in a periodic system.
+      if (!IgnoreRaces || !AS.Tcgen05.uncommittedInFlight())
+        AS.Tcgen05.issue(AS.Pc);
+    } else if (!IgnoreRaces) {
+      AS.Wgmma.issue(AS.Pc); // else complete at once (see AsyncStore)
+    }
     break;
   case StepKind::MmaCommit:
     // Lanes beyond the one that issued the MMAs commit empty groups: they arrive at once.
