@@ -1,6 +1,8 @@
 //===- SolverZ3.cpp - Expr questions encoded for Z3 -------------------------------===//
 #include "wsv/analyzer/Solver.h"
 
+#include "SolverZ3Deadline.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -50,7 +52,9 @@ public:
     try {
       z3::context &C = context();
       Encoder E(C);
-      z3::solver S = makeSolver(C, TimeoutMs, ResourceLimit);
+      z3::solver S = makeSolver(C, ResourceLimit);
+      // The whole count within one limit, as one question.
+      Z3Deadline Late(C, TimeoutMs);
       S.add(E.truth(Predicate));
       E.addRanges(S);
       llvm::SmallVector<z3::expr, 4> Xs;
@@ -61,7 +65,7 @@ public:
       while (true) {
         z3::check_result R = S.check();
         if (R == z3::unknown)
-          return {std::nullopt, "the solver gave up: " + S.reason_unknown()};
+          return {std::nullopt, "the solver gave up: " + why(S, Late)};
         if (R == z3::unsat)
           return {Count, ""};
         if (++Count > Limit)
@@ -267,14 +271,19 @@ private:
     std::vector<std::pair<const Expr *, z3::expr>> LeafRanges;
   };
 
-  static z3::solver makeSolver(z3::context &C, unsigned TimeoutMs, uint64_t ResourceLimit) {
+  // No `timeout` parameter: Z3Deadline says why.
+  static z3::solver makeSolver(z3::context &C, uint64_t ResourceLimit) {
     z3::solver S(C, "QF_BV");
-    z3::params P(C);
-    P.set("timeout", TimeoutMs);
-    if (ResourceLimit) // counted from each check's start
+    if (ResourceLimit) { // counted from each check's start
+      z3::params P(C);
       P.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(ResourceLimit, ~0u)));
-    S.set(P);
+      S.set(P);
+    }
     return S;
+  }
+
+  static std::string why(const z3::solver &S, const Z3Deadline &Limit) {
+    return Limit.timedOut() ? "timeout" : S.reason_unknown();
   }
 
   // Asks whether Predicate (or its negation) has a model: Yes = sat, No = unsat.
@@ -286,14 +295,15 @@ private:
     try {
       z3::context &C = context();
       Encoder E(C);
-      z3::solver S = makeSolver(C, TimeoutMs, Limit);
+      z3::solver S = makeSolver(C, Limit);
       z3::expr F = E.truth(Predicate);
       S.add(Negate ? !F : F);
       E.addRanges(S);
+      Z3Deadline Late(C, TimeoutMs);
       switch (S.check()) {
       case z3::sat: return {SolverAnswer::Yes, ""};
       case z3::unsat: return {SolverAnswer::No, ""};
-      default: return {SolverAnswer::Unknown, "the solver gave up: " + S.reason_unknown()};
+      default: return {SolverAnswer::Unknown, "the solver gave up: " + why(S, Late)};
       }
     } catch (const z3::exception &Ex) {
       return {SolverAnswer::Unknown, std::string("z3: ") + Ex.msg()};

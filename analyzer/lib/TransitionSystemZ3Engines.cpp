@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------------------===//
 
 #include "TransitionSystemZ3Encoding.h"
+#include "SolverZ3Deadline.h"
 
 #include <algorithm>
 
@@ -187,15 +188,12 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
     return V;
   };
   auto Subst = [&](z3::expr E, unsigned Step) { return E.substitute(X, States[Step]); };
-  // One timeout for the whole search, set once: re-arming Z3 4.8's timer at every depth
-  // corrupted the heap in our runs. The deadline is also checked between depths.
-  z3::params Ps(C);
-  Ps.set("timeout", static_cast<unsigned>(std::max<long>(
-                        1, std::chrono::duration_cast<std::chrono::milliseconds>(
-                               Deadline - std::chrono::steady_clock::now())
-                               .count())));
+  // One deadline for the whole search (Z3Deadline, not Z3's own timer, which corrupted the
+  // heap in our runs when re-armed at every depth). It is also checked between depths.
+  Z3Deadline Late(C, Deadline);
   // The resource budget bounds each check (Z3's rlimit counts from the check's start) and,
-  // read between depths, the whole search; set once like the timeout.
+  // read between depths, the whole search; set once.
+  z3::params Ps(C);
   if (Options.ResourceLimit)
     Ps.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(Options.ResourceLimit, ~0u)));
   S.set(Ps);
@@ -227,9 +225,9 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
     }
     if (R == z3::unknown) {
       std::string Why = S.reason_unknown();
-      BmcStop = Why.find("resource") != std::string::npos ? OutOfWork
-                : Why == "timeout" || Why == "canceled" ? OutOfTime
-                                                        : "Z3 gave up in the bounded search: " + Why;
+      BmcStop = Late.timedOut()                         ? OutOfTime
+                : Why.find("resource") != std::string::npos ? OutOfWork
+                                                            : "Z3 gave up in the bounded search: " + Why;
       S.pop();
       break;
     }
@@ -269,7 +267,6 @@ Verdict Encoding::spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs)
   z3::fixedpoint Fp(C);
   z3::params Ps(C);
   Ps.set("engine", "spacer");
-  Ps.set("timeout", TimeoutMs);
   Fp.set(Ps);
   // One Horn clause per move, Inv(X) & guard(X) -> Inv(update(X)): the form Spacer
   // generalizes best from (no next-state variables, no move number).
@@ -309,7 +306,15 @@ Verdict Encoding::spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs)
   Rule(Inv(Args) && Bad, Err(), "bad");
   z3::func_decl_vector Query(C);
   Query.push_back(Err);
-  z3::check_result R = Fp.query(Query);
+  Z3Deadline Late(C, TimeoutMs);
+  z3::check_result R;
+  try {
+    R = Fp.query(Query);
+  } catch (const z3::exception &) {
+    if (Late.timedOut())
+      throw z3::exception("canceled"); // check() words it as the time running out
+    throw;
+  }
   Verdict V;
   V.Prop = Prop;
   V.Engine = "spacer";
@@ -318,6 +323,8 @@ Verdict Encoding::spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs)
   } else if (R == z3::sat) {
     V.K = Verdict::Kind::Counterexample;
     V.Reason = "the fixed-point engine reaches a bad state beyond the bounded search";
+  } else if (Late.timedOut()) {
+    throw z3::exception("canceled");
   } else {
     V.Reason = "the fixed-point engine gave up: " + Fp.reason_unknown();
   }

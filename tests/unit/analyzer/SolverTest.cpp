@@ -4,6 +4,10 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
+#include <thread>
+#include <vector>
+
 using namespace wsv::analyzer;
 
 namespace {
@@ -73,6 +77,55 @@ TEST_F(SolverTest, MapaIsAFunctionOfAddressAndRank) {
   EXPECT_EQ(S->isValid(C.eq(C.mapa(Bar, R), C.mapa(Bar, C.add(R, c(0))))).Answer,
             SolverAnswer::Yes);
   EXPECT_EQ(S->isValid(C.eq(C.mapa(Bar, R), C.mapa(Bar, c(0)))).Answer, SolverAnswer::No);
+}
+
+// Factoring a 64-bit product of two primes: far beyond any limit used here.
+const Expr *hardFactoring(ExprContext &C) {
+  const Expr *X = C.param("p", 0, 64), *Y = C.param("q", 8, 64);
+  uint64_t N = 1000000007ull * 998244353ull;
+  const Expr *Big = C.constant(1u << 20, 64);
+  return C.bitAnd(C.eq(C.mul(X, Y), C.constant(N, 64)),
+                  C.bitAnd(C.ult(Big, X), C.bitAnd(C.ult(Big, Y), C.ult(X, Y))));
+}
+
+TEST_F(SolverTest, ATimeLimitEndsTheCheckAndTheSolverGoesOn) {
+  // The limit is ours (a watch thread interrupts the check), not Z3's timer: the check ends
+  // unknown on time, says so, and the next question on the same context gets its answer.
+  std::unique_ptr<Solver> Quick = Solver::createZ3(200, 0, /*Sample=*/false);
+  auto Start = std::chrono::steady_clock::now();
+  SolverResult R = Quick->isSatisfiable(hardFactoring(C));
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  EXPECT_EQ(R.Answer, SolverAnswer::Unknown);
+  EXPECT_EQ(R.Reason, "the solver gave up: timeout");
+  EXPECT_LT(Seconds, 30) << "the limit did not end the check";
+  EXPECT_EQ(Quick->isSatisfiable(C.eq(C.mul(x(), c(3)), c(21))).Answer, SolverAnswer::Yes);
+  EXPECT_EQ(Quick->isValid(C.ult(x(), c(1000))).Answer, SolverAnswer::No);
+}
+
+TEST_F(SolverTest, TimeLimitsOnManyThreadsAtOnce) {
+  // Z3 4.8's timer pool raced when threads armed and expired timers together; ours must let
+  // every thread finish, each with checks that run out and checks that answer in between.
+  std::vector<std::thread> Threads;
+  std::vector<int> Answered(4, 0), TimedOut(4, 0);
+  for (int T = 0; T < 4; ++T)
+    Threads.emplace_back([&, T] {
+      ExprContext Own;
+      std::unique_ptr<Solver> S = Solver::createZ3(20 + 10 * T, 0, /*Sample=*/false);
+      const Expr *V = Own.param("v", 0, 32);
+      for (int I = 0; I < 5; ++I) {
+        TimedOut[T] += S->isSatisfiable(hardFactoring(Own)).Answer == SolverAnswer::Unknown;
+        Answered[T] += S->isSatisfiable(Own.eq(Own.mul(V, Own.constant(3, 32)),
+                                               Own.constant(21 + I, 32)))
+                           .Answer == SolverAnswer::Yes;
+      }
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  for (int T = 0; T < 4; ++T) {
+    EXPECT_EQ(TimedOut[T], 5) << "thread " << T;
+    EXPECT_EQ(Answered[T], 5) << "thread " << T;
+  }
 }
 
 } // namespace
