@@ -7,6 +7,16 @@ config.name = "wsv"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".ptx", ".test"]
 config.excludes = ["Inputs"]
+
+# One test that runs away fails on its own, named, after 300 s (the longest takes a few
+# seconds), instead of the whole run hitting CTest's limit and saying nothing. lit needs
+# psutil to stop a test's processes; without it the run has no limit per test.
+try:
+    import psutil  # noqa: F401
+
+    lit_config.maxIndividualTestTime = 300
+except ImportError:
+    lit_config.note("psutil is missing: no time limit per test")
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.wsv_obj_root, "tests", "lit")
 

