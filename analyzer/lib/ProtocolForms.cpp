@@ -195,12 +195,84 @@ std::string formatSlot(const Protocol &P, const ProtocolValue &Slot, unsigned Sl
 
 } // namespace
 
+namespace {
+
+const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr *Assuming);
+
+/// N's values on every sample of its leaves (and Assuming's), computed once for the forty
+/// candidate forms compared with it: Sampler::agree would evaluate N again for each. Outside
+/// Assuming both sides read 0, so only the samples where it holds compare. Same answers as
+/// agree(select(Assuming, N, 0), select(Assuming, X, 0)) for an X whose leaves are N's.
+class SampledValues {
+public:
+  SampledValues(const Sampler &S, const Expr *N, const Expr *Assuming) : Assuming(Assuming) {
+    llvm::SmallVector<const Expr *, 2> Exprs{N};
+    if (Assuming)
+      Exprs.insert(Exprs.begin(), Assuming);
+    Complete = S.forEach(Exprs, [&](Sampler::Assignment A) {
+      Samples.emplace_back(A.begin(), A.end());
+      Values.push_back(value(N, A));
+      return true;
+    });
+  }
+
+  /// Whether forEach could enumerate the samples (else agree fails for every candidate).
+  bool complete() const { return Complete; }
+
+  bool agree(const Expr *X) const {
+    bool Any = false;
+    for (size_t I = 0; I < Samples.size(); ++I) {
+      std::optional<uint64_t> V = value(X, Samples[I]);
+      if (!Values[I] || !V)
+        continue; // a division by zero at this sample: not a disagreement
+      if (*V != *Values[I])
+        return false;
+      Any = true;
+    }
+    return Any;
+  }
+
+private:
+  std::optional<uint64_t> value(const Expr *X, Sampler::Assignment A) const {
+    if (Assuming) {
+      std::optional<uint64_t> Holds = Sampler::evaluate(Assuming, A);
+      if (!Holds)
+        return std::nullopt;
+      if (!*Holds)
+        return 0;
+    }
+    return Sampler::evaluate(X, A);
+  }
+
+  const Expr *Assuming;
+  bool Complete = false;
+  std::vector<std::vector<std::pair<const Expr *, uint64_t>>> Samples;
+  std::vector<std::optional<uint64_t>> Values;
+};
+
+} // namespace
+
 /// Parts that only depend on kernel parameters, in a shorter form that agrees on every
 /// sample: nvcc's start of a remainder loop `K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is K/256*4.
 const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E,
                                               const Expr *Assuming) {
   if (!E)
     return E;
+  {
+    std::lock_guard<std::mutex> Hold(P.Simplified->Lock);
+    auto It = P.Simplified->Forms.find({E, Assuming});
+    if (It != P.Simplified->Forms.end())
+      return It->second;
+  }
+  const Expr *Form = simplifyInvariantsOnce(P, E, Assuming);
+  std::lock_guard<std::mutex> Hold(P.Simplified->Lock);
+  P.Simplified->Forms[{E, Assuming}] = Form;
+  return Form;
+}
+
+namespace {
+
+const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr *Assuming) {
   ExprContext &Ctx = P.Analysis->context();
   Sampler S(P.Launch, P.MaxIterations);
   auto Varies = [](const Expr *X) {
@@ -220,13 +292,8 @@ const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E,
     return Found;
   };
   auto Size = [](const Expr *X) { return X->str().size(); };
-  // Outside Assuming both sides read 0, so only the samples where it holds compare.
-  auto Agree = [&](const Expr *A, const Expr *B) {
-    if (!Assuming || Assuming->isTrue())
-      return S.agree(A, B);
-    const Expr *Zero = Ctx.constant(0, A->width());
-    return S.agree(Ctx.select(Assuming, A, Zero), Ctx.select(Assuming, B, Zero));
-  };
+  if (Assuming && Assuming->isTrue())
+    Assuming = nullptr;
   return Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
     if (N->isLeaf() || N->width() == 1 || Varies(N))
       return nullptr;
@@ -237,11 +304,14 @@ const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E,
     unsigned W = N->width();
     size_t Best = Size(N);
     const Expr *Found = nullptr;
+    SampledValues Values(S, N, Assuming);
+    if (!Values.complete())
+      return nullptr;
     for (uint64_t D : {1u, 64u, 128u, 256u, 512u})
       for (uint64_t C : {1u, 2u, 4u, 8u}) {
         const Expr *Q = D == 1 ? Par : Ctx.udiv(Par, Ctx.constant(D, W));
         for (const Expr *Cand : {Ctx.mul(Q, Ctx.constant(C, W)), Ctx.urem(Q, Ctx.constant(C, W))})
-          if (Size(Cand) < Best && Agree(N, Cand)) {
+          if (Size(Cand) < Best && Values.agree(Cand)) {
             Best = Size(Cand);
             Found = Cand;
           }
@@ -249,6 +319,8 @@ const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E,
     return Found;
   });
 }
+
+} // namespace
 
 std::string wsv::analyzer::formatValue(const Protocol &P, const ProtocolValue &V) {
   if (V.known())

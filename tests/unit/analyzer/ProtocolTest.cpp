@@ -4,6 +4,7 @@
 #include "AnalyzerTestSupport.h"
 
 #include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/analyzer/ProtocolPrinter.h"
 
 #include "gtest/gtest.h"
 
@@ -233,6 +234,36 @@ TEST(ProtocolBuffers, MaskThatDropsAddressBitsIsNotAStageRead) {
   ASSERT_FALSE(R.Mma->Reads.empty());
   EXPECT_FALSE(R.Mma->Reads[0].resolved());
   EXPECT_FALSE(R.Mma->Reads[0].Unresolved.empty());
+}
+
+// nvcc's start of a remainder loop, `K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4`, is K/256*4 for every
+// K (below 256 both are 0, the subtraction wrapping back); a form that only holds under the
+// loop's entry condition is taken with that condition and refused without it. The second
+// question of each kind is answered from the protocol's memo.
+TEST(ProtocolForms, ParameterExpressionsTakeTheirShortFormOnlyWhereTheyAgree) {
+  Analyzed A(UnrolledRing);
+  std::unique_ptr<Protocol> P = buildProtocol(A.module(), *A.module().function("k"));
+  ExprContext &C = P->Analysis->context();
+  const Expr *K = C.param("k_param_0", 0, 32);
+  auto Num = [&](uint64_t V) { return C.constant(V, 32); };
+  const Expr *Quarter = C.mul(C.udiv(K, Num(256)), Num(4));
+  const Expr *Start =
+      C.select(C.ult(C.sub(C.udiv(K, Num(64)), Num(1)), Num(3)), Num(0),
+               C.add(C.mul(C.udiv(C.sub(Quarter, Num(4)), Num(4)), Num(4)), Num(4)));
+  EXPECT_EQ(simplifyInvariants(*P, Start), Quarter) << P->exprString(simplifyInvariants(*P, Start));
+  // Asked again (the listing asks once per operation): the same answer.
+  EXPECT_EQ(simplifyInvariants(*P, Start), Quarter);
+
+  // K < 128 ? 7 : K/64*2 is K/64*2 only where 128 <= K (sizes are sampled from 64 up, so
+  // 64 and 96 tell the two apart).
+  const Expr *Tiles = C.mul(C.udiv(K, Num(64)), Num(2));
+  const Expr *Guarded = C.select(C.ult(K, Num(128)), Num(7), Tiles);
+  const Expr *Entered = C.ule(Num(128), K);
+  EXPECT_EQ(simplifyInvariants(*P, Guarded, Entered), Tiles)
+      << P->exprString(simplifyInvariants(*P, Guarded, Entered));
+  EXPECT_EQ(simplifyInvariants(*P, Guarded), Guarded)
+      << P->exprString(simplifyInvariants(*P, Guarded));
+  EXPECT_EQ(simplifyInvariants(*P, Guarded, C.boolean(true)), Guarded);
 }
 
 } // namespace
