@@ -200,18 +200,24 @@ namespace {
 const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr *Assuming);
 
 /// N's values on every sample of its leaves (and Assuming's), computed once for the forty
-/// candidate forms compared with it: Sampler::agree would evaluate N again for each. Outside
-/// Assuming both sides read 0, so only the samples where it holds compare. Same answers as
+/// candidate forms compared with it: Sampler::agree would evaluate N, and Assuming (a loop's
+/// entry condition, as long as the rest on H6), again for each. Outside Assuming both sides
+/// read 0, so only the samples where it holds compare. Same answers as
 /// agree(select(Assuming, N, 0), select(Assuming, X, 0)) for an X whose leaves are N's.
 class SampledValues {
 public:
-  SampledValues(const Sampler &S, const Expr *N, const Expr *Assuming) : Assuming(Assuming) {
+  SampledValues(const Sampler &S, const Expr *N, const Expr *Assuming) {
     llvm::SmallVector<const Expr *, 2> Exprs{N};
     if (Assuming)
       Exprs.insert(Exprs.begin(), Assuming);
     Complete = S.forEach(Exprs, [&](Sampler::Assignment A) {
+      std::optional<uint64_t> Holds = Assuming ? Sampler::evaluate(Assuming, A) : 1;
+      if (Holds && !*Holds) {
+        AnyOutside = true; // both sides read 0 here
+        return true;
+      }
       Samples.emplace_back(A.begin(), A.end());
-      Values.push_back(value(N, A));
+      Values.push_back(Holds ? Sampler::evaluate(N, A) : std::nullopt);
       return true;
     });
   }
@@ -220,11 +226,13 @@ public:
   bool complete() const { return Complete; }
 
   bool agree(const Expr *X) const {
-    bool Any = false;
+    bool Any = AnyOutside;
     for (size_t I = 0; I < Samples.size(); ++I) {
-      std::optional<uint64_t> V = value(X, Samples[I]);
-      if (!Values[I] || !V)
-        continue; // a division by zero at this sample: not a disagreement
+      if (!Values[I])
+        continue; // a division by zero (or an unknown assumption) here: no disagreement
+      std::optional<uint64_t> V = Sampler::evaluate(X, Samples[I]);
+      if (!V)
+        continue;
       if (*V != *Values[I])
         return false;
       Any = true;
@@ -233,19 +241,9 @@ public:
   }
 
 private:
-  std::optional<uint64_t> value(const Expr *X, Sampler::Assignment A) const {
-    if (Assuming) {
-      std::optional<uint64_t> Holds = Sampler::evaluate(Assuming, A);
-      if (!Holds)
-        return std::nullopt;
-      if (!*Holds)
-        return 0;
-    }
-    return Sampler::evaluate(X, A);
-  }
-
-  const Expr *Assuming;
   bool Complete = false;
+  bool AnyOutside = false;
+  /// The samples where Assuming holds (or may), with N's value at each.
   std::vector<std::vector<std::pair<const Expr *, uint64_t>>> Samples;
   std::vector<std::optional<uint64_t>> Values;
 };
@@ -304,17 +302,23 @@ const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr 
     unsigned W = N->width();
     size_t Best = Size(N);
     const Expr *Found = nullptr;
-    SampledValues Values(S, N, Assuming);
-    if (!Values.complete())
-      return nullptr;
+    // Sampled when a candidate is shorter than N, which most small parts are not.
+    std::optional<SampledValues> Values;
     for (uint64_t D : {1u, 64u, 128u, 256u, 512u})
       for (uint64_t C : {1u, 2u, 4u, 8u}) {
         const Expr *Q = D == 1 ? Par : Ctx.udiv(Par, Ctx.constant(D, W));
-        for (const Expr *Cand : {Ctx.mul(Q, Ctx.constant(C, W)), Ctx.urem(Q, Ctx.constant(C, W))})
-          if (Size(Cand) < Best && Values.agree(Cand)) {
+        for (const Expr *Cand : {Ctx.mul(Q, Ctx.constant(C, W)), Ctx.urem(Q, Ctx.constant(C, W))}) {
+          if (Size(Cand) >= Best)
+            continue;
+          if (!Values)
+            Values.emplace(S, N, Assuming);
+          if (!Values->complete())
+            return nullptr;
+          if (Values->agree(Cand)) {
             Best = Size(Cand);
             Found = Cand;
           }
+        }
       }
     return Found;
   });
