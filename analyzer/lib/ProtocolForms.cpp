@@ -200,24 +200,31 @@ namespace {
 const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr *Assuming);
 
 /// N's values on every sample of its leaves (and Assuming's), computed once for the forty
-/// candidate forms compared with it: Sampler::agree would evaluate N, and Assuming (a loop's
-/// entry condition, as long as the rest on H6), again for each. Outside Assuming both sides
-/// read 0, so only the samples where it holds compare. Same answers as
-/// agree(select(Assuming, N, 0), select(Assuming, X, 0)) for an X whose leaves are N's.
+/// candidate forms Par/D*C and Par/D%C compared with it: Sampler::agree would evaluate N, and
+/// Assuming (a loop's entry condition, as long as the rest on H6), again for each. Outside
+/// Assuming both sides read 0, so only the samples where it holds compare. Same answers as
+/// Sampler::agree(select(Assuming, N, 0), select(Assuming, Candidate, 0)).
 class SampledValues {
 public:
-  SampledValues(const Sampler &S, const Expr *N, const Expr *Assuming) {
+  SampledValues(const Sampler &S, const Expr *N, const Expr *Par, const Expr *Assuming) {
     llvm::SmallVector<const Expr *, 2> Exprs{N};
     if (Assuming)
       Exprs.insert(Exprs.begin(), Assuming);
+    // N and Assuming are large (hundreds of nodes on H6) and evaluated on every sample.
+    Sampler::Flat FlatN(N), FlatPar(Par);
+    std::optional<Sampler::Flat> FlatAssuming;
+    if (Assuming)
+      FlatAssuming.emplace(Assuming);
     Complete = S.forEach(Exprs, [&](Sampler::Assignment A) {
-      std::optional<uint64_t> Holds = Assuming ? Sampler::evaluate(Assuming, A) : 1;
+      std::optional<uint64_t> Holds = Assuming ? (*FlatAssuming)(A) : 1;
       if (Holds && !*Holds) {
         AnyOutside = true; // both sides read 0 here
         return true;
       }
-      Samples.emplace_back(A.begin(), A.end());
-      Values.push_back(Holds ? Sampler::evaluate(N, A) : std::nullopt);
+      if (Holds)
+        if (std::optional<uint64_t> V = FlatN(A))
+          if (std::optional<uint64_t> P = FlatPar(A))
+            Values.push_back({*P, *V});
       return true;
     });
   }
@@ -225,27 +232,24 @@ public:
   /// Whether forEach could enumerate the samples (else agree fails for every candidate).
   bool complete() const { return Complete; }
 
-  bool agree(const Expr *X) const {
-    bool Any = AnyOutside;
-    for (size_t I = 0; I < Samples.size(); ++I) {
-      if (!Values[I])
-        continue; // a division by zero (or an unknown assumption) here: no disagreement
-      std::optional<uint64_t> V = Sampler::evaluate(X, Samples[I]);
-      if (!V)
-        continue;
-      if (*V != *Values[I])
+  /// Whether N is Par/D*C (Mul) or Par/D%C at width W on every sample (and there was one).
+  /// The candidates are computed here rather than evaluated as expressions: forty of them per
+  /// part, on every sample, made the evaluator's setup the listing's main cost.
+  bool agree(uint64_t D, uint64_t C, bool Mul, unsigned W) const {
+    uint64_t Mask = W >= 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1;
+    for (const auto &[P, V] : Values) {
+      uint64_t Q = P / D;
+      if (((Mul ? Q * C : Q % C) & Mask) != V)
         return false;
-      Any = true;
     }
-    return Any;
+    return AnyOutside || !Values.empty();
   }
 
 private:
   bool Complete = false;
   bool AnyOutside = false;
-  /// The samples where Assuming holds (or may), with N's value at each.
-  std::vector<std::vector<std::pair<const Expr *, uint64_t>>> Samples;
-  std::vector<std::optional<uint64_t>> Values;
+  /// Par's and N's values on the samples where Assuming holds and N has a value.
+  std::vector<std::pair<uint64_t, uint64_t>> Values;
 };
 
 } // namespace
@@ -307,14 +311,15 @@ const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr 
     for (uint64_t D : {1u, 64u, 128u, 256u, 512u})
       for (uint64_t C : {1u, 2u, 4u, 8u}) {
         const Expr *Q = D == 1 ? Par : Ctx.udiv(Par, Ctx.constant(D, W));
-        for (const Expr *Cand : {Ctx.mul(Q, Ctx.constant(C, W)), Ctx.urem(Q, Ctx.constant(C, W))}) {
+        for (bool Mul : {true, false}) {
+          const Expr *Cand = Mul ? Ctx.mul(Q, Ctx.constant(C, W)) : Ctx.urem(Q, Ctx.constant(C, W));
           if (Size(Cand) >= Best)
             continue;
           if (!Values)
-            Values.emplace(S, N, Assuming);
+            Values.emplace(S, N, Par, Assuming);
           if (!Values->complete())
             return nullptr;
-          if (Values->agree(Cand)) {
+          if (Values->agree(D, C, Mul, W)) {
             Best = Size(Cand);
             Found = Cand;
           }

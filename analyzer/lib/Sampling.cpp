@@ -148,11 +148,25 @@ std::optional<uint64_t> Sampler::evaluate(const Expr *E, Assignment A) {
   });
 }
 
+std::optional<uint64_t> Sampler::Flat::operator()(Assignment A) {
+  if (Place.size() != In.size()) {
+    Place.assign(In.size(), -1);
+    for (size_t I = 0; I < In.size(); ++I)
+      for (size_t J = 0; J < A.size(); ++J)
+        if (A[J].first == F.leaves()[I])
+          Place[I] = static_cast<int>(J);
+  }
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = Place[I] < 0 ? std::nullopt : std::optional<uint64_t>(A[Place[I]].second);
+  return F.evaluate(In);
+}
+
 std::optional<std::set<uint64_t>> Sampler::values(const Expr *E, unsigned Limit) const {
   std::set<uint64_t> Out;
   bool Failed = false;
+  Flat FlatE(E);
   bool Complete = forEach({E}, [&](Assignment A) {
-    std::optional<uint64_t> V = evaluate(E, A);
+    std::optional<uint64_t> V = FlatE(A);
     if (!V) {
       Failed = true;
       return false;
@@ -171,8 +185,9 @@ bool Sampler::agree(const Expr *A, const Expr *B, unsigned Limit) const {
   if (A->width() != B->width())
     return false;
   bool Same = true, Any = false;
+  Flat FlatA(A), FlatB(B);
   bool Complete = forEach({A, B}, [&](Assignment S) {
-    std::optional<uint64_t> VA = evaluate(A, S), VB = evaluate(B, S);
+    std::optional<uint64_t> VA = FlatA(S), VB = FlatB(S);
     if (!VA || !VB) {
       // Division by zero at this sample (a trip count of zero tiles): not a disagreement.
       return true;
