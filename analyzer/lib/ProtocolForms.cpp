@@ -193,12 +193,6 @@ std::string formatSlot(const Protocol &P, const ProtocolValue &Slot, unsigned Sl
   return compact(P, simplifyInvariants(P, E));
 }
 
-} // namespace
-
-namespace {
-
-const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr *Assuming);
-
 /// N's values on every sample of its leaves (and Assuming's), computed once for the forty
 /// candidate forms Par/D*C and Par/D%C compared with it: Sampler::agree would evaluate N, and
 /// Assuming (a loop's entry condition, as long as the rest on H6), again for each. Outside
@@ -251,28 +245,6 @@ private:
   /// Par's and N's values on the samples where Assuming holds and N has a value.
   std::vector<std::pair<uint64_t, uint64_t>> Values;
 };
-
-} // namespace
-
-/// Parts that only depend on kernel parameters, in a shorter form that agrees on every
-/// sample: nvcc's start of a remainder loop `K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is K/256*4.
-const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E,
-                                              const Expr *Assuming) {
-  if (!E)
-    return E;
-  {
-    std::lock_guard<std::mutex> Hold(P.Simplified->Lock);
-    auto It = P.Simplified->Forms.find({E, Assuming});
-    if (It != P.Simplified->Forms.end())
-      return It->second;
-  }
-  const Expr *Form = simplifyInvariantsOnce(P, E, Assuming);
-  std::lock_guard<std::mutex> Hold(P.Simplified->Lock);
-  P.Simplified->Forms[{E, Assuming}] = Form;
-  return Form;
-}
-
-namespace {
 
 const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr *Assuming) {
   ExprContext &Ctx = P.Analysis->context();
@@ -330,6 +302,24 @@ const Expr *simplifyInvariantsOnce(const Protocol &P, const Expr *E, const Expr 
 }
 
 } // namespace
+
+/// Parts that only depend on kernel parameters, in a shorter form that agrees on every
+/// sample: nvcc's start of a remainder loop `K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is K/256*4.
+const Expr *wsv::analyzer::simplifyInvariants(const Protocol &P, const Expr *E,
+                                              const Expr *Assuming) {
+  if (!E)
+    return E;
+  {
+    std::lock_guard<std::mutex> Hold(P.Simplified->Lock);
+    auto It = P.Simplified->Forms.find({E, Assuming});
+    if (It != P.Simplified->Forms.end())
+      return It->second;
+  }
+  const Expr *Form = simplifyInvariantsOnce(P, E, Assuming);
+  std::lock_guard<std::mutex> Hold(P.Simplified->Lock);
+  P.Simplified->Forms[{E, Assuming}] = Form;
+  return Form;
+}
 
 std::string wsv::analyzer::formatValue(const Protocol &P, const ProtocolValue &V) {
   if (V.known())

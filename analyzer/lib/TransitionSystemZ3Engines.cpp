@@ -307,14 +307,17 @@ Verdict Encoding::spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs)
   z3::func_decl_vector Query(C);
   Query.push_back(Err);
   Z3Deadline Late(C, TimeoutMs);
-  z3::check_result R;
+  z3::check_result R = z3::unknown;
   try {
     R = Fp.query(Query);
   } catch (const z3::exception &) {
-    if (Late.timedOut())
-      throw z3::exception("canceled"); // check() words it as the time running out
-    throw;
+    if (!Late.timedOut())
+      throw;
   }
+  // Interrupted, the engine answers unknown or throws; check() words "canceled" as the time
+  // running out.
+  if (R == z3::unknown && Late.timedOut())
+    throw z3::exception("canceled");
   Verdict V;
   V.Prop = Prop;
   V.Engine = "spacer";
@@ -323,8 +326,6 @@ Verdict Encoding::spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs)
   } else if (R == z3::sat) {
     V.K = Verdict::Kind::Counterexample;
     V.Reason = "the fixed-point engine reaches a bad state beyond the bounded search";
-  } else if (Late.timedOut()) {
-    throw z3::exception("canceled");
   } else {
     V.Reason = "the fixed-point engine gave up: " + Fp.reason_unknown();
   }
