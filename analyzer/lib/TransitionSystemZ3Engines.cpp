@@ -348,6 +348,26 @@ Verdict Encoding::check(Property Prop) {
   z3::expr Bad = Prop == Property::DeadlockFreedom ? Deadlock
                  : Prop == Property::StageSafety   ? Stage
                                                    : Hygiene;
+  // Fixed parameter values that contradict what the model assumes (a do-while loop's
+  // closed-form trip count, exact only when K != 0, with K = 0 given) leave no initial
+  // state: every search would end at once and "prove" the property for no launch at all.
+  {
+    z3::solver Init(C);
+    Init.add(InitState);
+    Z3Deadline Late(C, Deadline);
+    z3::check_result R = z3::unknown;
+    try {
+      R = Init.check();
+    } catch (const z3::exception &) {
+      if (!Late.timedOut())
+        throw;
+    }
+    if (R == z3::unsat) {
+      V.Reason = "no launch meets the fixed parameter values and the conditions the model "
+                 "assumes together (" + forParameters() + "): nothing to prove for it";
+      return V;
+    }
+  }
   unsigned Bound = 0;
   bool Exhausted = false;
   V = bmc(Prop, Bad, Bound, Exhausted, Deadline);
