@@ -37,8 +37,10 @@ bool isGrid(const Expr *L) {
                                          L->specialRegister() == SpecialRegister::NctaidX);
 }
 
-/// Whether any condition, trip count or slot of a program reads what Is says.
-bool programsRead(const RolePrograms &RP, llvm::function_ref<bool(const Expr *)> Is) {
+} // namespace
+
+bool wsv::analyzer::parametric::programsRead(const RolePrograms &RP,
+                                             llvm::function_ref<bool(const Expr *)> Is) {
   for (const RoleProgram &R : RP.Programs) {
     if (readsLeaf(R.When, Is))
       return true;
@@ -51,8 +53,6 @@ bool programsRead(const RolePrograms &RP, llvm::function_ref<bool(const Expr *)>
   }
   return false;
 }
-
-} // namespace
 
 void Prover::cover(const ConcreteSystem &S) {
   if (Reached.empty())

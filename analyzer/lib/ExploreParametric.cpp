@@ -309,15 +309,19 @@ void Prover::smallLaunches(std::string Why) {
   Done(std::to_string(Explored) + " small launch(es)");
 }
 
+std::string Prover::lineList(const std::vector<unsigned> &Lines) {
+  std::string Out;
+  for (size_t I = 0; I < Lines.size() && I < 8; ++I)
+    Out += (I ? ", " : "") + std::to_string(Lines[I]);
+  return Out + (Lines.size() > 8 ? ", ..." : "");
+}
+
 std::string Prover::coverage() const {
   std::vector<unsigned> Lines = unreachedLines();
   if (Lines.empty())
     return "; they run every step of the protocol";
-  std::string Out;
-  for (size_t I = 0; I < Lines.size() && I < 8; ++I)
-    Out += (I ? ", " : "") + std::to_string(Lines[I]);
   return "; steps at " + std::to_string(Lines.size()) + " PTX line(s) ran in none of them (" +
-         Out + (Lines.size() > 8 ? ", ..." : "") + ")";
+         lineList(Lines) + ")";
 }
 
 unsigned Prover::slotPeriod() const {
@@ -556,7 +560,7 @@ ParametricResult wsv::analyzer::exploreAllTrips(const RolePrograms &RP,
   if (!Missing.empty()) {
     R.Reason = "the protocol has parts the explorer cannot run: " + Missing.front();
   } else {
-    Prover(RP, Options, R).run();
+    Prover(RP, Options, R).runAndFallBack();
   }
   R.Milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)

@@ -33,6 +33,9 @@ struct Use {
   bool InTile = false; ///< inside the program's tile loop (persistent kernels)
 };
 
+/// Whether any condition, trip count, slot or count of a program reads a leaf Is accepts.
+bool programsRead(const RolePrograms &RP, llvm::function_ref<bool(const Expr *)> Is);
+
 /// exploreAllTrips's work for one kernel: run() fills the result with a statement for every
 /// K (and tile count), a counterexample of a real launch, or unknown with the reason.
 class Prover {
@@ -42,6 +45,12 @@ public:
         Z3(makeZ3(false)) {}
 
   void run();
+  /// run(), then exploreLaunch() where run() said unknown and a launch is given.
+  void runAndFallBack() {
+    run();
+    if (R.Verdict == ExploreVerdict::Unknown && O.Launch)
+      exploreLaunch();
+  }
 
 private:
   bool unknown(std::string Why) {
@@ -101,6 +110,11 @@ private:
   Instance launch(uint64_t KValue) const;
   ConcreteSystem instance(uint64_t KValue) const { return instantiate(RP, launch(KValue)); }
   void smallLaunches(std::string Why);
+  /// Where the argument ended unknown and O.Launch gives a launch in full: every cluster
+  /// of its grid explored (ExploreLaunch.cpp), for a verdict on that launch alone.
+  void exploreLaunch();
+  /// `K = 8192, M = 8192, N = 8192, a grid of 132 CTAs`
+  std::string launchParameters(const Instance &I) const;
   /// Coverage of the small launches (ExploreCoverage.cpp): per program, the steps some
   /// explored launch ran.
   std::vector<llvm::BitVector> Reached;
@@ -110,6 +124,8 @@ private:
   std::vector<unsigned> unreachedLines() const;
   /// "; they run every step ...", or the lines of those none ran.
   std::string coverage() const;
+  /// The first eight of Lines, and "..." for more.
+  static std::string lineList(const std::vector<unsigned> &Lines);
   /// Explores launches, in order of size, that run steps no explored launch ran; false when
   /// one has a bug (R says which). Counts them in Explored; Bounded: one ran out of states.
   bool coverSteps(unsigned &Explored, bool &Bounded, std::string &NotRun);

@@ -392,15 +392,19 @@ private:
     }
     // The launch search checks the conditions that make the count exact, except those that
     // read the thread (a step of 0 for some): those hold here, for every thread that leaves.
-    if (L.Forever)
-      for (const auto &[Cond, Established] : P.Loops[L.ProtocolLoop].TripConditions)
-        if (!Established && Cache.threadDependent(Cond))
-          if (std::optional<uint64_t> C = eval(Cond, F); !C || !*C) {
-            fail("the loop " + P.loopVar(L.Loop) + " runs its closed-form trip count only "
-                 "when " + P.exprString(Cond) + ", which fails for thread " +
-                 std::to_string(T));
-            return std::nullopt;
-          }
+    // A launch given as it is (Instance::CheckTripConditions) has all of them checked here,
+    // at every entry, with the iteration numbers of the loops around.
+    for (const auto &[Cond, Established] : P.Loops[L.ProtocolLoop].TripConditions) {
+      bool Thread = L.Forever && Cache.threadDependent(Cond);
+      if (Established || (!Thread && !I.CheckTripConditions))
+        continue;
+      if (std::optional<uint64_t> C = eval(Cond, F); !C || !*C) {
+        fail("the loop " + P.loopVar(L.Loop) + " runs its closed-form trip count only when " +
+             P.exprString(Cond) + ", which " + (C ? "fails" : "does not evaluate") +
+             " for thread " + std::to_string(T));
+        return std::nullopt;
+      }
+    }
     return V;
   }
 

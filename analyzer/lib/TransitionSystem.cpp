@@ -164,10 +164,12 @@ void Lowering::lowerItems(Agent &A, const std::vector<ProtocolItem> &Items,
                                    std::to_string(L.Where.PtxLine) +
                                    ": the explorer runs them apart, Z3's encoding assumes "
                                    "it holds");
-        else
+        else {
           TS.Assumptions.push_back("the loop at ptx line " + std::to_string(L.Where.PtxLine) +
                                    " runs its closed-form trip count only when " +
                                    P.exprString(Cond) + "; verdicts assume it");
+          TS.TripAssumptions.push_back(TS.Assumptions.back());
+        }
       }
     unsigned EnterAt = A.Ops.size();
     A.Ops.push_back(Enter);

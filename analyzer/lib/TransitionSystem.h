@@ -117,6 +117,9 @@ struct TransitionSystem {
   /// establish).
   std::vector<const Expr *> ParamAssumptions;
   std::vector<std::string> Assumptions;
+  /// Those of Assumptions that a closed-form trip count is exact (TripConditions no branch
+  /// establishes): a launch explored as it is checks them instead.
+  std::vector<std::string> TripAssumptions;
   /// The model's view of a cluster (one CTA of it), apart from Assumptions: the explorer
   /// runs every CTA of the cluster and says so instead.
   std::string ClusterAssumption;

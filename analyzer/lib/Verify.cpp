@@ -138,13 +138,22 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   PO.MinTiles = Options.MinTiles;
   for (const auto &[Name, Value] : Options.Params)
     PO.Params[Name] = Value;
+  if (Options.GridCtas) {
+    // The user's values only: a parameter they did not give leaves the launch unknown
+    // rather than taking the argument's default.
+    PO.Launch.emplace();
+    PO.Launch->Params = Options.Params;
+    PO.Launch->GridCtas = Options.GridCtas;
+    PO.Launch->CheckTripConditions = true;
+  }
   ParametricResult E = exploreAllTrips(RP, PO);
   if (E.Verdict == ExploreVerdict::Unknown) {
     Unknown = E.Reason;
     return Out;
   }
-  // A value fixed for the trip count's parameter must be one the statement covers.
-  if (!E.Parameter.empty() && Options.Params.count(E.Parameter)) {
+  // A value fixed for the trip count's parameter must be one the statement covers (a
+  // launch explored as it is covers itself).
+  if (!E.WholeLaunch && !E.Parameter.empty() && Options.Params.count(E.Parameter)) {
     uint64_t K = Options.Params.at(E.Parameter);
     if (K % Options.TileK || K < Options.TileK * Options.MinTiles || K >= (uint64_t(1) << 24))
       return Out;
@@ -160,7 +169,11 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     V.Prop = Prop;
     V.Engine = "explore";
     V.Milliseconds = E.Milliseconds; // this run's, not the other's
-    if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean)
+    if (E.WholeLaunch) {
+      V.Assumptions.push_back("this launch only: every cluster of its grid explored; no "
+                              "statement for other launches (" + E.NotForEvery + ")");
+      V.Reason = E.NotRun; // not an assumption: what the proof of this launch did not need
+    } else if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean)
       V.Assumptions.push_back(
           "Z3 proved (" + std::to_string(E.SolverQueries) + " queries) that the steps repeat every " +
           std::to_string(E.Period) + " k-tiles from k-tile " + std::to_string(E.Threshold) +
@@ -180,6 +193,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     if (E.Verdict == ExploreVerdict::Clean) {
       V.K = Verdict::Kind::Proved;
       V.ForParameters = E.ForParameters;
+      V.LaunchOnly = E.WholeLaunch;
       if (Prop == Property::StageSafety)
         V.Assumptions.push_back("shared-memory stages and bulk-store staging only: reads of "
                                 "wgmma and tcgen05 accumulators are not modeled (the lint "
@@ -270,7 +284,16 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     bool NotExamined = Explored[PI] && Explored[PI]->unknown();
     if (Explored[PI] && !NotExamined) {
       Verdict V = std::move(*Explored[PI]);
-      V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
+      // A launch explored as it is had its trip counts' conditions checked at every loop
+      // entry (Instance::CheckTripConditions): they are not assumed.
+      std::vector<std::string> Assumed;
+      for (const std::string &A : TS.Assumptions)
+        if (!V.LaunchOnly || !llvm::is_contained(TS.TripAssumptions, A))
+          Assumed.push_back(A);
+      if (V.LaunchOnly && !TS.TripAssumptions.empty())
+        Assumed.push_back("the conditions under which the closed-form trip counts are exact "
+                          "hold at every loop entry of the launch (checked)");
+      V.Assumptions.insert(V.Assumptions.begin(), Assumed.begin(), Assumed.end());
       if (P.Launch.ClusterSize > 1)
         V.Assumptions.insert(V.Assumptions.begin(),
                              "every CTA of a cluster of " +

@@ -59,8 +59,10 @@ json verdictToJson(const Verdict &V) {
             {"engine", V.Engine},
             {"assumptions", V.Assumptions},
             {"ms", V.Milliseconds}};
-  if (V.proved())
+  if (V.proved()) {
     J["for"] = V.ForParameters;
+    J["launch_only"] = V.LaunchOnly;
+  }
   if (!V.Reason.empty())
     J["reason"] = V.Reason;
   if (V.unknown())

@@ -34,7 +34,7 @@ using llvm::StringRef;
 namespace {
 
 const char Usage[] =
-    "usage: wsv verify [--kernel NAME] [--launch FILE | --param NAME=VALUE ...]\n"
+    "usage: wsv verify [--kernel NAME] [--launch FILE | --param NAME=VALUE ... [--grid CTAS]]\n"
     "                  [--require-proof] [--format text|json|sarif] [--timeout-ms N]\n"
     "                  [--rlimit N] [--trace-out DIR] [--steps] FILE\n"
     "\n"
@@ -49,6 +49,11 @@ const char Usage[] =
     "  --param NAME=VALUE    fix a kernel parameter (display name such as K, or PTX name)\n"
     "  --launch FILE         fix parameters from a JSON launch description:\n"
     "                        {\"params\": {\"K\": 4096}} or {\"problem\": {\"m\":..,\"n\":..,\"k\":..}}\n"
+    "                        and its \"grid\" (a trace's launch object has all of them)\n"
+    "  --grid CTAS           the launch's grid (%nctaid.x). With every parameter the\n"
+    "                        kernel reads, a launch in full: where no proof for every\n"
+    "                        parameter value is found, each cluster of that launch is\n"
+    "                        explored, and the verdict holds for that launch alone\n"
     "  --require-proof       exit 3 when a property stays unknown\n"
     "  --format text|json|sarif\n"
     "  --timeout-ms N        time for each property (default 10000)\n"
@@ -78,8 +83,10 @@ int fail(const std::string &Message, bool ShowUsage = false) {
   return ExitBadInput;
 }
 
-/// Reads --launch: explicit "params", or the problem shape of a trace's launch object.
-bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, std::string &Error) {
+/// Reads --launch: explicit "params", or the problem shape of a trace's launch object; and
+/// its grid where it has one (`"grid": [132, 1, 1]` or `132`).
+bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, uint64_t &Grid,
+                std::string &Error) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer = llvm::MemoryBuffer::getFile(Path);
   if (!Buffer) {
     Error = "cannot read '" + Path.str() + "': " + Buffer.getError().message();
@@ -102,6 +109,21 @@ bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, std::st
   if (Params.empty()) {
     Error = "'" + Path.str() + "' names no parameter values (\"params\" or \"problem\")";
     return false;
+  }
+  if (Launch.contains("grid")) {
+    // The model has one dimension of CTAs: y and z must be 1.
+    const nlohmann::json &G = Launch["grid"];
+    bool Ok = G.is_number_unsigned() && G.get<uint64_t>() > 0;
+    if (G.is_array() && !G.empty() && G.size() <= 3) {
+      Ok = true;
+      for (size_t D = 0; D < G.size(); ++D)
+        Ok &= G[D].is_number_unsigned() && (D ? G[D].get<uint64_t>() == 1 : G[D].get<uint64_t>() > 0);
+    }
+    if (!Ok) {
+      Error = "'" + Path.str() + "': \"grid\" must be a CTA count or [x, 1, 1] with x > 0";
+      return false;
+    }
+    Grid = G.is_array() ? G[0].get<uint64_t>() : G.get<uint64_t>();
   }
   return true;
 }
@@ -195,7 +217,7 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 
 int runVerify(int Argc, char **Argv) {
   std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Rlimit, Bound, MaxStates,
-      MaxTotalStates, Jobs;
+      MaxTotalStates, Jobs, Grid;
   std::vector<std::string> ParamArgs;
   bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed(),
        EachStep = false;
@@ -214,6 +236,7 @@ int runVerify(int Argc, char **Argv) {
         Value("--trace-out", TraceOut) || Value("--timeout-ms", Timeout) ||
         Value("--rlimit", Rlimit) || Value("--bound", Bound) || Value("--max-states", MaxStates) ||
         Value("--max-total-states", MaxTotalStates) || Value("--jobs", Jobs) ||
+        Value("--grid", Grid) ||
         Value("-j", Jobs)) {
       if (!NoValue.empty())
         return fail(NoValue.str() + " needs a value", true);
@@ -278,12 +301,17 @@ int runVerify(int Argc, char **Argv) {
       return fail("--jobs takes a number from 1 to 256", true);
     Options.Threads = static_cast<unsigned>(N);
   }
-  if (!Launch.empty() && !ParamArgs.empty())
-    return fail("--launch and --param are exclusive", true);
+  if (!Launch.empty() && (!ParamArgs.empty() || !Grid.empty()))
+    return fail("--launch and --param or --grid are exclusive", true);
   if (!Launch.empty()) {
     std::string Error;
-    if (!readLaunch(Launch, Options.Params, Error))
+    if (!readLaunch(Launch, Options.Params, Options.GridCtas, Error))
       return fail(Error);
+  }
+  if (!Grid.empty()) {
+    if (!Number(Grid, N) || N == 0 || N > 0x7fffffffull)
+      return fail("--grid takes a number of CTAs from 1 to 2147483647", true);
+    Options.GridCtas = N;
   }
   for (const std::string &P : ParamArgs) {
     auto [Name, Text] = StringRef(P).split('=');
@@ -325,6 +353,10 @@ int runVerify(int Argc, char **Argv) {
       if (!Known)
         return fail("kernel " + P.Kernel + " has no parameter '" + Name + "'");
     }
+    if (Options.GridCtas && Options.GridCtas % std::max(1u, P.Launch.ClusterSize))
+      return fail("kernel " + P.Kernel + " runs in clusters of " +
+                  std::to_string(P.Launch.ClusterSize) + " CTAs: a grid of " +
+                  std::to_string(Options.GridCtas) + " is not a multiple of it");
     report::KernelResults R;
     R.P = &P;
     analyzer::VerifyOptions KernelOptions = Options;

@@ -1,6 +1,11 @@
 #include "AnalyzerTestSupport.h"
 
+#include "wsv/analyzer/LaunchSpec.h"
+
 #include "gtest/gtest.h"
+
+#include <fstream>
+#include <set>
 
 namespace wsv {
 namespace analyzer {
@@ -86,6 +91,61 @@ ThreadSet Analyzed::threads(llvm::StringRef Needle) {
 }
 
 std::string str(const Expr *E) { return E ? E->str() : std::string("null"); }
+
+std::optional<ReferenceKernel> loadReferenceKernel(const std::string &File) {
+  std::string Path = std::string(WSV_PTX_DIR) + "/" + File;
+  if (!std::ifstream(Path))
+    return std::nullopt;
+  auto Parsed = ptx::parseFile(Path, [](const ptx::Diagnostic &) {});
+  if (!Parsed || !Parsed->ok()) {
+    if (!Parsed)
+      llvm::consumeError(Parsed.takeError());
+    return std::nullopt;
+  }
+  ReferenceKernel K;
+  K.Parsed = std::make_unique<ptx::ParseResult>(std::move(*Parsed));
+  const ptx::Function *Entry = nullptr;
+  for (const ptx::Function *F : K.Parsed->M->functions())
+    if (F->isDefinition() && F->isEntry() && !Entry)
+      Entry = F;
+  if (!Entry)
+    return std::nullopt;
+  K.P = buildProtocol(*K.Parsed->M, *Entry);
+  K.RP = lowerRolePrograms(*K.P);
+  if (std::optional<LaunchSpec> Spec = readKernelInfo(*K.Parsed->M, *Entry)) {
+    if (Spec->TileK)
+      K.Options.TileK = *Spec->TileK;
+    if (Spec->MinKTiles)
+      K.Options.MinTiles = *Spec->MinKTiles;
+  }
+  K.Options.MaxStates = 150000;
+  return K;
+}
+
+std::vector<std::pair<unsigned, unsigned>> streamKArrivals(const ReferenceKernel &K) {
+  std::set<std::pair<unsigned, unsigned>> Ran;
+  for (uint64_t J = 1; J <= 9; ++J) {
+    Instance I;
+    I.Params = K.Options.Params;
+    I.Params["K"] = J * K.Options.TileK;
+    I.GridCtas = K.RP.ClusterSize;
+    ConcreteSystem S = instantiate(K.RP, I);
+    EXPECT_EQ(S.Unknown, "");
+    for (const ConcreteAgent &A : S.Agents)
+      for (const ConcreteStep &C : A.Steps)
+        Ran.insert({A.Program, C.RoleStep});
+  }
+  std::vector<std::pair<unsigned, unsigned>> Out;
+  for (unsigned PI = 0; PI < K.RP.Programs.size(); ++PI) {
+    const RoleProgram &Pr = K.RP.Programs[PI];
+    if (Pr.Name.find("consumer") == std::string::npos)
+      continue;
+    for (unsigned SI = 0; SI < Pr.Steps.size(); ++SI)
+      if (Pr.Steps[SI].Kind == StepKind::Arrive && !Ran.count({PI, SI}))
+        Out.push_back({PI, SI});
+  }
+  return Out;
+}
 
 } // namespace test
 

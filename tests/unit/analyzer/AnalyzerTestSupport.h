@@ -10,8 +10,11 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace wsv {
 namespace analyzer {
@@ -71,6 +74,21 @@ std::unique_ptr<Explored> exploreEntry(const std::string &Text);
 
 /// The printed form of an expression (and "null").
 std::string str(const Expr *E);
+
+/// A reference kernel's PTX from the build (WSV_PTX_DIR), its first entry as role programs,
+/// and the options exploreAllTrips takes for it (its k-tile from wsv_kernel_info).
+struct ReferenceKernel {
+  std::unique_ptr<ptx::ParseResult> Parsed;
+  std::unique_ptr<Protocol> P;
+  RolePrograms RP;
+  ParametricOptions Options;
+};
+/// Nothing when the file is not built or does not parse (the test then skips).
+std::optional<ReferenceKernel> loadReferenceKernel(const std::string &File);
+
+/// H6's consumer arrivals that no launch of one cluster with K up to 576 runs: the releases
+/// at the end of its stream-K pieces, which only larger grids run.
+std::vector<std::pair<unsigned, unsigned>> streamKArrivals(const ReferenceKernel &K);
 
 } // namespace test
 

@@ -250,6 +250,10 @@ struct ParametricOptions {
   /// Called after each exploration with its line of ParametricResult::Runs and its time:
   /// progress for a caller to show while a long argument runs.
   std::function<void(const std::string &Run, double Milliseconds)> OnRun;
+  /// A launch given in full (every parameter the protocol reads, and GridCtas): where no
+  /// statement for every parameter can be made, each cluster of its grid is explored, for
+  /// a verdict on this launch alone (ParametricResult::WholeLaunch).
+  std::optional<Instance> Launch;
 };
 
 struct ParametricResult {
@@ -268,6 +272,10 @@ struct ParametricResult {
   std::vector<std::string> Runs;    ///< each exploration and its verdict, in order
   unsigned SolverQueries = 0;
   uint64_t States = 0;
+  /// Clean for O.Launch alone (ForParameters names it): why no statement for every
+  /// parameter was made, and the PTX lines of steps the launch does not run (empty: none).
+  bool WholeLaunch = false;
+  std::string NotForEvery, NotRun;
   Instance Launch; ///< the launch Found is a schedule of
   ExploreResult Found;
   double Milliseconds = 0;

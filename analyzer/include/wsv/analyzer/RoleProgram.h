@@ -268,6 +268,11 @@ struct Instance {
   uint64_t FirstCta = 0;
   /// The most concrete steps all agents may have together; more is unknown (too large).
   uint64_t MaxSteps = 200000;
+  /// Check at every loop entry the conditions under which its closed-form trip count is
+  /// exact (ProtocolLoop::TripConditions); one that fails or does not evaluate leaves the
+  /// instance unknown. For a launch given as it is: the searches' launches are chosen to
+  /// meet them (or their verdicts assume them).
+  bool CheckTripConditions = false;
 };
 
 struct ConcreteStep {

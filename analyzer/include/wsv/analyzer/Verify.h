@@ -97,9 +97,13 @@ struct Verdict {
   Property Prop = Property::DeadlockFreedom;
   /// Proved: the parameters it holds for (`every K >= 0`, `K = 4096`).
   std::string ForParameters;
+  /// Proved for the launch given (VerifyOptions::GridCtas and Params) alone, every cluster
+  /// of it explored: no statement for other launches.
+  bool LaunchOnly = false;
   /// What the model took for granted (box sizes, parameter ranges, cluster shape, ...).
   std::vector<std::string> Assumptions;
-  /// Unknown: why. Counterexample: what goes wrong in the last state.
+  /// Unknown: why. Counterexample: what goes wrong in the last state. Proved for a launch
+  /// alone (LaunchOnly): the PTX lines of steps that launch does not run, if any.
   std::string Reason;
   /// Unknown: the number of steps the bounded search covered without a counterexample.
   unsigned BoundReached = 0;
@@ -127,6 +131,10 @@ const char *toString(Verdict::Kind K);
 struct VerifyOptions {
   /// Fixed parameter values by display name (`K`) or PTX name; the rest stay free.
   std::map<std::string, uint64_t> Params;
+  /// The launch's grid (%nctaid.x; 0: not given). With Params it states a launch in full:
+  /// where the exploration makes no statement for every parameter, every cluster of that
+  /// launch is explored, for a verdict on it alone.
+  uint64_t GridCtas = 0;
   /// Time Z3 may spend on one property, in milliseconds (the bounded search and the proof
   /// share it).
   unsigned TimeoutMs = 10000;
