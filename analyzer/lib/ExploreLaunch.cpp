@@ -16,6 +16,8 @@
 #include "ExploreParametric.h"
 #include "ExploreSimulator.h"
 
+#include "llvm/Support/ThreadPool.h"
+
 #include <unordered_map>
 
 using namespace wsv;
@@ -141,16 +143,15 @@ void Prover::exploreLaunch() {
     if (R.Verdict == ExploreVerdict::Unknown)
       R.Reason = Why + "; the launch (" + Name + "): " + Reason;
   };
-  // Kinds by key: the first cluster of each and how many share its steps.
+  // Kinds by key, and the first cluster of each.
   std::unordered_map<std::string, size_t> Kinds;
-  std::vector<std::pair<uint64_t, uint64_t>> Firsts; // first cluster, clusters
+  std::vector<uint64_t> Firsts;
   std::vector<ConcreteSystem> Batch;
-  std::vector<size_t> BatchKinds;
   auto RunBatch = [&] {
     auto Done = exploreAhead(pointers(Batch));
     for (size_t I = 0; I < Batch.size(); ++I) {
       Instance At = Given;
-      At.FirstCta = Firsts[BatchKinds[I]].first * Size;
+      At.FirstCta = Batch[I].FirstCta;
       std::string What = "the launch's cluster of CTA " + std::to_string(At.FirstCta);
       if (!explore(Batch[I], What, At, Done.empty() ? nullptr : &Done[I].first,
                    Done.empty() ? 0 : Done[I].second))
@@ -158,28 +159,45 @@ void Prover::exploreLaunch() {
       cover(Batch[I]);
     }
     Batch.clear();
-    BatchKinds.clear();
     return true;
   };
   Reached.clear();
-  for (uint64_t C = 0; C < Clusters; ++C) {
-    Instance I = Given;
-    I.FirstCta = C * Size;
-    ConcreteSystem S = instantiate(RP, I);
-    if (!S.Unknown.empty()) {
-      unknown("cluster of CTA " + std::to_string(I.FirstCta) + ": " + S.Unknown);
-      return Fail(R.Reason);
+  // Clusters are built and keyed a chunk at a time on the workers (instantiate runs on
+  // several threads): building H6's clusters took as long as exploring their kinds.
+  const uint64_t Chunk = 4 * threads();
+  for (uint64_t C0 = 0; C0 < Clusters; C0 += Chunk) {
+    const uint64_t N = std::min(Chunk, Clusters - C0);
+    std::vector<ConcreteSystem> Built(N);
+    std::vector<std::string> Keys(N);
+    auto Build = [&](uint64_t J) {
+      Instance I = Given;
+      I.FirstCta = (C0 + J) * Size;
+      Built[J] = instantiate(RP, I);
+      if (Built[J].Unknown.empty())
+        Keys[J] = systemKey(Built[J]);
+    };
+    if (threads() > 1 && N > 1) {
+      llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(threads()));
+      for (uint64_t J = 0; J < N; ++J)
+        Pool.async([&, J] { Build(J); });
+      Pool.wait();
+    } else {
+      for (uint64_t J = 0; J < N; ++J)
+        Build(J);
     }
-    auto [It, New] = Kinds.try_emplace(systemKey(S), Firsts.size());
-    if (!New) {
-      ++Firsts[It->second].second;
-      continue;
+    for (uint64_t J = 0; J < N; ++J) {
+      if (!Built[J].Unknown.empty()) {
+        unknown("");
+        return Fail("cluster of CTA " + std::to_string((C0 + J) * Size) + ": " +
+                    Built[J].Unknown);
+      }
+      if (!Kinds.try_emplace(std::move(Keys[J]), Firsts.size()).second)
+        continue;
+      Firsts.push_back(C0 + J);
+      Batch.push_back(std::move(Built[J]));
+      if (Batch.size() >= threads() && !RunBatch())
+        return Fail(R.Reason);
     }
-    Firsts.push_back({C, 1});
-    Batch.push_back(std::move(S));
-    BatchKinds.push_back(It->second);
-    if (Batch.size() >= threads() && !RunBatch())
-      return Fail(R.Reason);
   }
   if (!RunBatch())
     return Fail(R.Reason);

@@ -221,8 +221,12 @@ void Prover::smallLaunches(std::string Why) {
   // No statement for every parameter; small launches may still show a bug: 1 and 2 k-tiles
   // and one more than the deepest ring, 1 and 2 tiles per CTA for a persistent loop. The
   // reason says how many were explored, and why none was where none could be instantiated:
-  // "explored without finding a bug" must not stand for launches that never ran.
+  // "explored without finding a bug" must not stand for launches that never ran. A launch
+  // given in full is explored instead (exploreLaunch): these, with its M and N and other K,
+  // would be neither it nor small.
   unknown(Why);
+  if (O.Launch)
+    return;
   unsigned Ring = deepestRing();
   std::set<std::pair<unsigned, unsigned>> Tried;
   unsigned First = static_cast<unsigned>(O.MinTiles);

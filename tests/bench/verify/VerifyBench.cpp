@@ -8,7 +8,10 @@
 //   wsv-bench-verify [--ptx-dir=DIR] [Google Benchmark flags]
 //
 // Benchmarks are named <kernel>/<variant> (`-` for the correct build). The variants measured
-// are those of every kernel in the manifest (DIR/kernels.json).
+// are those of every kernel in the manifest (DIR/kernels.json). Rows <kernel>/launch-<S>
+// verify the correct build for one launch given in full (M = N = K = S on a grid of 132
+// CTAs, an H100's SMs): where no proof for every parameter is found (H6), every cluster of
+// that launch is explored.
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/analyzer/LaunchSpec.h"
 #include "wsv/analyzer/Verify.h"
@@ -86,8 +89,12 @@ bool loadManifest(const std::string &Dir) {
   return true;
 }
 
-void verify(benchmark::State &State, const Input *In) {
+void verify(benchmark::State &State, const Input *In, uint64_t LaunchSize) {
   VerifyOptions Options;
+  if (LaunchSize) {
+    Options.Params = {{"M", LaunchSize}, {"N", LaunchSize}, {"K", LaunchSize}};
+    Options.GridCtas = 132;
+  }
   if (std::optional<LaunchSpec> Spec = readKernelInfo(*In->Parsed.M, *In->Entry)) {
     if (Spec->TileK)
       Options.TileK = *Spec->TileK;
@@ -135,9 +142,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   for (const auto &In : inputs())
-    benchmark::RegisterBenchmark(In->Name.c_str(), verify, In.get())
+    benchmark::RegisterBenchmark(In->Name.c_str(), verify, In.get(), uint64_t(0))
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
+  for (const auto &In : inputs()) {
+    llvm::StringRef Kernel(In->Name);
+    if (!Kernel.consume_back("/-"))
+      continue;
+    for (uint64_t Size : {4096, 8192})
+      benchmark::RegisterBenchmark((Kernel + "/launch-" + std::to_string(Size)).str().c_str(),
+                                   verify, In.get(), Size)
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
