@@ -149,6 +149,10 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   ParametricResult E = exploreAllTrips(RP, PO);
   if (E.Verdict == ExploreVerdict::Unknown) {
     Unknown = E.Reason;
+    // What the user can do about it: a launch stated in full is decided as it is.
+    if (!Options.GridCtas)
+      Unknown += "; a launch given in full (its grid and every parameter) would be explored "
+                 "cluster by cluster";
     return Out;
   }
   // A value fixed for the trip count's parameter must be one the statement covers (a
