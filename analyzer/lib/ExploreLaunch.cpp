@@ -24,11 +24,9 @@ using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::parametric;
 
-namespace {
-
-/// Every field of a concrete system the exploration reads (RoleProgram.h), so that equal
-/// keys mean equal schedules. The iteration numbers are in it: they name steps in traces.
-std::string systemKey(const ConcreteSystem &S) {
+// Every field of a concrete system the exploration reads (RoleProgram.h), so that equal
+// keys mean equal schedules. The iteration numbers are in it: they name steps in traces.
+std::string wsv::analyzer::systemKey(const ConcreteSystem &S) {
   exploration::KeyWriter W;
   auto Text = [&](const std::string &T) {
     W.put(T.size());
@@ -99,8 +97,6 @@ std::string systemKey(const ConcreteSystem &S) {
   }
   return W.bytes().str();
 }
-
-} // namespace
 
 std::string Prover::launchParameters(const Instance &I) const {
   std::string Out;

@@ -33,6 +33,15 @@ struct Use {
   bool InTile = false; ///< inside the program's tile loop (persistent kernels)
 };
 
+/// Each program's one top-level loop over the grid's tiles (NoIndex: none), or why the
+/// programs do not have that shape (a second such loop, or one nested in another loop).
+std::string tileLoops(const RolePrograms &RP, std::vector<unsigned> &TileLoop);
+
+/// Where the argument ended unknown and findRestriction finds a term: the argument for the
+/// rewritten programs, whose proof R's reason (and Restricted) states, or whose bug on a
+/// launch where the term is 0 becomes R's.
+void argueRestricted(const RolePrograms &RP, const ParametricOptions &O, ParametricResult &R);
+
 /// Whether any condition, trip count, slot or count of a program reads a leaf Is accepts.
 bool programsRead(const RolePrograms &RP, llvm::function_ref<bool(const Expr *)> Is);
 
@@ -45,11 +54,16 @@ public:
         Z3(makeZ3(false)) {}
 
   void run();
-  /// run(), then exploreLaunch() where run() said unknown and a launch is given.
+  /// run(), then where it said unknown: the launch given in full explored as it is, or
+  /// without one the argument where a part of the schedule is off (argueRestricted).
   void runAndFallBack() {
     run();
-    if (R.Verdict == ExploreVerdict::Unknown && O.Launch)
+    if (R.Verdict != ExploreVerdict::Unknown)
+      return;
+    if (O.Launch)
       exploreLaunch();
+    else
+      argueRestricted(RP, O, R);
   }
 
 private:
@@ -235,6 +249,12 @@ private:
   /// decided by whether the CTA has a tile at all: then every launch with as many tiles, or
   /// with at least one in both, agrees on it (cheaper for Z3 than comparing two launches).
   bool decidedByTiles(const Expr *E);
+  /// E reads one of the values the tile count NT reads.
+  bool readsTileCount(const Expr *E) const;
+  /// E with each condition decidedByTiles (and reading no iteration) replaced by a leaf of
+  /// its own, the same in both launches of a lemma: they agree on it, whatever it is.
+  const Expr *abstractDecided(const Expr *E);
+  std::map<const Expr *, const Expr *> DecidedLeaves;
   /// Hyp implies Goal with every product of two unknowns and every division by one replaced
   /// by a variable of its own, bounded as the grid's domain bounds it (upperBound): a
   /// stronger, linear claim; nullptr when there is nothing to replace.

@@ -140,6 +140,11 @@ void Prover::collectUses() {
     // whether the CTA has a tile is then decided cheaply (decidedByTiles) instead of in one
     // query with the rest (B4's `%ctaid.x / 2 < M / 256 * N / 256 && %cluster_ctarank == 0`
     // took Z3 about 2 s, its whole time budget).
+    // Inside a loop that does not vary, a value matters only in the iterations that run:
+    // each use there is taken under its loops' guards (entered, and the iteration below the
+    // trip count), which must repeat themselves. H6's leftover chunks (`j == 0` with j =
+    // K / 64 + i, a loop not entered once K / 64 >= 4) repeat only so.
+    std::vector<const Expr *> Guards;
     std::function<void(const Expr *, unsigned)> Add = [&](const Expr *E, unsigned Loop) {
       if (!E || E->isConstant())
         return;
@@ -149,6 +154,17 @@ void Prover::collectUses() {
           Add(Part, Loop);
         return;
       }
+      // A choice on whether the CTA has tiles (H6's last chunks: `has a tile ? 4 : 0`)
+      // repeats when its condition and both values do; the condition alone is then decided
+      // cheaply (decidedByTiles), where the whole took Z3 past its budget.
+      if (Tiles && NT && E->is(ExprKind::Select) && readsTileCount(E->ops()[0]) &&
+          !E->ops()[0]->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); })) {
+        for (const Expr *Part : E->ops())
+          Add(Part, Loop);
+        return;
+      }
+      for (auto G = Guards.rbegin(); G != Guards.rend(); ++G)
+        E = Ctx.select(*G, E, c(0, E->width()));
       Uses.push_back({E, Loop, PI, InTile});
     };
     Add(Prog.When, NoIndex);
@@ -159,10 +175,29 @@ void Prover::collectUses() {
               const RoleLoop &L = Prog.Loops[It.Index];
               Add(L.When, In);
               bool Tile = Tiles && It.Index == TileLoop[PI];
+              // A loop runs its trip count only where it is entered: elsewhere the count
+              // means nothing (H6's leftover chunks: 4 - K / 64 wraps where K >= 256, and
+              // the loop is not entered there), so the value that must repeat is the
+              // iterations it runs.
               if (It.Index != Varying[PI] && !Tile)
-                Add(L.Trip, In);
+                Add(L.When && L.Trip && !L.When->isConstant()
+                        ? Ctx.select(Ctx.ne(L.When, c(0, L.When->width())), L.Trip,
+                                     c(0, L.Trip->width()))
+                        : L.Trip,
+                    In);
               InTile |= Tile;
+              bool Fixed = It.Index != Varying[PI] && !Tile && L.Trip;
+              if (Fixed) {
+                const Expr *Guard = Ctx.ult(Ctx.resize(Ctx.iterationVar(L.Loop),
+                                                       L.Trip->width()),
+                                            L.Trip);
+                if (L.When && !L.When->isConstant())
+                  Guard = Ctx.logicalAnd(Ctx.ne(L.When, c(0, L.When->width())), Guard);
+                Guards.push_back(Guard);
+              }
               Walk(L.Body, It.Index == Varying[PI] ? It.Index : In);
+              if (Fixed)
+                Guards.pop_back();
               InTile &= !Tile;
               continue;
             }
@@ -200,8 +235,8 @@ const Expr *Prover::domain(const Expr *Leaf) {
   const Expr *D = Ctx.logicalAnd(Ctx.eq(Ctx.urem(Leaf, c(O.TileK, W)), c(0, W)),
                                  Ctx.uge(Leaf, c(O.TileK * O.MinTiles, W)));
   D = Ctx.logicalAnd(D, Ctx.ult(Leaf, c(uint64_t(1) << 24, W)));
-  for (const ProtocolLoop &L : P.Loops)
-    for (const auto &[Cond, Established] : L.TripConditions)
+  for (const auto &Conditions : RP.TripConditions)
+    for (const auto &[Cond, Established] : Conditions)
       if (!Established)
         D = Ctx.logicalAnd(D, Leaf == K ? Cond : prime(Cond));
   return Tiles ? Ctx.logicalAnd(D, gridDomain(Leaf != K)) : D;
@@ -242,32 +277,64 @@ const Expr *Prover::gridDomain(bool Primed) {
   return D;
 }
 
-bool Prover::findTileLoops() {
+std::string wsv::analyzer::parametric::tileLoops(const RolePrograms &RP,
+                                                 std::vector<unsigned> &TileLoop) {
   TileLoop.assign(RP.Programs.size(), NoIndex);
+  auto ReadsGrid = [](const RoleLoop &L) {
+    return L.Trip && L.Trip->mentions([](const Expr *E) {
+      return E->is(ExprKind::SpecialReg) && (E->specialRegister() == SpecialRegister::CtaidX ||
+                                             E->specialRegister() == SpecialRegister::NctaidX);
+    });
+  };
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
     const RoleProgram &Prog = RP.Programs[PI];
-    for (unsigned LI = 0; LI < Prog.Loops.size(); ++LI) {
-      const RoleLoop &L = Prog.Loops[LI];
-      bool Grid = L.Trip->mentions([](const Expr *E) {
-        return E->is(ExprKind::SpecialReg) &&
-               (E->specialRegister() == SpecialRegister::CtaidX ||
-                E->specialRegister() == SpecialRegister::NctaidX);
-      });
-      if (!Grid)
-        continue;
-      bool Top = false;
-      for (const RoleItem &It : Prog.Body)
-        Top |= It.IsLoop && It.Index == LI;
-      if (!Top || TileLoop[PI] != NoIndex)
-        return unknown(Prog.Name + ": a loop over the grid's tiles that is not the one loop "
-                                   "around the role's work (ptx line " +
-                       std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + ")");
-      TileLoop[PI] = LI;
-      // The tile count is one that all threads of a role share (B5's trip-count variant:
-      // the writeback's count reads the thread, the MMA warp's does not).
-      if (!NT || (isThreadDependent(NT) && !isThreadDependent(L.Trip)))
-        NT = L.Trip;
+    auto Why = [&](unsigned LI) {
+      return Prog.Name + ": a loop over the grid's tiles that is not the one loop around the "
+                         "role's work (ptx line " +
+             std::to_string(RP.P->Loops[Prog.Loops[LI].ProtocolLoop].Where.PtxLine) + ")";
+    };
+    // Top-level loops whose trip count reads the grid. One is the tile loop: the only one,
+    // or the only one with loops in it (the k-loop). Others without loops in them run a
+    // fixed number of times after (or before) the tiles, a number the lemmas check like any
+    // value outside the tile loop (H6's chunks of the last tile, stored once the tiles end).
+    std::vector<unsigned> Top;
+    for (const RoleItem &It : Prog.Body)
+      if (It.IsLoop && ReadsGrid(Prog.Loops[It.Index]))
+        Top.push_back(It.Index);
+    for (unsigned LI = 0; LI < Prog.Loops.size(); ++LI)
+      if (ReadsGrid(Prog.Loops[LI]) && !llvm::is_contained(Top, LI))
+        return Why(LI);
+    if (Top.size() <= 1) {
+      TileLoop[PI] = Top.empty() ? NoIndex : Top.front();
+      continue;
     }
+    auto Nests = [&](unsigned LI) {
+      return llvm::any_of(Prog.Loops[LI].Body, [](const RoleItem &It) { return It.IsLoop; });
+    };
+    for (unsigned LI : Top) {
+      if (!Nests(LI))
+        continue;
+      if (TileLoop[PI] != NoIndex)
+        return Why(LI);
+      TileLoop[PI] = LI;
+    }
+    if (TileLoop[PI] == NoIndex)
+      return Why(Top[1]);
+  }
+  return "";
+}
+
+bool Prover::findTileLoops() {
+  if (std::string Why = tileLoops(RP, TileLoop); !Why.empty())
+    return unknown(Why);
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+    if (TileLoop[PI] == NoIndex)
+      continue;
+    // The tile count is one that all threads of a role share (B5's trip-count variant: the
+    // writeback's count reads the thread, the MMA warp's does not).
+    const Expr *Trip = RP.Programs[PI].Loops[TileLoop[PI]].Trip;
+    if (!NT || (isThreadDependent(NT) && !isThreadDependent(Trip)))
+      NT = Trip;
   }
   // The launch's values besides K: every parameter and grid register the tile count or a
   // step reads; each gets a primed copy for the launch it is compared with.
@@ -304,8 +371,8 @@ bool Prover::findTileLoops() {
         }
     }
   }
-  for (const ProtocolLoop &L : P.Loops)
-    for (const auto &[Cond, Established] : L.TripConditions)
+  for (const auto &Conditions : RP.TripConditions)
+    for (const auto &[Cond, Established] : Conditions)
       Collect(Cond);
   for (const Expr *L : Leaves) {
     Grid.push_back(L);
@@ -321,8 +388,8 @@ bool Prover::findTileLoops() {
     return E && E->mentions([&](const Expr *L) { return L == K; });
   };
   ShapeReadsK = ReadsK(NT);
-  for (const ProtocolLoop &L : P.Loops)
-    for (const auto &[Cond, Established] : L.TripConditions)
+  for (const auto &Conditions : RP.TripConditions)
+    for (const auto &[Cond, Established] : Conditions)
       ShapeReadsK |= !Established && ReadsK(Cond);
   return true;
 }
@@ -523,6 +590,26 @@ const Expr *Prover::linearized(const Expr *Hyp, const Expr *Goal) {
   return Ctx.implies(Ctx.logicalAnd(LinearHyp, Bounds), LinearGoal);
 }
 
+const Expr *Prover::abstractDecided(const Expr *E) {
+  return Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
+    if (N->width() != 1 || N->isLeaf() || !readsTileCount(N) ||
+        N->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); }) ||
+        !decidedByTiles(N))
+      return nullptr;
+    auto [It, New] = DecidedLeaves.try_emplace(N, nullptr);
+    if (New)
+      It->second = Ctx.param(Ctx.save("wsv.has_tile." + std::to_string(DecidedLeaves.size())),
+                             0, 1);
+    return It->second;
+  });
+}
+
+bool Prover::readsTileCount(const Expr *E) const {
+  return E->mentions([&](const Expr *L) {
+    return NT->mentions([&](const Expr *N) { return N == L; });
+  });
+}
+
 bool Prover::decidedByTiles(const Expr *E) {
   if (!Tiles || E->width() != 1)
     return false;
@@ -538,7 +625,7 @@ bool Prover::decidedByTiles(const Expr *E) {
     return false;
   // What reads none of the tile count's values (B5's `%cluster_ctarank == 0`) is not decided
   // by it (it would have to be constant): no queries (four failing ones took 90 ms).
-  if (!E->mentions([&](const Expr *L) { return NT->mentions([&](const Expr *N) { return N == L; }); }))
+  if (!readsTileCount(E))
     return false;
   const Expr *D = domain(K);
   // NT = X / Y is nonzero exactly when X >= Y or Y = 0 (a bit-vector division by zero gives
@@ -634,13 +721,16 @@ bool Prover::proveTripForms() {
   std::set<const Expr *> Done;
   std::vector<Lemma> Lemmas;
   for (const Use &U : Uses)
-    if (Done.insert(U.E).second && !(!U.InTile && decidedByTiles(U.E)))
+    if (Done.insert(U.E).second && !(!U.InTile && decidedByTiles(U.E))) {
+      // As in proveLemmas: what whether the CTA has a tile decides, one unknown for both.
+      const Expr *A = Tiles && !U.InTile ? abstractDecided(U.E) : U.E;
       Lemmas.push_back({readsGrid(U.E) ? SameTiles : Same,
-                        Ctx.eq(U.E, Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime)),
+                        Ctx.eq(A, Tiles ? prime(A) : Ctx.substitute(A, K, KPrime)),
                         "an expression of " + RP.Programs[U.Program].Name + " (" +
                             P.exprString(U.E) + ") depends on " + R.Parameter +
                             " only through the trip count",
                         Tiles && readsGrid(U.E)});
+    }
   return validAll(Lemmas);
 }
 
@@ -718,6 +808,19 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
     if (U.VaryingLoop == NoIndex) {
       if (!U.InTile && decidedByTiles(U.E))
         continue; // both launches have a tile (NT >= NTmin, NT' >= NT)
+      if (!U.InTile && Tiles) {
+        // The parts decided by whether the CTA has a tile are the same in both launches:
+        // one unknown stands for each in both (H6's last chunks, `has a tile && k + (has a
+        // tile ? 0 : 4) == 0`, which Z3 did not decide with the tile counts in it).
+        const Expr *A = abstractDecided(U.E);
+        if (A != U.E) {
+          Lemmas.push_back({Hyp, Ctx.eq(A, prime(A)),
+                            Where + " is the same for every trip count >= " +
+                                std::to_string(Tmin) + " in steps of " + std::to_string(M),
+                            Grid});
+          continue;
+        }
+      }
       Lemmas.push_back({Hyp, Ctx.eq(U.E, EP),
                         Where + " is the same for every trip count >= " +
                             std::to_string(Tmin) + " in steps of " + std::to_string(M)});

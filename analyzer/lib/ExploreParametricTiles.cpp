@@ -74,9 +74,9 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
           bool Ok = true;
           // A condition that reads the thread is the instantiation's: where it fails for
           // some threads (a step of 0), their loop never ends or they part (Forever).
-          for (const ProtocolLoop &L : P.Loops)
-            for (const auto &[Cond, Established] : L.TripConditions)
-              if (!Established && !(L.Forever && isThreadDependent(Cond))) {
+          for (size_t LI = 0; LI < P.Loops.size(); ++LI)
+            for (const auto &[Cond, Established] : RP.TripConditions[LI])
+              if (!Established && !(P.Loops[LI].Forever && isThreadDependent(Cond))) {
                 std::optional<uint64_t> C = ExprContext::evaluate(Cond, Value);
                 Ok &= C && *C;
               }

@@ -168,6 +168,8 @@ public:
     Out.P = &P;
     Out.ClusterSize = std::max(1u, P.Launch.ClusterSize);
     Out.BlockThreads = P.Launch.threads();
+    for (const ProtocolLoop &L : P.Loops)
+      Out.TripConditions.push_back(L.TripConditions);
     Out.Programs.push_back(shared("prologue", Placement::Prologue, P.Prologue));
     for (unsigned R = 0; R < P.Roles.size(); ++R)
       Out.Programs.push_back(role(R));

@@ -394,7 +394,7 @@ private:
     // read the thread (a step of 0 for some): those hold here, for every thread that leaves.
     // A launch given as it is (Instance::CheckTripConditions) has all of them checked here,
     // at every entry, with the iteration numbers of the loops around.
-    for (const auto &[Cond, Established] : P.Loops[L.ProtocolLoop].TripConditions) {
+    for (const auto &[Cond, Established] : RP.TripConditions[L.ProtocolLoop]) {
       bool Thread = L.Forever && Cache.threadDependent(Cond);
       if (Established || (!Thread && !I.CheckTripConditions))
         continue;

@@ -151,8 +151,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     Unknown = E.Reason;
     // What the user can do about it: a launch stated in full is decided as it is.
     if (!Options.GridCtas)
-      Unknown += "; a launch given in full (its grid and every parameter) would be explored "
-                 "cluster by cluster";
+      Unknown += "; a launch given in full would be explored cluster by cluster";
     return Out;
   }
   // A value fixed for the trip count's parameter must be one the statement covers (a

@@ -276,6 +276,9 @@ struct ParametricResult {
   /// parameter was made, and the PTX lines of steps the launch does not run (empty: none).
   bool WholeLaunch = false;
   std::string NotForEvery, NotRun;
+  /// Unknown for every parameter, but proved where a term of the launch is 0 (H6 without
+  /// its stream-K pieces): `where <term> is 0`, and for which K it holds there.
+  std::string Restricted, RestrictedFor;
   Instance Launch; ///< the launch Found is a schedule of
   ExploreResult Found;
   double Milliseconds = 0;
@@ -287,6 +290,22 @@ struct ParametricResult {
 /// ones. Unknown, with the reason, where the argument does not apply.
 ParametricResult exploreAllTrips(const RolePrograms &Programs,
                                  const ParametricOptions &Options = {});
+
+/// Role programs that behave as a kernel's wherever Term, a value of the launch alone (its
+/// parameters and %nctaid.x), is 0, and that have the shape the argument for every
+/// parameter takes: one loop over tiles per role (ExploreRestriction.cpp). H6's count of
+/// stream-K tiles is such a term: where it is 0 the loops of its pieces never run.
+struct Restriction {
+  const Expr *Term = nullptr;
+  RolePrograms Programs;
+  std::vector<unsigned> DeadLines; ///< PTX lines of the loops that then never run
+};
+/// Nothing where the programs have the argument's shape already, or no such term gives it.
+std::optional<Restriction> findRestriction(const RolePrograms &RP);
+
+/// A key of everything an exploration of S reads: systems with equal keys have the same
+/// schedules (ExploreLaunch.cpp explores one cluster per key).
+std::string systemKey(const ConcreteSystem &S);
 
 /// `producer@cta0 wait full[0] parity 1 (k=0)`, `complete TMA load of producer@cta0 ...`
 std::string describe(const ConcreteSystem &S, const ScheduleStep &Step);

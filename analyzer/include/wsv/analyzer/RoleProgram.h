@@ -250,6 +250,10 @@ struct RolePrograms {
   unsigned ClusterSize = 1;
   unsigned BlockThreads = 0;
   std::vector<RoleProgram> Programs; ///< the prologue first, the epilogue last
+  /// Per Protocol::Loops: the conditions under which its closed-form trip count is exact,
+  /// and whether a branch establishes each (ProtocolLoop::TripConditions), as these programs
+  /// see them: programs rewritten for a part of the launches rewrite them too.
+  std::vector<std::vector<std::pair<const Expr *, bool>>> TripConditions;
   /// Every reason a step or loop is unknown, with the program's name; empty when none.
   std::vector<std::string> unknowns() const;
 };
