@@ -41,7 +41,10 @@
 //
 // What the lemmas cannot establish (a second parameter in trip counts, a nested varying
 // loop, a value that depends on K other than through T) leaves the verdict unknown, with the
-// reason.
+// reason. Two things follow an unknown: where a term of the launch alone, replaced by 0,
+// gives the programs this shape (H6 without stream-K), the argument for those launches
+// (ExploreRestriction.cpp); and where the user gave a launch in full, every cluster of it
+// explored (ExploreLaunch.cpp).
 //
 //===----------------------------------------------------------------------------------===//
 #include "ExploreParametric.h"

@@ -1,9 +1,12 @@
 //===- ExploreParametric.h - the prover behind exploreAllTrips, private ------------===//
 //
-// ExploreParametric.cpp says what the argument is. The prover's parts live in three files:
+// ExploreParametric.cpp says what the argument is. The prover's parts live in these files:
 // ExploreParametricLemmas.cpp (the parameter, the loops, and Z3's lemmas over them),
-// ExploreParametric.cpp (the k-loop's classes and their explorations) and
-// ExploreParametricTiles.cpp (persistent kernels: classes of tiles and k-tiles).
+// ExploreParametric.cpp (the k-loop's classes and their explorations),
+// ExploreParametricTiles.cpp (persistent kernels: classes of tiles and k-tiles),
+// ExploreCoverage.cpp (larger launches that run what small ones did not),
+// ExploreRestriction.cpp (the argument where a part of the schedule is off) and
+// ExploreLaunch.cpp (a launch given in full, cluster by cluster).
 //
 //===----------------------------------------------------------------------------------===//
 #pragma once
