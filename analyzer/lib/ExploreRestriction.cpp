@@ -220,7 +220,8 @@ void wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
     R.Runs.push_back(Mark + Run);
   switch (Part.Verdict) {
   case ExploreVerdict::Clean:
-    R.Restricted = Where;
+    R.Restricted = RP.P->exprString(RP.P->Analysis->context().eq(
+        Re->Term, RP.P->Analysis->context().constant(0, Re->Term->width())));
     R.RestrictedFor = Part.ForParameters;
     R.Reason += "; " + Where + ": proved for " + Part.ForParameters + " (" +
                 std::to_string(Part.Runs.size()) + " explorations)";

@@ -126,7 +126,8 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
 /// has none to give (then Z3 answers).
 std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
                                                     const VerifyOptions &Options,
-                                                    std::string &Unknown) {
+                                                    std::string &Unknown,
+                                                    std::pair<std::string, std::string> &Where) {
   std::vector<std::optional<Verdict>> Out(Options.Properties.size());
   RolePrograms RP = lowerRolePrograms(P);
   ParametricOptions PO;
@@ -149,6 +150,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   ParametricResult E = exploreAllTrips(RP, PO);
   if (E.Verdict == ExploreVerdict::Unknown) {
     Unknown = E.Reason;
+    Where = {E.Restricted, E.RestrictedFor};
     // What the user can do about it: a launch stated in full is decided as it is.
     if (!Options.GridCtas)
       Unknown += "; a launch given in full would be explored cluster by cluster";
@@ -277,8 +279,9 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
   std::vector<std::optional<Verdict>> Explored(Options.Properties.size());
   // Why the exploration said unknown (Z3 answers then, and says so too when it cannot).
   std::string ExploreUnknown;
+  std::pair<std::string, std::string> ProvedWhere; // the restricted argument's, if any
   if (Options.ExploreAllTrips)
-    Explored = exploreVerdicts(P, Options, ExploreUnknown);
+    Explored = exploreVerdicts(P, Options, ExploreUnknown, ProvedWhere);
   for (size_t PI = 0; PI < Options.Properties.size(); ++PI) {
     Property Prop = Options.Properties[PI];
     // A property the exploration did not get to (it stopped at another one's
@@ -329,6 +332,10 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
       V.Reason = Explored[PI]->Reason + "; Z3: " + V.Reason;
     else if (!ExploreUnknown.empty() && V.unknown())
       V.Reason = "the exploration: " + ExploreUnknown + "; Z3: " + V.Reason;
+    if (V.unknown() && !NotExamined) {
+      V.ProvedWhere = ProvedWhere.first;
+      V.ProvedWhereFor = ProvedWhere.second;
+    }
     V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
     if (!TS.ClusterAssumption.empty())
       V.Assumptions.insert(V.Assumptions.begin(), TS.ClusterAssumption);

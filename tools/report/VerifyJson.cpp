@@ -67,6 +67,8 @@ json verdictToJson(const Verdict &V) {
     J["reason"] = V.Reason;
   if (V.unknown())
     J["bound"] = V.BoundReached;
+  if (V.unknown() && !V.ProvedWhere.empty())
+    J["proved_where"] = {{"condition", V.ProvedWhere}, {"for", V.ProvedWhereFor}};
   if (V.refuted()) {
     J["parameters"] = V.Parameters;
     if (V.GridCtas)

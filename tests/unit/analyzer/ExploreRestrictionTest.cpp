@@ -76,6 +76,7 @@ TEST(ExploreRestrictionTest, H6IsProvedForEveryLaunchWithoutStreamK) {
   // Not for every launch: the stream-K pieces stay outside the argument.
   EXPECT_EQ(R.Verdict, ExploreVerdict::Unknown);
   EXPECT_NE(R.Restricted.find("%nctaid.x < 133"), std::string::npos) << R.Reason;
+  EXPECT_NE(R.Restricted.find(" : 0) == 0"), std::string::npos) << R.Restricted;
   EXPECT_EQ(R.RestrictedFor.rfind("every K = 64*j with j >= 1", 0), 0u) << R.RestrictedFor;
   EXPECT_NE(R.RestrictedFor.find("every grid and tile count"), std::string::npos)
       << R.RestrictedFor;

@@ -277,7 +277,7 @@ struct ParametricResult {
   bool WholeLaunch = false;
   std::string NotForEvery, NotRun;
   /// Unknown for every parameter, but proved where a term of the launch is 0 (H6 without
-  /// its stream-K pieces): `where <term> is 0`, and for which K it holds there.
+  /// its stream-K pieces): `<term> == 0`, and for which K and tile counts it holds there.
   std::string Restricted, RestrictedFor;
   Instance Launch; ///< the launch Found is a schedule of
   ExploreResult Found;

@@ -100,6 +100,9 @@ struct Verdict {
   /// Proved for the launch given (VerifyOptions::GridCtas and Params) alone, every cluster
   /// of it explored: no statement for other launches.
   bool LaunchOnly = false;
+  /// Unknown, but proved on part of the launches: those where `<term> == 0`, for the
+  /// parameters ProvedWhereFor says (H6 without its stream-K pieces). Empty: no such part.
+  std::string ProvedWhere, ProvedWhereFor;
   /// What the model took for granted (box sizes, parameter ranges, cluster shape, ...).
   std::vector<std::string> Assumptions;
   /// Unknown: why. Counterexample: what goes wrong in the last state. Proved for a launch
