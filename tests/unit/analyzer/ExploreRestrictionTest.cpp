@@ -97,3 +97,66 @@ TEST(ExploreRestrictionTest, KernelsOfTheArgumentsShapeNeedNone) {
 }
 
 } // namespace
+
+namespace {
+
+/// Steps of kind Kind anywhere in Items (loops included) of program Pr.
+void stepsIn(const RoleProgram &Pr, const std::vector<RoleItem> &Items, StepKind Kind,
+             std::vector<unsigned> &Out) {
+  for (const RoleItem &It : Items) {
+    if (It.IsLoop)
+      stepsIn(Pr, Pr.Loops[It.Index].Body, Kind, Out);
+    else if (Pr.Steps[It.Index].Kind == Kind)
+      Out.push_back(It.Index);
+  }
+}
+
+TEST(ExploreRestrictionTest, ABugOfTheWholeTilesIsFoundWhereTheSmallLaunchesMissIt) {
+  std::optional<test::ReferenceKernel> K = test::loadReferenceKernel("h6.ptx");
+  if (!K)
+    GTEST_SKIP() << "no h6.ptx in " << WSV_PTX_DIR;
+  // Seeded in the model: the consumers release no stage in every eighth whole tile from the
+  // third (tile % 8 == 2). It repeats with the rings' period, so the argument's lemmas hold;
+  // the small launches (one or two tiles per CTA) never run such a tile, and it adds no step
+  // that the launches covering new steps would look for.
+  ExprContext &Ctx = K->P->Analysis->context();
+  unsigned Seeded = 0;
+  for (RoleProgram &Pr : K->RP.Programs) {
+    if (Pr.Name.find("consumer") == std::string::npos)
+      continue;
+    for (const RoleItem &It : Pr.Body) {
+      if (!It.IsLoop)
+        continue;
+      const RoleLoop &L = Pr.Loops[It.Index];
+      bool Tiles = L.Trip && L.Trip->mentions([](const Expr *E) {
+        return E->is(ExprKind::SpecialReg) && E->specialRegister() == SpecialRegister::CtaidX;
+      });
+      if (!Tiles)
+        continue;
+      const Expr *T = Ctx.iterationVar(L.Loop);
+      const Expr *Third = Ctx.ne(Ctx.urem(T, Ctx.constant(8, T->width())),
+                                 Ctx.constant(2, T->width()));
+      std::vector<unsigned> Arrives;
+      stepsIn(Pr, L.Body, StepKind::Arrive, Arrives);
+      for (unsigned S : Arrives) {
+        RoleStep &St = Pr.Steps[S];
+        St.When = St.When ? Ctx.logicalAnd(St.When, Third) : Third;
+        ++Seeded;
+      }
+      break; // the first loop over tiles: the whole tiles
+    }
+  }
+  ASSERT_GT(Seeded, 0u);
+  ParametricResult R = exploreAllTrips(K->RP, K->Options);
+  ASSERT_EQ(R.Verdict, ExploreVerdict::Deadlock) << R.Reason;
+  EXPECT_EQ(R.Reason.rfind("where %nctaid.x < 133", 0), 0u) << R.Reason;
+  // At least three tiles per cluster, more than any small launch has.
+  uint64_t Tiles = (R.Launch.Params.at("M") / 256) * (R.Launch.Params.at("N") / 256);
+  EXPECT_GE(Tiles, 3 * std::max<uint64_t>(1, R.Launch.GridCtas / 2)) << R.Reason;
+  // A launch of the kernel's: the schedule replays on its own programs.
+  ExploreResult Again = replay(instantiate(K->RP, R.Launch), R.Found.Schedule);
+  EXPECT_EQ(Again.Verdict, ExploreVerdict::Deadlock);
+  EXPECT_EQ(Again.Message, R.Found.Message);
+}
+
+} // namespace
