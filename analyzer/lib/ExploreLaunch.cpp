@@ -18,7 +18,7 @@
 
 #include "llvm/Support/ThreadPool.h"
 
-#include <unordered_map>
+#include <unordered_set>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -139,9 +139,8 @@ void Prover::exploreLaunch() {
     if (R.Verdict == ExploreVerdict::Unknown)
       R.Reason = Why + "; the launch (" + Name + "): " + Reason;
   };
-  // Kinds by key, and the first cluster of each.
-  std::unordered_map<std::string, size_t> Kinds;
-  std::vector<uint64_t> Firsts;
+  // The keys of the kinds of cluster met; the first cluster of each is explored.
+  std::unordered_set<std::string> Kinds;
   std::vector<ConcreteSystem> Batch;
   auto RunBatch = [&] {
     auto Done = exploreAhead(pointers(Batch));
@@ -183,13 +182,12 @@ void Prover::exploreLaunch() {
     }
     for (uint64_t J = 0; J < N; ++J) {
       if (!Built[J].Unknown.empty()) {
-        unknown("");
+        R.Verdict = ExploreVerdict::Unknown;
         return Fail("cluster of CTA " + std::to_string((C0 + J) * Size) + ": " +
                     Built[J].Unknown);
       }
-      if (!Kinds.try_emplace(std::move(Keys[J]), Firsts.size()).second)
+      if (!Kinds.insert(std::move(Keys[J])).second)
         continue;
-      Firsts.push_back(C0 + J);
       Batch.push_back(std::move(Built[J]));
       if (Batch.size() >= threads() && !RunBatch())
         return Fail(R.Reason);
@@ -202,7 +200,7 @@ void Prover::exploreLaunch() {
   R.WholeLaunch = true;
   R.NotForEvery = Why;
   R.ForParameters = "the launch " + Name + " (" + std::to_string(Clusters) + " cluster(s), " +
-                    std::to_string(Firsts.size()) + " with different steps, each explored)";
+                    std::to_string(Kinds.size()) + " with different steps, each explored)";
   std::vector<unsigned> Lines = unreachedLines();
   if (!Lines.empty())
     R.NotRun = "steps at " + std::to_string(Lines.size()) + " PTX line(s) do not run in it (" +

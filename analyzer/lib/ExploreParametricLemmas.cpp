@@ -140,6 +140,7 @@ void Prover::collectUses() {
     // whether the CTA has a tile is then decided cheaply (decidedByTiles) instead of in one
     // query with the rest (B4's `%ctaid.x / 2 < M / 256 * N / 256 && %cluster_ctarank == 0`
     // took Z3 about 2 s, its whole time budget).
+    //
     // Inside a loop that does not vary, a value matters only in the iterations that run:
     // each use there is taken under its loops' guards (entered, and the iteration below the
     // trip count), which must repeat themselves. H6's leftover chunks (`j == 0` with j =
@@ -179,21 +180,17 @@ void Prover::collectUses() {
               // means nothing (H6's leftover chunks: 4 - K / 64 wraps where K >= 256, and
               // the loop is not entered there), so the value that must repeat is the
               // iterations it runs.
-              if (It.Index != Varying[PI] && !Tile)
-                Add(L.When && L.Trip && !L.When->isConstant()
-                        ? Ctx.select(Ctx.ne(L.When, c(0, L.When->width())), L.Trip,
-                                     c(0, L.Trip->width()))
-                        : L.Trip,
-                    In);
-              InTile |= Tile;
               bool Fixed = It.Index != Varying[PI] && !Tile && L.Trip;
+              const Expr *Entered = L.When && !L.When->isConstant()
+                                        ? Ctx.ne(L.When, c(0, L.When->width()))
+                                        : nullptr;
+              if (Fixed)
+                Add(Entered ? Ctx.select(Entered, L.Trip, c(0, L.Trip->width())) : L.Trip, In);
+              InTile |= Tile;
               if (Fixed) {
-                const Expr *Guard = Ctx.ult(Ctx.resize(Ctx.iterationVar(L.Loop),
-                                                       L.Trip->width()),
-                                            L.Trip);
-                if (L.When && !L.When->isConstant())
-                  Guard = Ctx.logicalAnd(Ctx.ne(L.When, c(0, L.When->width())), Guard);
-                Guards.push_back(Guard);
+                const Expr *Guard = Ctx.ult(
+                    Ctx.resize(Ctx.iterationVar(L.Loop), L.Trip->width()), L.Trip);
+                Guards.push_back(Entered ? Ctx.logicalAnd(Entered, Guard) : Guard);
               }
               Walk(L.Body, It.Index == Varying[PI] ? It.Index : In);
               if (Fixed)
