@@ -40,10 +40,14 @@ struct Use {
 /// programs do not have that shape (a second such loop, or one nested in another loop).
 std::string tileLoops(const RolePrograms &RP, std::vector<unsigned> &TileLoop);
 
-/// Where the argument ended unknown and findRestriction finds a term: the argument for the
-/// rewritten programs, whose proof R's reason (and Restricted) states, or whose bug on a
-/// launch where the term is 0 becomes R's.
-void argueRestricted(const RolePrograms &RP, const ParametricOptions &O, ParametricResult &R);
+/// Where the argument ended unknown and findRestriction found Re: the argument for the
+/// rewritten programs. Its proof sets R.Restricted; its bug on a launch where the term is 0
+/// becomes R's. Returns what R's reason gains ("; where ...: proved for ...").
+std::string argueRestricted(const RolePrograms &RP, const ParametricOptions &O,
+                            ParametricResult &R, const Restriction &Re);
+
+/// Re's term in launch I (its parameters and grid); nothing where I lacks one it reads.
+std::optional<uint64_t> termAt(const Restriction &Re, const RolePrograms &RP, const Instance &I);
 
 /// Whether any condition, trip count, slot or count of a program reads a leaf Is accepts.
 bool programsRead(const RolePrograms &RP, llvm::function_ref<bool(const Expr *)> Is);
@@ -59,15 +63,7 @@ public:
   void run();
   /// run(), then where it said unknown: the launch given in full explored as it is, or
   /// without one the argument where a part of the schedule is off (argueRestricted).
-  void runAndFallBack() {
-    run();
-    if (R.Verdict != ExploreVerdict::Unknown)
-      return;
-    if (O.Launch)
-      exploreLaunch();
-    else
-      argueRestricted(RP, O, R);
-  }
+  void runAndFallBack();
 
 private:
   bool unknown(std::string Why) {
@@ -127,6 +123,32 @@ private:
   Instance launch(uint64_t KValue) const;
   ConcreteSystem instance(uint64_t KValue) const { return instantiate(RP, launch(KValue)); }
   void smallLaunches(std::string Why);
+  /// What the small launches did, for the larger ones (coverSteps) and the reason.
+  struct SmallLaunches {
+    std::string Why, Range;
+    unsigned Explored = 0;
+    bool Bounded = false;
+    std::string NotRun;
+  };
+  /// The larger launches that run steps the small ones did not, then the reason.
+  void finishSmall(SmallLaunches Small);
+  /// Where the programs have a restriction (and no launch is given in full): the small
+  /// launches' end waits for the restricted argument, whose proof covers every launch
+  /// where the term is 0.
+  std::optional<Restriction> Restrict;
+  std::optional<SmallLaunches> Deferred;
+  /// Set by runAndFallBack: only its prover looks for a restriction, and only once run()
+  /// has not proved (findRestriction asks Z3 about trip conditions).
+  bool FallsBack = false, RestrictSought = false;
+  const Restriction *restriction() {
+    if (!FallsBack || O.Launch)
+      return nullptr;
+    if (!RestrictSought) {
+      RestrictSought = true;
+      Restrict = findRestriction(RP);
+    }
+    return Restrict ? &*Restrict : nullptr;
+  }
   /// Where the argument ended unknown and O.Launch gives a launch in full: every cluster
   /// of its grid explored (ExploreLaunch.cpp), for a verdict on that launch alone.
   void exploreLaunch();
@@ -198,6 +220,8 @@ private:
   /// Set: proveLemmas asks only this lemma (of the list it builds), and says whether Z3
   /// found it false (FailsForSure) rather than validating them all.
   std::optional<size_t> Probe;
+  /// With Probe: Z3's work for that query (0: the solver's own bound).
+  uint64_t ProbeBudget = 0;
   bool FailsForSure = false;
   std::set<uint64_t> CleanK; ///< launches already explored without a bug
   uint64_t Tmin = 0;

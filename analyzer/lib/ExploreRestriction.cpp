@@ -195,16 +195,30 @@ std::optional<Restriction> wsv::analyzer::findRestriction(const RolePrograms &RP
   return std::nullopt;
 }
 
-void wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
-                                                const ParametricOptions &O,
-                                                ParametricResult &R) {
-  std::optional<Restriction> Re = findRestriction(RP);
-  if (!Re)
-    return;
+std::optional<uint64_t> wsv::analyzer::parametric::termAt(const Restriction &Re,
+                                                         const RolePrograms &RP,
+                                                         const Instance &I) {
+  return ExprContext::evaluate(Re.Term, [&](const Expr *L) -> std::optional<uint64_t> {
+    if (L->is(ExprKind::SpecialReg))
+      return I.GridCtas ? I.GridCtas : RP.ClusterSize;
+    for (size_t N = 0; N < RP.P->ParamSymbols.size() && N < RP.P->ParamNames.size(); ++N)
+      if (RP.P->ParamSymbols[N] == L->name())
+        if (auto It = I.Params.find(RP.P->ParamNames[N]); It != I.Params.end())
+          return It->second;
+    if (auto It = I.Params.find(L->name().str()); It != I.Params.end())
+      return It->second;
+    return std::nullopt;
+  });
+}
+
+std::string wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
+                                                       const ParametricOptions &O,
+                                                       ParametricResult &R,
+                                                       const Restriction &Re) {
   std::string Lines;
-  for (unsigned L : Re->DeadLines)
+  for (unsigned L : Re.DeadLines)
     Lines += (Lines.empty() ? "" : ", ") + std::to_string(L);
-  const std::string Where = "where " + RP.P->exprString(Re->Term) + " is 0 (loops at ptx " +
+  const std::string Where = "where " + RP.P->exprString(Re.Term) + " is 0 (loops at ptx " +
                             "line(s) " + Lines + " never run)";
   // Its explorations are marked as such in the progress and the list of runs.
   const std::string Mark = "[where the term is 0] ";
@@ -213,7 +227,7 @@ void wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
   if (O.OnRun)
     RO.OnRun = [&](const std::string &Run, double Ms) { O.OnRun(Mark + Run, Ms); };
   ParametricResult Part;
-  Prover(Re->Programs, RO, Part).run();
+  Prover(Re.Programs, RO, Part).run();
   R.SolverQueries += Part.SolverQueries;
   R.States += Part.States;
   for (const std::string &Run : Part.Runs)
@@ -221,32 +235,18 @@ void wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
   switch (Part.Verdict) {
   case ExploreVerdict::Clean:
     R.Restricted = RP.P->exprString(RP.P->Analysis->context().eq(
-        Re->Term, RP.P->Analysis->context().constant(0, Re->Term->width())));
+        Re.Term, RP.P->Analysis->context().constant(0, Re.Term->width())));
     R.RestrictedFor = Part.ForParameters;
-    R.Reason += "; " + Where + ": proved for " + Part.ForParameters + " (" +
-                std::to_string(Part.Runs.size()) + " explorations)";
-    return;
+    return "; " + Where + ": proved for " + Part.ForParameters + " (" +
+           std::to_string(Part.Runs.size()) + " explorations)";
   case ExploreVerdict::Unknown:
-    R.Reason += "; " + Where + ": unknown too: " + Part.Reason;
-    return;
+    return "; " + Where + ": unknown too: " + Part.Reason;
   default:
     break;
   }
   // A bug of the rewritten programs is the kernel's where the term is 0 there: then the
   // programs agree, and the schedule replays on the kernel's own.
-  std::optional<uint64_t> V =
-      ExprContext::evaluate(Re->Term, [&](const Expr *L) -> std::optional<uint64_t> {
-        if (L->is(ExprKind::SpecialReg))
-          return Part.Launch.GridCtas ? Part.Launch.GridCtas : RP.ClusterSize;
-        for (size_t I = 0; I < RP.P->ParamSymbols.size() && I < RP.P->ParamNames.size(); ++I)
-          if (RP.P->ParamSymbols[I] == L->name())
-            if (auto It = Part.Launch.Params.find(RP.P->ParamNames[I]);
-                It != Part.Launch.Params.end())
-              return It->second;
-        if (auto It = Part.Launch.Params.find(L->name().str()); It != Part.Launch.Params.end())
-          return It->second;
-        return std::nullopt;
-      });
+  std::optional<uint64_t> V = termAt(Re, RP, Part.Launch);
   if (V && *V == 0) {
     ExploreResult Again = replay(instantiate(RP, Part.Launch), Part.Found.Schedule);
     if (Again.Verdict == Part.Verdict) {
@@ -259,9 +259,9 @@ void wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
       R.Runs = std::move(Runs);
       R.States = States;
       R.SolverQueries = Queries;
-      return;
+      return {};
     }
   }
-  R.Reason += "; " + Where + " the argument's search found '" + Part.Found.Message +
-              "' on a launch where it is not 0, which is not the kernel's";
+  return "; " + Where + " the argument's search found '" + Part.Found.Message +
+         "' on a launch where it is not 0, which is not the kernel's";
 }
