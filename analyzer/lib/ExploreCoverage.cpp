@@ -138,6 +138,11 @@ bool Prover::coverSteps(unsigned &Explored, bool &Bounded, std::string &NotRun) 
         KTiles.push_back(J);
   if (KTiles.empty())
     KTiles.push_back(First);
+  // Searching the launches with the values the user fixed (ExploreFixed.cpp): the k-loop's
+  // parameter is one of them where they fix it.
+  if (OnlyFixed && K)
+    if (auto It = O.Fixed.find(R.Parameter); It != O.Fixed.end() && It->second % O.TileK == 0)
+      KTiles = {static_cast<unsigned>(It->second / O.TileK)};
   std::sort(KTiles.begin(), KTiles.end());
   KTiles.erase(std::unique(KTiles.begin(), KTiles.end()), KTiles.end());
   std::vector<uint64_t> Clusters = Grid ? std::vector<uint64_t>{1, 2, 3, 4, 6}
@@ -173,6 +178,12 @@ bool Prover::coverSteps(unsigned &Explored, bool &Bounded, std::string &NotRun) 
           if (Proved)
             if (std::optional<uint64_t> V = termAt(*Restrict, RP, I); V && *V == 0)
               continue;
+          if (OnlyFixed) {
+            for (const auto &[Name, Value] : O.Fixed)
+              I.Params[Name] = Value;
+            if (!hasFixedValues(I))
+              continue;
+          }
           if (++Candidates > MaxCandidates || Steps > MaxInstantiatedSteps)
             return true;
           ConcreteSystem S = instantiate(RP, I);

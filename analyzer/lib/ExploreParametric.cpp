@@ -329,6 +329,13 @@ void Prover::finishSmall(SmallLaunches Small) {
 
 void Prover::runAndFallBack() {
   FallsBack = true;
+  fallBack();
+  if (R.Verdict != ExploreVerdict::Clean && R.Verdict != ExploreVerdict::Unknown &&
+      !hasFixedValues(R.Launch))
+    searchFixedValues();
+}
+
+void Prover::fallBack() {
   run();
   if (R.Verdict != ExploreVerdict::Unknown)
     return;

@@ -64,6 +64,8 @@ public:
   /// run(), then where it said unknown: the launch given in full explored as it is, or
   /// without one the argument where a part of the schedule is off (argueRestricted).
   void runAndFallBack();
+  /// run(), then the launch given in full or the restricted argument where it is unknown.
+  void fallBack();
 
 private:
   bool unknown(std::string Why) {
@@ -132,6 +134,13 @@ private:
   };
   /// The larger launches that run steps the small ones did not, then the reason.
   void finishSmall(SmallLaunches Small);
+  /// Whether launch I has O.Fixed's values (ParametricOptions::Fixed).
+  bool hasFixedValues(const Instance &I) const;
+  /// R holds a counterexample of a launch without the fixed values: it becomes a note, and
+  /// the launches with them are searched (ExploreFixed.cpp).
+  void searchFixedValues();
+  /// coverSteps looks only at launches with the fixed values (searchFixedValues).
+  bool OnlyFixed = false;
   /// Where the programs have a restriction (and no launch is given in full): the small
   /// launches' end waits for the restricted argument, whose proof covers every launch
   /// where the term is 0.

@@ -139,6 +139,9 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   PO.MinTiles = Options.MinTiles;
   for (const auto &[Name, Value] : Options.Params)
     PO.Params[Name] = Value;
+  // The values the user fixed are the launches asked about: a counterexample elsewhere is
+  // not their verdict (ExploreFixed.cpp).
+  PO.Fixed = Options.Params;
   if (Options.GridCtas) {
     // The user's values only: a parameter they did not give leaves the launch unknown
     // rather than taking the argument's default.
@@ -175,8 +178,8 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     V.Engine = "explore";
     V.Milliseconds = E.Milliseconds; // this run's, not the other's
     if (E.WholeLaunch) {
-      V.Assumptions.push_back("this launch only: every cluster of its grid explored; no "
-                              "statement for other launches (" + E.NotForEvery + ")");
+      V.Assumptions.push_back("these values only: no statement for other launches (" +
+                              E.NotForEvery + ")");
       V.Reason = E.NotRun; // not an assumption: what the proof of this launch did not need
     } else if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean)
       V.Assumptions.push_back(

@@ -250,6 +250,11 @@ struct ParametricOptions {
   /// Called after each exploration with its line of ParametricResult::Runs and its time:
   /// progress for a caller to show while a long argument runs.
   std::function<void(const std::string &Run, double Milliseconds)> OnRun;
+  /// The values the user fixed (`--param`): a counterexample counts only on a launch that
+  /// has them (those the protocol reads, and Launch's grid where it reads %nctaid.x). One
+  /// found elsewhere is stated in the reason, and launches with the fixed values are
+  /// searched instead: Launch when it is given, the small launches otherwise.
+  std::map<std::string, uint64_t> Fixed;
   /// A launch given in full (every parameter the protocol reads, and GridCtas): where no
   /// statement for every parameter can be made, each cluster of its grid is explored, for
   /// a verdict on this launch alone (ParametricResult::WholeLaunch).
