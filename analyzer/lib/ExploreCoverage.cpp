@@ -141,8 +141,8 @@ bool Prover::coverSteps(unsigned &Explored, bool &Bounded, std::string &NotRun) 
   // Searching the launches with the values the user fixed (ExploreFixed.cpp): the k-loop's
   // parameter is one of them where they fix it.
   if (OnlyFixed && K)
-    if (auto It = O.Fixed.find(R.Parameter); It != O.Fixed.end() && It->second % O.TileK == 0)
-      KTiles = {static_cast<unsigned>(It->second / O.TileK)};
+    if (std::optional<uint64_t> V = fixedValue(R.Parameter); V && *V % O.TileK == 0)
+      KTiles = {static_cast<unsigned>(*V / O.TileK)};
   std::sort(KTiles.begin(), KTiles.end());
   KTiles.erase(std::unique(KTiles.begin(), KTiles.end()), KTiles.end());
   std::vector<uint64_t> Clusters = Grid ? std::vector<uint64_t>{1, 2, 3, 4, 6}

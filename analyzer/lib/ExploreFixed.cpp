@@ -43,14 +43,26 @@ bool placesCluster(const Expr *L) {
 
 } // namespace
 
+std::vector<std::string> Prover::paramAliases(const std::string &Name) const {
+  std::vector<std::string> Names = {Name};
+  for (size_t PI = 0; PI < P.ParamNames.size() && PI < P.ParamSymbols.size(); ++PI)
+    if (P.ParamNames[PI] == Name || P.ParamSymbols[PI] == Name)
+      for (const std::string &Alias : {P.ParamNames[PI], P.ParamSymbols[PI]})
+        Names.push_back(Alias);
+  return Names;
+}
+
+std::optional<uint64_t> Prover::fixedValue(const std::string &Name) const {
+  for (const std::string &N : paramAliases(Name))
+    if (auto It = O.Fixed.find(N); It != O.Fixed.end())
+      return It->second;
+  return std::nullopt;
+}
+
 bool Prover::hasFixedValues(const Instance &I) const {
   for (const auto &[Name, Value] : O.Fixed) {
     // The parameter's names: the one given, and its display or PTX name.
-    std::vector<std::string> Names = {Name};
-    for (size_t PI = 0; PI < P.ParamNames.size() && PI < P.ParamSymbols.size(); ++PI)
-      if (P.ParamNames[PI] == Name || P.ParamSymbols[PI] == Name)
-        for (const std::string &Alias : {P.ParamNames[PI], P.ParamSymbols[PI]})
-          Names.push_back(Alias);
+    std::vector<std::string> Names = paramAliases(Name);
     if (!programsRead(RP, [&](const Expr *L) {
           return L->is(ExprKind::Param) && llvm::is_contained(Names, L->name().str());
         }))
@@ -98,12 +110,13 @@ void Prover::searchFixedValues() {
   Reached.clear();
   std::optional<uint64_t> FixedK;
   if (!R.Parameter.empty())
-    if (auto It = O.Fixed.find(R.Parameter); It != O.Fixed.end())
-      FixedK = It->second;
+    FixedK = fixedValue(R.Parameter);
   const unsigned First = static_cast<unsigned>(O.MinTiles), Ring = deepestRing();
   std::vector<Instance> Launches;
   for (unsigned J = First; J <= First + 2 * Ring; ++J) {
     const uint64_t KValue = FixedK ? *FixedK : J * O.TileK;
+    // (launch() gives the k-loop's parameter under its display name, and O.Params the
+    // fixed value under the name the user gave: hasFixedValues reads both.)
     if (!Tiles)
       Launches.push_back(launch(KValue));
     for (unsigned PerCta : {1u, 2u}) {

@@ -134,6 +134,10 @@ private:
   };
   /// The larger launches that run steps the small ones did not, then the reason.
   void finishSmall(SmallLaunches Small);
+  /// A parameter's names: Name, and its display or PTX name.
+  std::vector<std::string> paramAliases(const std::string &Name) const;
+  /// O.Fixed's value of a parameter, under any of its names.
+  std::optional<uint64_t> fixedValue(const std::string &Name) const;
   /// Whether launch I has O.Fixed's values (ParametricOptions::Fixed).
   bool hasFixedValues(const Instance &I) const;
   /// R holds a counterexample of a launch without the fixed values: it becomes a note, and
