@@ -140,16 +140,21 @@ void Prover::searchFixedValues() {
                      !programsRead(RP, [&](const Expr *L) {
                        return (L->is(ExprKind::Param) && !O.Fixed.count(paramName(L)) &&
                                !O.Fixed.count(L->name().str())) ||
-                              placesCluster(L);
+                              placesCluster(L) || L->is(ExprKind::Load) ||
+                              L->is(ExprKind::Opaque);
                      });
   unsigned Explored = 0;
+  std::string NotRun; // why the first launch that could not be instantiated was not
   for (Instance I : Launches) {
     if (!hasFixedValues(I))
       continue;
     I.CheckTripConditions = Exact;
     ConcreteSystem S = instantiate(RP, I);
-    if (!S.Unknown.empty())
+    if (!S.Unknown.empty()) {
+      if (NotRun.empty())
+        NotRun = launchName(I) + ": " + S.Unknown;
       continue;
+    }
     ++Explored;
     if (!explore(S, launchName(I), I)) {
       if (R.Verdict != ExploreVerdict::Unknown)
@@ -173,13 +178,17 @@ void Prover::searchFixedValues() {
   if (O.CoverSteps) {
     OnlyFixed = true;
     bool Bounded = false;
-    std::string NotRun;
-    if (!coverSteps(Explored, Bounded, NotRun))
-      return;
+    bool Clean = coverSteps(Explored, Bounded, NotRun);
     OnlyFixed = false;
+    if (!Clean)
+      return; // a bug of a launch with the fixed values
+    if (Bounded)
+      return void(unknown(Elsewhere + "; a launch with the values fixed ran out of states (" +
+                          R.Reason + ")"));
   }
   if (!Explored)
-    return void(unknown(Elsewhere + "; no launch with the values fixed could be explored"));
+    return void(unknown(Elsewhere + "; no launch with the values fixed could be explored" +
+                        (NotRun.empty() ? std::string() : " (" + NotRun + ")")));
   unknown(Elsewhere + "; " + std::to_string(Explored) +
           " launch(es) with the values fixed explored without finding a bug" + coverage());
 }
