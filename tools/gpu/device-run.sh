@@ -19,8 +19,20 @@
 #   (default: info check clang bugs bench sweep gputests)
 # env: KERNELS (default "h1 h2 h3 h4 h5 h6"), FAST (default h5), JOBS (default 16),
 #      TUNE_DEFINES ("name:-DX=1 -DY=2;name2:..."), BENCH_SIZES (default 4096,8192)
+#
+# tools/gpu/device-run.sh carry   (here, before the device call) fills .carry, the folder the
+#   device call carries: nlohmann/json's headers and the clang-19 PTX of build/ptx.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+if [ "${1:-}" = carry ]; then
+  rm -rf "$top/.carry"
+  mkdir -p "$top/.carry/include" "$top/.carry/ptx"
+  cp -r /usr/include/nlohmann "$top/.carry/include/" || exit 1
+  cp "$top"/build/ptx/*.clang.ptx "$top/.carry/ptx/" 2>/dev/null ||
+    echo "no clang PTX in build/ptx: the clang step will skip"
+  du -sh "$top/.carry"
+  exit 0
+fi
 build=${WSV_DEVICE_BUILD:-$top/build-device}
 out=$build/out
 kernels=${KERNELS:-h1 h2 h3 h4 h5 h6}
