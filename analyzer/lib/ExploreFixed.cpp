@@ -105,12 +105,49 @@ void Prover::searchFixedValues() {
   R.Reason = Elsewhere;
   if (O.Launch)
     return exploreLaunch(); // its verdict is that launch's; the note stays in its reason
-  // The small launches with the fixed values: every k-tile count the search tries where
-  // the k-loop's parameter is free, 1 and 2 tiles per CTA for a persistent kernel.
-  Reached.clear();
   std::optional<uint64_t> FixedK;
   if (!R.Parameter.empty())
     FixedK = fixedValue(R.Parameter);
+  // A persistent kernel with K fixed: the argument over every grid and tile count for that
+  // K alone (its small launches, and the classes of tile counts of its class of K). Its
+  // proof covers whatever else is fixed; its bug counts where it has the fixed values.
+  if (Tiles && FixedK && *FixedK % O.TileK == 0 && *FixedK >= O.TileK * O.MinTiles) {
+    ParametricOptions OneK = O;
+    OneK.Fixed.clear();
+    ParametricResult Part;
+    Prover ForK(RP, OneK, Part);
+    ForK.OnlyTV = *FixedK / O.TileK;
+    ForK.run();
+    R.SolverQueries += Part.SolverQueries;
+    R.States += Part.States;
+    for (const std::string &Run : Part.Runs)
+      R.Runs.push_back(Run);
+    if (Part.Verdict == ExploreVerdict::Clean) {
+      std::vector<std::string> Runs = std::move(R.Runs);
+      uint64_t States = R.States;
+      unsigned Queries = R.SolverQueries;
+      R = std::move(Part);
+      R.Runs = std::move(Runs);
+      R.States = States;
+      R.SolverQueries = Queries;
+      R.Elsewhere = Elsewhere;
+      R.OnlyK = *FixedK;
+      return;
+    }
+    if (Part.Verdict != ExploreVerdict::Unknown && hasFixedValues(Part.Launch)) {
+      std::vector<std::string> Runs = std::move(R.Runs);
+      uint64_t States = R.States;
+      unsigned Queries = R.SolverQueries;
+      R = std::move(Part);
+      R.Runs = std::move(Runs);
+      R.States = States;
+      R.SolverQueries = Queries;
+      return;
+    }
+  }
+  // The small launches with the fixed values: every k-tile count the search tries where
+  // the k-loop's parameter is free, 1 and 2 tiles per CTA for a persistent kernel.
+  Reached.clear();
   const unsigned First = static_cast<unsigned>(O.MinTiles), Ring = deepestRing();
   std::vector<Instance> Launches;
   for (unsigned J = First; J <= First + 2 * Ring; ++J) {

@@ -145,6 +145,9 @@ private:
   void searchFixedValues();
   /// coverSteps looks only at launches with the fixed values (searchFixedValues).
   bool OnlyFixed = false;
+  /// The persistent kernels' argument for one K (these k-tiles) and every tile count: the
+  /// small launches and the classes of K are that K's only (searchFixedValues).
+  std::optional<uint64_t> OnlyTV;
   /// Where the programs have a restriction (and no launch is given in full): the small
   /// launches' end waits for the restricted argument, whose proof covers every launch
   /// where the term is 0.

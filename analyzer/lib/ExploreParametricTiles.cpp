@@ -417,9 +417,11 @@ void Prover::runTiles() {
       return false;
     // Reproduce it on a real launch of that class.
     ExploreResult Periodic = std::move(R.Found);
-    for (uint64_t Jn = 0; Jn < 3; ++Jn)
+    for (uint64_t Jn = 0; Jn < (OnlyTV ? 1 : 3); ++Jn)
       for (uint64_t In = 0; In < 3; ++In) {
-        uint64_t TJ = C.TV + (C.TP ? Jn * Period : 0), NJ = C.NTV + (C.NP ? In * Period : 0);
+        // (Where K is fixed, on a launch with it.)
+        uint64_t TJ = OnlyTV ? *OnlyTV : C.TV + (C.TP ? Jn * Period : 0),
+                 NJ = C.NTV + (C.NP ? In * Period : 0);
         std::optional<Instance> L = Launch(TJ, NJ);
         if (!L)
           continue;
@@ -455,7 +457,7 @@ void Prover::runTiles() {
     for (uint64_t TV = O.MinTiles + 2; TV < O.MinTiles + Ring; ++TV)
       Order.push_back(TV);
     for (uint64_t TV : Order)
-      if (!llvm::is_contained(Small, std::pair{TV, NTV}))
+      if (!llvm::is_contained(Small, std::pair{TV, NTV}) && (!OnlyTV || TV == *OnlyTV))
         Small.push_back({TV, NTV});
   }
   std::string FirstBound;
@@ -470,7 +472,7 @@ void Prover::runTiles() {
       FirstBound = R.Reason;
     Bounded.push_back({TV, NTV});
   }
-  if (!Bounded.empty()) {
+  if (!Bounded.empty() && !Small.empty()) {
     // The largest small launch wraps every ring in both loops: a depth-first search of it
     // may find what the full searches ran out of states before. Only after them: its
     // schedule is a real one but long (b5's arrival count: 371 steps where the full search
@@ -500,7 +502,9 @@ void Prover::runTiles() {
   // The classes: each small count as it is, each residue above the threshold periodic.
   std::vector<std::pair<uint64_t, bool>> TClasses, NTClasses;
   for (uint64_t TV = O.MinTiles; TV < Tmin + Period; ++TV)
-    TClasses.push_back({TV, TV >= Tmin});
+    // (Where K is fixed, only its class: the one of its k-tiles.)
+    if (!OnlyTV || (TV < Tmin ? TV == *OnlyTV : *OnlyTV >= Tmin && (*OnlyTV - TV) % Period == 0))
+      TClasses.push_back({TV, TV >= Tmin});
   for (uint64_t NTV = 0; NTV < NTmin + Period; ++NTV)
     NTClasses.push_back({NTV, NTV >= NTmin});
   // Per class of K, the periodic tile counts are one job, explored as one system
@@ -711,8 +715,10 @@ void Prover::runTiles() {
     W = Work();
   }
   R.Verdict = ExploreVerdict::Clean;
-  R.ForParameters = "every " + R.Parameter + " = " + std::to_string(O.TileK) + "*j with j >= " +
-                    std::to_string(O.MinTiles) + " and " + R.Parameter +
-                    " < 2^24, and every grid and tile count (M, N < 2^20, %nctaid.x < 2^16)";
+  R.ForParameters = (OnlyTV ? R.Parameter + " = " + std::to_string(*OnlyTV * O.TileK)
+                            : "every " + R.Parameter + " = " + std::to_string(O.TileK) +
+                                  "*j with j >= " + std::to_string(O.MinTiles) + " and " +
+                                  R.Parameter + " < 2^24") +
+                    ", and every grid and tile count (M, N < 2^20, %nctaid.x < 2^16)";
 }
 

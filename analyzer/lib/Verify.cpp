@@ -181,7 +181,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       V.Assumptions.push_back("these values only: no statement for other launches (" +
                               E.NotForEvery + ")");
       V.Reason = E.NotRun; // not an assumption: what the proof of this launch did not need
-    } else if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean)
+    } else if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean) {
       V.Assumptions.push_back(
           "Z3 proved (" + std::to_string(E.SolverQueries) + " queries) that the steps repeat every " +
           std::to_string(E.Period) + " k-tiles from k-tile " + std::to_string(E.Threshold) +
@@ -189,8 +189,13 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
           (E.Tiles ? " and every " + std::to_string(E.Period) + " tiles from tile " +
                          std::to_string(E.TileThreshold)
                    : std::string()) +
-          ", so that " + std::to_string(E.Runs.size()) + " explorations stand for every " +
-          E.Parameter + (E.Tiles ? " and tile count" : ""));
+          ", so that " + std::to_string(E.Runs.size()) + " explorations stand for " +
+          (E.OnlyK ? E.Parameter + " = " + std::to_string(*E.OnlyK) + " and every tile count"
+                   : "every " + E.Parameter + (E.Tiles ? " and tile count" : "")));
+      if (!E.Elsewhere.empty())
+        V.Assumptions.push_back("these values only: no statement for other launches (" +
+                                E.Elsewhere + ")");
+    }
     if (Beyond == Past::Deadlock && E.Verdict != ExploreVerdict::Unknown)
       V.Assumptions.push_back("a schedule that deadlocks (deadlock-freedom's counterexample) "
                               "ends where every agent is blocked and nothing is in flight");

@@ -2,8 +2,8 @@
 // only on a launch with them. On H5 with a bug seeded in the model that only K = 64 has (the
 // consumers' waits on the full barriers take the other parity, so they pass before the fill
 // and read the stage under the copy): the argument finds it on the smallest launch, which is
-// the verdict where nothing is fixed or K = 64 is, and a note where K = 128 is, whose own
-// launches are then searched and show nothing.
+// the verdict where nothing is fixed or K = 64 is, and a note where K = 128 is, which the
+// argument for that K alone then proves for every grid and tile count.
 #include "AnalyzerTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -77,26 +77,31 @@ TEST(ExploreFixedTest, ACounterexampleOnAnotherValueIsANoteNotTheVerdict) {
   EXPECT_EQ(Bug.Verdict, Free.Verdict) << Bug.Reason;
   EXPECT_EQ(Bug.Launch.Params.at("K"), 64u);
 
-  // K = 128 fixed: the bug of K = 64 is named, the launches of 128 show none, and the
-  // verdict stays unknown (H5 reads the grid: one launch does not decide the others).
+  // K = 128 fixed: the bug of K = 64 is named, and the argument for K = 128 alone (every
+  // grid and tile count) proves it.
   ParametricOptions At128 = K->Options;
   At128.Fixed = {{"K", 128}};
   At128.Params["K"] = 128;
-  ParametricResult Note = exploreAllTrips(K->RP, At128);
-  ASSERT_EQ(Note.Verdict, ExploreVerdict::Unknown) << Note.Reason;
-  EXPECT_FALSE(Note.WholeLaunch);
-  EXPECT_EQ(Note.Reason.find(std::string("a ") + toString(Free.Verdict) + " on K = 64"), 0u)
-      << Note.Reason;
-  EXPECT_NE(Note.Reason.find("a launch without the values fixed (K = 128)"), std::string::npos)
-      << Note.Reason;
-  EXPECT_NE(Note.Reason.find("with the values fixed explored without finding a bug"),
+  ParametricResult Proof = exploreAllTrips(K->RP, At128);
+  ASSERT_EQ(Proof.Verdict, ExploreVerdict::Clean) << Proof.Reason;
+  EXPECT_FALSE(Proof.WholeLaunch);
+  ASSERT_TRUE(Proof.OnlyK.has_value());
+  EXPECT_EQ(*Proof.OnlyK, 128u);
+  EXPECT_EQ(Proof.ForParameters.find("K = 128, and every grid and tile count"), 0u)
+      << Proof.ForParameters;
+  EXPECT_EQ(Proof.Elsewhere.find(std::string("a ") + toString(Free.Verdict) + " on K = 64"), 0u)
+      << Proof.Elsewhere;
+  EXPECT_NE(Proof.Elsewhere.find("a launch without the values fixed (K = 128)"),
             std::string::npos)
-      << Note.Reason;
-  // The launches it explored for K = 128 are in its runs, each with K = 128.
-  size_t With128 = 0;
-  for (const std::string &Run : Note.Runs)
-    With128 += Run.rfind("K = 128", 0) == 0;
-  EXPECT_GE(With128, 2u);
+      << Proof.Elsewhere;
+  // Every exploration after the first bug's is one of K = 128.
+  bool After = false;
+  for (const std::string &Run : Proof.Runs) {
+    if (After)
+      EXPECT_EQ(Run.rfind("K = 128", 0), 0u) << Run;
+    After |= Run.find("race") != std::string::npos || Run.find("deadlock") != std::string::npos;
+  }
+  EXPECT_TRUE(After);
 }
 
 TEST(ExploreFixedTest, AValueTheProtocolDoesNotReadDoesNotSetLaunchesApart) {

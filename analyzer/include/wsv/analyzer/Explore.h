@@ -281,6 +281,11 @@ struct ParametricResult {
   /// parameter was made, and the PTX lines of steps the launch does not run (empty: none).
   bool WholeLaunch = false;
   std::string NotForEvery, NotRun;
+  /// A counterexample on a launch without the values fixed (ParametricOptions::Fixed),
+  /// which the verdict is not about; and, where the argument then ran for the fixed K
+  /// alone (a persistent kernel's tile counts), that K.
+  std::string Elsewhere;
+  std::optional<uint64_t> OnlyK;
   /// Unknown for every parameter, but proved where a term of the launch is 0 (H6 without
   /// its stream-K pieces): `<term> == 0`, and for which K and tile counts it holds there.
   std::string Restricted, RestrictedFor;
