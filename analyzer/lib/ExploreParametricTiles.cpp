@@ -503,7 +503,7 @@ void Prover::runTiles() {
   std::vector<std::pair<uint64_t, bool>> TClasses, NTClasses;
   for (uint64_t TV = O.MinTiles; TV < Tmin + Period; ++TV)
     // (Where K is fixed, only its class: the one of its k-tiles.)
-    if (!OnlyTV || (TV < Tmin ? TV == *OnlyTV : *OnlyTV >= Tmin && (*OnlyTV - TV) % Period == 0))
+    if (!OnlyTV || (TV < Tmin ? TV == *OnlyTV : *OnlyTV >= Tmin && *OnlyTV % Period == TV % Period))
       TClasses.push_back({TV, TV >= Tmin});
   for (uint64_t NTV = 0; NTV < NTmin + Period; ++NTV)
     NTClasses.push_back({NTV, NTV >= NTmin});
