@@ -89,16 +89,30 @@ bool Prover::hasFixedValues(const Instance &I) const {
   return I.FirstCta < O.Launch->GridCtas;
 }
 
-void Prover::searchFixedValues() {
+std::string Prover::fixedValues() const {
   std::string Fixed;
   for (const auto &[Name, Value] : O.Fixed)
     Fixed += (Fixed.empty() ? "" : ", ") + Name + " = " + std::to_string(Value);
   if (O.Launch)
     Fixed += (Fixed.empty() ? "" : ", ") + std::string("a grid of ") +
              std::to_string(O.Launch->GridCtas) + " CTAs";
-  const std::string Elsewhere = std::string("a ") + toString(R.Verdict) + " on " +
-                                launchName(R.Launch) + ", a launch without the values fixed (" +
-                                Fixed + "): " + R.Found.Message;
+  return Fixed;
+}
+
+bool Prover::coversFixedK() const {
+  if (!K || R.WholeLaunch)
+    return true;
+  std::optional<uint64_t> V = fixedValue(R.Parameter);
+  return !V || (*V % O.TileK == 0 && *V >= O.TileK * O.MinTiles && *V < (uint64_t(1) << 24));
+}
+
+void Prover::searchFixedValues() {
+  const std::string Fixed = fixedValues();
+  const std::string Elsewhere =
+      R.Verdict == ExploreVerdict::Clean
+          ? "proved for " + R.ForParameters + ", which does not include " + Fixed
+          : std::string("a ") + toString(R.Verdict) + " on " + launchName(R.Launch) +
+                ", a launch without the values fixed (" + Fixed + "): " + R.Found.Message;
   R.Verdict = ExploreVerdict::Unknown;
   R.Found = {};
   R.Launch = {};

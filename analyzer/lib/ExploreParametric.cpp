@@ -330,8 +330,11 @@ void Prover::finishSmall(SmallLaunches Small) {
 void Prover::runAndFallBack() {
   FallsBack = true;
   fallBack();
-  if (R.Verdict != ExploreVerdict::Clean && R.Verdict != ExploreVerdict::Unknown &&
-      !hasFixedValues(R.Launch))
+  // A bug of a launch without the values fixed, or a proof whose values of K leave out
+  // the one fixed (K = 100 where the statement is for K = 64*j): not the verdict asked for.
+  if ((R.Verdict != ExploreVerdict::Clean && R.Verdict != ExploreVerdict::Unknown &&
+       !hasFixedValues(R.Launch)) ||
+      (R.Verdict == ExploreVerdict::Clean && !coversFixedK()))
     searchFixedValues();
 }
 

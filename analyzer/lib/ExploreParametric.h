@@ -140,9 +140,15 @@ private:
   std::optional<uint64_t> fixedValue(const std::string &Name) const;
   /// Whether launch I has O.Fixed's values (ParametricOptions::Fixed).
   bool hasFixedValues(const Instance &I) const;
-  /// R holds a counterexample of a launch without the fixed values: it becomes a note, and
-  /// the launches with them are searched (ExploreFixed.cpp).
+  /// R holds a counterexample of a launch without the fixed values, or a proof for every K
+  /// that leaves out the fixed one: it becomes a note, and the launches with the fixed
+  /// values are searched (ExploreFixed.cpp).
   void searchFixedValues();
+  /// `K = 320, a grid of 8 CTAs`: the values fixed, in words.
+  std::string fixedValues() const;
+  /// Whether R's proof for every K covers the value fixed for K (a multiple of the k-tile
+  /// in the argument's range), where one is.
+  bool coversFixedK() const;
   /// coverSteps looks only at launches with the fixed values (searchFixedValues).
   bool OnlyFixed = false;
   /// The persistent kernels' argument for one K (these k-tiles) and every tile count: the

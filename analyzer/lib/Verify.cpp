@@ -161,11 +161,23 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   }
   // A value fixed for the trip count's parameter must be one the statement covers (a
   // launch explored as it is covers itself).
-  if (!E.WholeLaunch && !E.Parameter.empty() && Options.Params.count(E.Parameter)) {
-    uint64_t K = Options.Params.at(E.Parameter);
-    if (K % Options.TileK || K < Options.TileK * Options.MinTiles || K >= (uint64_t(1) << 24))
-      return Out;
-  }
+  // (Under its display name or its PTX name, whichever the user gave.)
+  if (!E.WholeLaunch && !E.Parameter.empty())
+    for (size_t I = 0; I < P.ParamNames.size(); ++I) {
+      if (P.ParamNames[I] != E.Parameter)
+        continue;
+      for (const std::string &Name : {P.ParamNames[I], I < P.ParamSymbols.size()
+                                                            ? P.ParamSymbols[I]
+                                                            : P.ParamNames[I]}) {
+        auto It = Options.Params.find(Name);
+        if (It == Options.Params.end())
+          continue;
+        uint64_t K = It->second;
+        if (K % Options.TileK || K < Options.TileK * Options.MinTiles ||
+            K >= (uint64_t(1) << 24))
+          return Out;
+      }
+    }
   // The verdict of one property from a run of the argument; Safety: the run let schedules
   // that deadlock end there (ParametricOptions::StopAtDeadlock), after the first run's
   // deadlock.
