@@ -64,10 +64,8 @@ public:
       uint64_t Count = 0;
       while (true) {
         z3::check_result R = S.check();
-        if (R == z3::unknown) {
-          GaveUp = true;
+        if (R == z3::unknown)
           return {std::nullopt, "the solver gave up: " + why(S, Late)};
-        }
         if (R == z3::unsat)
           return {Count, ""};
         if (++Count > Limit)
@@ -80,7 +78,6 @@ public:
         S.add(Block);
       }
     } catch (const z3::exception &Ex) {
-      GaveUp = true;
       return {std::nullopt, std::string("z3: ") + Ex.msg()};
     }
   }
@@ -306,12 +303,9 @@ private:
       switch (S.check()) {
       case z3::sat: return {SolverAnswer::Yes, ""};
       case z3::unsat: return {SolverAnswer::No, ""};
-      default:
-        GaveUp = true;
-        return {SolverAnswer::Unknown, "the solver gave up: " + why(S, Late)};
+      default: return {SolverAnswer::Unknown, "the solver gave up: " + why(S, Late)};
       }
     } catch (const z3::exception &Ex) {
-      GaveUp = true;
       return {SolverAnswer::Unknown, std::string("z3: ") + Ex.msg()};
     }
   }
@@ -322,13 +316,9 @@ private:
   // One context for every query, made on the first: creating a context costs more than most
   // queries here, and many analyses never ask.
   std::unique_ptr<z3::context> Context;
-  /// A query Z3 gave up on leaves its context slower for the next ones (B1's next round
-  /// of lemmas took 113 ms instead of 6 after one): the next query gets a fresh context.
-  bool GaveUp = false;
   z3::context &context() {
-    if (!Context || GaveUp)
+    if (!Context)
       Context = std::make_unique<z3::context>();
-    GaveUp = false;
     return *Context;
   }
 };
