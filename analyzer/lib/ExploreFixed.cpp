@@ -137,27 +137,13 @@ void Prover::searchFixedValues() {
     for (const std::string &Run : Part.Runs)
       R.Runs.push_back(Run);
     if (Part.Verdict == ExploreVerdict::Clean) {
-      std::vector<std::string> Runs = std::move(R.Runs);
-      uint64_t States = R.States;
-      unsigned Queries = R.SolverQueries;
-      R = std::move(Part);
-      R.Runs = std::move(Runs);
-      R.States = States;
-      R.SolverQueries = Queries;
+      adoptVerdict(R, std::move(Part));
       R.Elsewhere = Elsewhere;
       R.OnlyK = *FixedK;
       return;
     }
-    if (Part.Verdict != ExploreVerdict::Unknown && hasFixedValues(Part.Launch)) {
-      std::vector<std::string> Runs = std::move(R.Runs);
-      uint64_t States = R.States;
-      unsigned Queries = R.SolverQueries;
-      R = std::move(Part);
-      R.Runs = std::move(Runs);
-      R.States = States;
-      R.SolverQueries = Queries;
-      return;
-    }
+    if (Part.Verdict != ExploreVerdict::Unknown && hasFixedValues(Part.Launch))
+      return adoptVerdict(R, std::move(Part));
   }
   // The small launches with the fixed values: every k-tile count the search tries where
   // the k-loop's parameter is free, 1 and 2 tiles per CTA for a persistent kernel.

@@ -33,6 +33,14 @@ std::string wsv::analyzer::systemKey(const ConcreteSystem &S) {
     for (char Ch : T)
       W.put(static_cast<unsigned char>(Ch));
   };
+  // A list of pairs, with its length.
+  auto Pairs = [&](const auto &List) {
+    W.put(List.size());
+    for (const auto &[A, B] : List) {
+      W.put(A);
+      W.put(B);
+    }
+  };
   W.put(S.ClusterSize);
   W.put(S.BlockThreads);
   W.put(S.Barriers.size());
@@ -47,11 +55,7 @@ std::string wsv::analyzer::systemKey(const ConcreteSystem &S) {
     W.put(B.Slot);
     W.put(B.Cta);
   }
-  W.put(S.Elided.size());
-  for (auto [Program, Step] : S.Elided) {
-    W.put(Program);
-    W.put(Step);
-  }
+  Pairs(S.Elided);
   W.put(S.Agents.size());
   for (const ConcreteAgent &A : S.Agents) {
     Text(A.Name);
@@ -60,11 +64,7 @@ std::string wsv::analyzer::systemKey(const ConcreteSystem &S) {
                        uint64_t(A.CycleBegin), uint64_t(A.CycleEnd), uint64_t(A.MainEnd),
                        uint64_t(A.After), uint64_t(A.Forked)})
       W.put(V);
-    W.put(A.InnerCycles.size());
-    for (auto [B, E] : A.InnerCycles) {
-      W.put(B);
-      W.put(E);
-    }
+    Pairs(A.InnerCycles);
     W.put(A.Exits.size());
     for (const ConcreteAgent::Exit &E : A.Exits)
       for (uint64_t V : {uint64_t(E.At), uint64_t(E.Begin), uint64_t(E.End),
@@ -86,11 +86,7 @@ std::string wsv::analyzer::systemKey(const ConcreteSystem &S) {
       W.putList(C.Reads);
       W.putList(C.Writes);
       W.putList(C.Folded);
-      W.put(C.Iterations.size());
-      for (auto [Loop, V] : C.Iterations) {
-        W.put(Loop);
-        W.put(V);
-      }
+      Pairs(C.Iterations);
       Text(C.Undefined);
       Text(C.Reason);
     }

@@ -46,6 +46,10 @@ std::string tileLoops(const RolePrograms &RP, std::vector<unsigned> &TileLoop);
 std::string argueRestricted(const RolePrograms &RP, const ParametricOptions &O,
                             ParametricResult &R, const Restriction &Re);
 
+/// R takes Part's verdict, statement and launch, and keeps its own record of the work done
+/// (runs, states, queries), which already counts Part's where Part ran after it.
+void adoptVerdict(ParametricResult &R, ParametricResult Part);
+
 /// Re's term in launch I (its parameters and grid); nothing where I lacks one it reads.
 std::optional<uint64_t> termAt(const Restriction &Re, const RolePrograms &RP, const Instance &I);
 

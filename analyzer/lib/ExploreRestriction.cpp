@@ -211,6 +211,13 @@ std::optional<uint64_t> wsv::analyzer::parametric::termAt(const Restriction &Re,
   });
 }
 
+void wsv::analyzer::parametric::adoptVerdict(ParametricResult &R, ParametricResult Part) {
+  Part.Runs = std::move(R.Runs);
+  Part.States = R.States;
+  Part.SolverQueries = R.SolverQueries;
+  R = std::move(Part);
+}
+
 std::string wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
                                                        const ParametricOptions &O,
                                                        ParametricResult &R,
@@ -251,14 +258,8 @@ std::string wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
     ExploreResult Again = replay(instantiate(RP, Part.Launch), Part.Found.Schedule);
     if (Again.Verdict == Part.Verdict) {
       std::string Reason = Where + ": " + Part.Reason;
-      std::vector<std::string> Runs = std::move(R.Runs);
-      uint64_t States = R.States;
-      unsigned Queries = R.SolverQueries;
-      R = std::move(Part);
+      adoptVerdict(R, std::move(Part));
       R.Reason = std::move(Reason);
-      R.Runs = std::move(Runs);
-      R.States = States;
-      R.SolverQueries = Queries;
       return {};
     }
   }
