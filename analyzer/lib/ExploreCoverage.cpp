@@ -106,7 +106,7 @@ bool Prover::coverSteps(unsigned &Explored, bool &Bounded, std::string &NotRun) 
   // launches have nothing left to show: the steps the rewritten programs keep count as
   // run, and a launch where the term is 0 is not even instantiated (H6: every launch below
   // K = 4096; instantiating them took 0.5 s).
-  const bool Proved = Restrict && !R.Restricted.empty();
+  const bool Proved = restrictedProved();
   if (Proved) {
     if (Reached.empty())
       for (const RoleProgram &Pr : RP.Programs)

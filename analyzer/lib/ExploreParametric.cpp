@@ -374,7 +374,7 @@ std::string Prover::coverage() const {
   std::vector<unsigned> Lines = unreachedLines();
   // (Where the argument proved the launches on which the restriction's term is 0, the
   // steps those may run count as run: coverSteps.)
-  bool Proved = Restrict && !R.Restricted.empty();
+  bool Proved = restrictedProved();
   if (Lines.empty())
     return Proved ? "; they run every step that runs where the term is not 0"
                   : "; they run every step of the protocol";

@@ -163,6 +163,8 @@ private:
   /// where the term is 0.
   std::optional<Restriction> Restrict;
   std::optional<SmallLaunches> Deferred;
+  /// Whether the restricted argument proved every launch where the term is 0.
+  bool restrictedProved() const { return Restrict && !R.Restricted.empty(); }
   /// Set by runAndFallBack: only its prover looks for a restriction, and only once run()
   /// has not proved (findRestriction asks Z3 about trip conditions).
   bool FallsBack = false, RestrictSought = false;
