@@ -111,13 +111,6 @@ std::vector<ScheduleStep> shorten(const ConcreteSystem &S, std::vector<ScheduleS
   return Schedule;
 }
 
-bool sameBlocked(const std::vector<BlockedAgent> &A, const std::vector<BlockedAgent> &B) {
-  return std::equal(A.begin(), A.end(), B.begin(), B.end(),
-                    [](const BlockedAgent &X, const BlockedAgent &Y) {
-                      return X.Agent == Y.Agent && X.Step == Y.Step && X.Reason == Y.Reason;
-                    });
-}
-
 /// Found with each agent's steps brought together where they commute (gatherAgents), kept
 /// only where the new order replays to the same bug.
 ExploreResult gather(const ConcreteSystem &S, ExploreResult Found, bool StopAtRace) {
@@ -135,6 +128,14 @@ ExploreResult gather(const ConcreteSystem &S, ExploreResult Found, bool StopAtRa
 }
 
 } // namespace
+
+bool exploration::sameBlocked(const std::vector<BlockedAgent> &A,
+                              const std::vector<BlockedAgent> &B) {
+  return std::equal(A.begin(), A.end(), B.begin(), B.end(),
+                    [](const BlockedAgent &X, const BlockedAgent &Y) {
+                      return X.Agent == Y.Agent && X.Step == Y.Step && X.Reason == Y.Reason;
+                    });
+}
 
 ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
                                     llvm::ArrayRef<ScheduleStep> Schedule, bool StopAtRace) {

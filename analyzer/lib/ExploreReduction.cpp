@@ -449,3 +449,43 @@ bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &
   int64_t Tx = B.txCount() + C.TxBytes;
   return Sizes.empty() || (Tx != 0 && !someLandingsSum(Sizes, Tx));
 }
+
+std::vector<std::vector<bool>> Simulator::privateSteps() const {
+  size_t N = S.Agents.size();
+  // What each agent's steps touch, and what completions of work in flight touch: a copy's
+  // landing the barrier and slot its issue names, tcgen05 work what its issue and commit
+  // name (wgmma and bulk stores complete at their owner's wait_group, a step of its own).
+  std::vector<Footprint> Own(N, Footprint(3 * Words, 0));
+  Footprint Async(3 * Words, 0);
+  auto Or = [&](Footprint &Into, const Footprint &F) {
+    for (unsigned W = 0; W < 3 * Words; ++W)
+      Into[W] |= F[W];
+  };
+  for (unsigned A = 0; A < N; ++A)
+    for (size_t I = 0; I < S.Agents[A].Steps.size(); ++I) {
+      const ConcreteStep &C = S.Agents[A].Steps[I];
+      Or(Own[A], StepFootprint[A][I]);
+      if (C.Kind == StepKind::AsyncLoad || C.Kind == StepKind::MmaCommit ||
+          (C.Kind == StepKind::MmaIssue && C.Queue == AsyncQueue::Tcgen05) ||
+          (C.Kind == StepKind::GroupWait && C.Queue == AsyncQueue::Tcgen05))
+        Or(Async, StepFootprint[A][I]);
+    }
+  std::vector<std::vector<bool>> Out(N);
+  Footprint Others(3 * Words, 0);
+  for (unsigned A = 0; A < N; ++A) {
+    Others = Async;
+    for (unsigned B = 0; B < N; ++B)
+      if (B != A)
+        Or(Others, Own[B]);
+    Out[A].assign(S.Agents[A].Steps.size(), false);
+    for (size_t I = 0; I < S.Agents[A].Steps.size(); ++I) {
+      const ConcreteStep &C = S.Agents[A].Steps[I];
+      bool Blocks = C.Kind == StepKind::Wait || C.Kind == StepKind::Probe ||
+                    C.Kind == StepKind::ClusterArrive || C.Kind == StepKind::ClusterWait ||
+                    C.Kind == StepKind::Exit || C.Kind == StepKind::Diverge ||
+                    C.Kind == StepKind::Unknown;
+      Out[A][I] = !Blocks && !conflicts(StepFootprint[A][I], Others);
+    }
+  }
+  return Out;
+}

@@ -218,6 +218,11 @@ public:
   bool IgnoreRaces = false;
   /// Every unfinished agent and what it waits for.
   std::vector<BlockedAgent> blocked(const State &St) const;
+  /// Per agent, per step: whether the step is private, touching only objects that no other
+  /// agent's step and no asynchronous completion (a copy landing, tcgen05 work) touches:
+  /// then it commutes with every transition of the others, wherever it is taken
+  /// (ExploreFold.cpp). Waits, cluster barrier steps and exits are never private.
+  std::vector<std::vector<bool>> privateSteps() const;
 
 private:
   /// key()'s normalization of passes and tiles (Fewest, First, Least: see there).
@@ -504,6 +509,10 @@ private:
   /// publishes (the fence's footprint).
   std::vector<std::vector<unsigned>> Inits;
 };
+
+/// Whether two lists of blocked agents name the same agents, at the same steps, for the
+/// same reasons (a reordered schedule must end as the one it came from).
+bool sameBlocked(const std::vector<BlockedAgent> &A, const std::vector<BlockedAgent> &B);
 
 } // namespace exploration
 } // namespace analyzer

@@ -83,6 +83,7 @@ Verdict Encoding::schedule(Property Prop, const z3::model &M,
         Step.Iterations += (Step.Iterations.empty() ? "" : " ") + P.loopVar(Ag.Counters[Cn]) +
                            "=" + std::to_string(Int(v(Ctr[Mv.Agent][Cn]), I));
     }
+    Step.Step = static_cast<unsigned>(V.Schedule.size());
     V.Schedule.push_back(std::move(Step));
   }
   unsigned Last = States.size() - 1;

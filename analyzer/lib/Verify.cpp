@@ -56,9 +56,13 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
       N.resize(N.size() - 5);
     return N;
   };
-  for (const ScheduleStep &T : E.Schedule) {
+  FoldedSchedule Folded =
+      foldPrivateSteps(S, E.Schedule, /*StopAtRace=*/E.Verdict == ExploreVerdict::Race);
+  for (size_t I = 0; I < Folded.Schedule.size(); ++I) {
+    const ScheduleStep &T = Folded.Schedule[I];
     const ConcreteStep &C = S.Agents[T.Agent].Steps[T.Step];
     VerifyStep St;
+    St.Step = Folded.Step[I];
     St.Agent = T.K == ScheduleStep::Kind::Complete ? "async" : AgentName(T.Agent);
     St.Issuer = S.Agents[T.Agent].Name;
     St.AgentStep = T.Step;

@@ -101,8 +101,12 @@ void printHeader(const Explanation &E, llvm::raw_ostream &OS) {
 void printRuns(const Explanation &E, llvm::raw_ostream &OS) {
   if (E.Runs.empty())
     return;
-  OS << "\nruns (" << E.T->Steps.size() << " steps in " << E.Runs.size()
-     << " runs of one role)\n";
+  const std::vector<TraceStep> &Steps = E.T->Steps;
+  size_t Atomic = !Steps.empty() && Steps.back().Step ? *Steps.back().Step + 1 : Steps.size();
+  OS << "\nruns (" << Atomic << " steps";
+  if (Atomic != Steps.size()) // a role's private transitions folded into its next one
+    OS << " of " << Steps.size() << " transitions";
+  OS << " in " << E.Runs.size() << " runs of one role)\n";
   for (const StepRun &R : E.Runs) {
     OS << llvm::format("  %3zu-%-4zu ", R.First, R.Last) << runLine(R);
     if (!R.Effects.empty())
@@ -115,7 +119,13 @@ void printTimeline(const Explanation &E, llvm::raw_ostream &OS) {
   const Trace &T = *E.T;
   if (!T.fromSolver())
     return;
-  OS << "\nschedule (" << T.Steps.size() << " steps)\n";
+  // `wsv verify`'s traces number atomic steps: a role's private transitions carry the number
+  // of the transition they are folded into.
+  bool Folded = !T.Steps.empty() && T.Steps.back().Step && *T.Steps.back().Step + 1 < T.Steps.size();
+  OS << "\nschedule (";
+  if (Folded)
+    OS << *T.Steps.back().Step + 1 << " steps of ";
+  OS << T.Steps.size() << (Folded ? " transitions" : " steps") << ")\n";
   // One column per role, so each role's own sequence reads down its column.
   for (size_t I = 0; I < T.Steps.size(); ++I) {
     const TraceStep &S = T.Steps[I];
@@ -126,7 +136,7 @@ void printTimeline(const Explanation &E, llvm::raw_ostream &OS) {
       What += " parity " + std::to_string(*S.Parity);
     if (S.TxBytes)
       What += " " + std::to_string(*S.TxBytes) + " B";
-    OS << llvm::format("  %3zu  ", I) << S.Role;
+    OS << llvm::format("  %3zu  ", Folded ? size_t(*S.Step) : I) << S.Role;
     if (S.Warp)
       OS << " (warp " << *S.Warp << ")";
     OS << ": " << What << "  # ptx " << S.PtxLine;

@@ -276,6 +276,7 @@ bool readStep(Reader &R, const json &V, const std::string &P, TraceStep &S) {
             R.optionalNumber(V, P, "parity", S.Parity, 1) &&
             R.optionalNumber(V, P, "tx_bytes", S.TxBytes) &&
             R.optionalNumber(V, P, "count", S.Count) &&
+            R.optionalNumber(V, P, "step", S.Step) &&
             R.string(V, P, "barrier", Barrier, /*Required=*/false);
   if (!Ok)
     return false;
@@ -431,7 +432,17 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
       Ok = R.fail("steps", "a hardware capture has no schedule");
     for (size_t I = 0; Ok && A && I < A->size(); ++I) {
       TraceStep S;
-      Ok = readStep(R, (*A)[I], "steps[" + std::to_string(I) + "]", S);
+      std::string Path = "steps[" + std::to_string(I) + "]";
+      Ok = readStep(R, (*A)[I], Path, S);
+      // Steps number the transitions in order, from 0: each one's is its predecessor's or
+      // the next, and either every transition has one or none does.
+      const TraceStep *Prev = T.Steps.empty() ? nullptr : &T.Steps.back();
+      unsigned Want = Prev && Prev->Step ? *Prev->Step + 1 : 0;
+      if (Ok && (Prev ? Prev->Step.has_value() != S.Step.has_value() : false))
+        Ok = R.fail(Path + ".step", "either every step has one or none");
+      else if (Ok && S.Step && !(*S.Step == Want || (Prev && *S.Step == *Prev->Step)))
+        Ok = R.fail(Path + ".step", "expected " + std::to_string(Want) +
+                                        (Prev ? " or " + std::to_string(*Prev->Step) : ""));
       T.Steps.push_back(std::move(S));
     }
     Ok = Ok && !R.failed();

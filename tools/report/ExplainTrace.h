@@ -99,6 +99,9 @@ struct TraceStep {
   unsigned PtxLine = 0;
   std::string Source; ///< `file:line` of the CUDA source, empty when unknown
   std::string Iterations; ///< a solver's loop counters at the step (`t=0 k=1`), or empty
+  /// `wsv verify`'s traces: the atomic step (from 0) the transition belongs to, where a
+  /// role's private transitions are folded into its next one (VerifyStep::Step).
+  std::optional<unsigned> Step;
 };
 
 struct TraceLaunch {

@@ -13,7 +13,7 @@ using nlohmann::json;
 namespace {
 
 json stepToJson(const analyzer::VerifyStep &S) {
-  json J = {{"agent", S.Agent}, {"op", S.What}};
+  json J = {{"agent", S.Agent}, {"op", S.What}, {"step", S.Step}};
   if (S.PtxLine)
     J["ptx_line"] = S.PtxLine;
   if (!S.Source.empty())
@@ -77,6 +77,7 @@ json verdictToJson(const Verdict &V) {
     for (const analyzer::VerifyStep &S : V.Schedule)
       Steps.push_back(stepToJson(S));
     J["schedule"] = std::move(Steps);
+    J["steps"] = V.steps(); // atomic steps; "schedule" has every transition
     json Agents = json::array();
     for (const analyzer::AgentState &A : V.FinalAgents) {
       json AJ = {{"agent", A.Agent},

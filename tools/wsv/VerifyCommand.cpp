@@ -68,7 +68,9 @@ const char Usage[] =
     "  --unbounded           then try Z3's fixed-point engine (Spacer) for all parameters\n"
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
     "  --steps               print a counterexample step by step, not as runs of one\n"
-    "                        agent's consecutive steps (a line each)\n"
+    "                        agent's consecutive steps (a line each). A step is one\n"
+    "                        transition, or a role's private transitions (touching\n"
+    "                        nothing another agent does) folded into its next one\n"
     "  --max-states N        states one exploration may visit (default 150000)\n"
     "  --max-total-states N  states all explorations of a kernel may visit (default\n"
     "                        4000000); beyond, the exploration's verdict is unknown\n"
@@ -132,10 +134,12 @@ bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, uint64_
   return true;
 }
 
-/// The counterexample as runs of one agent's consecutive steps (report/ExplainRuns.cpp).
-std::vector<report::StepRun> runsOf(const analyzer::Verdict &V) {
+/// Transitions [First, Last) of the counterexample as runs of one agent's consecutive
+/// transitions (report/ExplainRuns.cpp).
+std::vector<report::StepRun> runsOf(const analyzer::Verdict &V, size_t First, size_t Last) {
   std::vector<report::TraceStep> Steps;
-  for (const analyzer::VerifyStep &S : V.Schedule) {
+  for (size_t I = First; I < Last; ++I) {
+    const analyzer::VerifyStep &S = V.Schedule[I];
     report::TraceStep T;
     T.Role = S.Agent;
     T.Op = S.What;
@@ -156,10 +160,14 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
   if (V.proved())
     OS << " for " << V.ForParameters;
   OS << " (" << (V.Engine.empty() ? "no engine" : V.Engine);
-  std::vector<report::StepRun> Runs = V.refuted() ? runsOf(V) : std::vector<report::StepRun>();
-  if (V.refuted())
-    OS << ", " << V.Schedule.size() << (V.Schedule.size() == 1 ? " step" : " steps") << " in "
-       << Runs.size() << (Runs.size() == 1 ? " run" : " runs");
+  std::vector<report::StepRun> Runs =
+      V.refuted() ? runsOf(V, 0, V.Schedule.size()) : std::vector<report::StepRun>();
+  if (V.refuted()) {
+    OS << ", " << V.steps() << (V.steps() == 1 ? " step" : " steps");
+    if (V.steps() != V.Schedule.size())
+      OS << " of " << V.Schedule.size() << " transitions";
+    OS << " in " << Runs.size() << (Runs.size() == 1 ? " run" : " runs");
+  }
   if (V.unknown())
     OS << ", bound " << V.BoundReached;
   OS << ", " << static_cast<unsigned>(V.Milliseconds) << " ms)";
@@ -178,15 +186,23 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
     }
     // A line per run, numbered by the steps it spans as --steps numbers them.
     for (const report::StepRun &R : EachStep ? std::vector<report::StepRun>() : Runs) {
-      OS << "    " << R.First + 1;
-      if (R.Last > R.First)
-        OS << '-' << R.Last + 1;
+      OS << "    " << V.Schedule[R.First].Step + 1;
+      if (V.Schedule[R.Last].Step > V.Schedule[R.First].Step)
+        OS << '-' << V.Schedule[R.Last].Step + 1;
       OS << ". " << report::runLine(R) << '\n';
     }
-    unsigned N = 0;
-    for (const analyzer::VerifyStep &S : EachStep ? V.Schedule
-                                                  : std::vector<analyzer::VerifyStep>()) {
-      OS << "    " << ++N << ". " << S.Agent << ": " << S.What;
+    for (size_t I = 0; EachStep && I < V.Schedule.size(); ++I) {
+      const analyzer::VerifyStep &S = V.Schedule[I];
+      size_t End = I + 1;
+      while (End < V.Schedule.size() && V.Schedule[End].Step == S.Step)
+        ++End;
+      if (End > I + 1) { // a role's private transitions and the one they fold into
+        for (const report::StepRun &R : runsOf(V, I, End))
+          OS << "    " << S.Step + 1 << ". " << report::runLine(R) << '\n';
+        I = End - 1;
+        continue;
+      }
+      OS << "    " << S.Step + 1 << ". " << S.Agent << ": " << S.What;
       if (S.Slot && S.Barrier)
         OS << " -> " << *S.Barrier << '[' << *S.Slot << ']';
       if (S.Parity)

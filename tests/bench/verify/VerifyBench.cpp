@@ -105,7 +105,9 @@ void verify(benchmark::State &State, const Input *In, uint64_t LaunchSize) {
   // `wsv verify`'s default budget of states (VerifyOptions::MaxTotalStates), which every
   // proof of the reference kernels fits in (B5's, the largest, takes about 704,000).
   unsigned Proved = 0, Refuted = 0;
-  size_t Steps = 0;
+  // The longest counterexample: its atomic steps (a role's private work folded into its next
+  // transition, Verdict::steps) and its transitions.
+  size_t Steps = 0, Transitions = 0;
   for (auto _ : State) {
     std::unique_ptr<Protocol> P = buildProtocol(*In->Parsed.M, *In->Entry);
     std::vector<Verdict> Vs = verifyProtocol(*P, Options);
@@ -113,12 +115,14 @@ void verify(benchmark::State &State, const Input *In, uint64_t LaunchSize) {
     for (const Verdict &V : Vs) {
       Proved += V.proved();
       Refuted += V.refuted();
-      Steps = std::max(Steps, V.Schedule.size());
+      Steps = std::max<size_t>(Steps, V.steps());
+      Transitions = std::max(Transitions, V.Schedule.size());
     }
   }
   State.counters["proved"] = Proved;
   State.counters["refuted"] = Refuted;
   State.counters["steps"] = static_cast<double>(Steps);
+  State.counters["transitions"] = static_cast<double>(Transitions);
 }
 
 } // namespace

@@ -310,6 +310,83 @@ TEST_F(ExploreKernelsTest, GatheredSchedulesReachTheSameBug) {
   EXPECT_LE(3 * After, 2 * Before);
 }
 
+// Every bad verdict's schedule in atomic steps (foldPrivateSteps): the same transitions, each
+// agent's in its own order; steps numbered from 0 in order, each a run of one agent's
+// transitions (a completion is a step of its own) whose transitions before the last are
+// private, so never a wait or a cluster barrier step; replaying to the same verdict, message
+// and blocked agents; a race's or violation's last transition stays last. Over all variants
+// the steps must be fewer than three quarters of the transitions (H5's phase-skip schedule
+// folds 274 transitions into 74 steps). A schedule that is not one of the system comes back
+// a step per transition.
+TEST_F(ExploreKernelsTest, FoldedSchedulesReachTheSameBug) {
+  size_t Transitions = 0, Steps = 0;
+  unsigned Compared = 0, Folded = 0;
+  forEachFile([&](const std::string &Label, const std::string &File) {
+    std::unique_ptr<Loaded> Held = load(File);
+    if (!Held->Error.empty())
+      return;
+    for (const auto &[Name, S] : Held->Systems) {
+      ExploreOptions Options;
+      Options.MaxStates = StateBound;
+      ExploreResult R = explore(S, Options);
+      if (!isBad(R.Verdict))
+        continue;
+      bool Race = R.Verdict == ExploreVerdict::Race;
+      FoldedSchedule F = foldPrivateSteps(S, R.Schedule, Race);
+      const std::vector<ScheduleStep> &G = F.Schedule;
+      ASSERT_EQ(G.size(), R.Schedule.size()) << Label << " " << Name;
+      ASSERT_EQ(F.Step.size(), G.size()) << Label << " " << Name;
+      for (unsigned A = 0; A < S.Agents.size(); ++A) {
+        EXPECT_TRUE(stepsOf(G, A) == stepsOf(R.Schedule, A)) << Label << " " << Name << " " << A;
+        EXPECT_TRUE(stepsOf(G, A, true) == stepsOf(R.Schedule, A, true)) << Label << " " << Name;
+      }
+      if (R.Verdict != ExploreVerdict::Deadlock)
+        EXPECT_TRUE(G.back() == R.Schedule.back()) << Label << " " << Name;
+      EXPECT_EQ(F.Step.front(), 0u) << Label << " " << Name;
+      for (size_t I = 1; I < G.size(); ++I) {
+        ASSERT_TRUE(F.Step[I] == F.Step[I - 1] || F.Step[I] == F.Step[I - 1] + 1)
+            << Label << " " << Name << " at " << I;
+        if (F.Step[I] != F.Step[I - 1])
+          continue;
+        const ScheduleStep &T = G[I - 1];
+        ASSERT_EQ(T.K, ScheduleStep::Kind::Execute) << Label << " " << Name << " at " << I;
+        ASSERT_EQ(G[I].K, ScheduleStep::Kind::Execute) << Label << " " << Name << " at " << I;
+        EXPECT_EQ(T.Agent, G[I].Agent) << Label << " " << Name << " at " << I;
+        StepKind K = S.Agents[T.Agent].Steps[T.Step].Kind;
+        EXPECT_TRUE(K != StepKind::Wait && K != StepKind::Probe && K != StepKind::ClusterArrive &&
+                    K != StepKind::ClusterWait && K != StepKind::Exit)
+            << Label << " " << Name << " folds a " << toString(K) << " at " << I;
+      }
+      ExploreResult Again = replay(S, G, Race);
+      ExploreResult Before = replay(S, R.Schedule, Race);
+      EXPECT_EQ(Again.Verdict, Before.Verdict) << Label << " " << Name << ": " << Again.Message;
+      EXPECT_EQ(Again.Message, Before.Message) << Label << " " << Name;
+      ASSERT_EQ(Again.Blocked.size(), Before.Blocked.size()) << Label << " " << Name;
+      for (size_t I = 0; I < Before.Blocked.size(); ++I)
+        EXPECT_EQ(Again.Blocked[I].Reason, Before.Blocked[I].Reason) << Label << " " << Name;
+      Transitions += G.size();
+      Steps += F.steps();
+      Folded += F.steps() < G.size();
+      ++Compared;
+      // Not a schedule of S (a transition left out): nothing folds.
+      if (G.size() > 2) {
+        std::vector<ScheduleStep> Broken = R.Schedule;
+        Broken.erase(Broken.begin() + Broken.size() / 2);
+        FoldedSchedule B = foldPrivateSteps(S, Broken, Race);
+        if (replay(S, Broken, Race).Verdict == ExploreVerdict::Unknown)
+          EXPECT_EQ(B.steps(), Broken.size()) << Label << " " << Name;
+        EXPECT_TRUE(B.Schedule == Broken || B.steps() < Broken.size()) << Label << " " << Name;
+      }
+      break;
+    }
+  });
+  std::printf("%u schedules folded (%u shorter): %zu transitions, %zu steps\n", Compared, Folded,
+              Transitions, Steps);
+  EXPECT_GT(Compared, 40u);
+  EXPECT_GT(Folded, 20u);
+  EXPECT_LT(4 * Steps, 3 * Transitions);
+}
+
 // The partial-order reduction against the full search, on every small instance of every
 // kernel and variant that both finish within the bound: a schedule the reduction skips must
 // not hide a deadlock, race or violation (or make one up), and where no bug ends the

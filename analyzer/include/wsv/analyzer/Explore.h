@@ -198,6 +198,20 @@ ExploreResult replay(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Sched
 std::vector<ScheduleStep> gatherAgents(const ConcreteSystem &S,
                                        std::vector<ScheduleStep> Schedule, bool KeepLast);
 
+/// A schedule in atomic steps: every private transition (Simulator::privateSteps: what it
+/// touches, no other agent's step and no completion touches) moved to right before its
+/// agent's next transition and folded into it (ExploreFold.cpp says why that is sound).
+/// Step[I]: the step, from 0 in order, that Schedule[I] belongs to; a step's transitions
+/// are consecutive. A schedule that does not replay to the same end folded, and those of
+/// periodic or merged systems, come back as they are, a step per transition.
+struct FoldedSchedule {
+  std::vector<ScheduleStep> Schedule;
+  std::vector<uint32_t> Step;
+  uint32_t steps() const { return Step.empty() ? 0 : Step.back() + 1; }
+};
+FoldedSchedule foldPrivateSteps(const ConcreteSystem &S, std::vector<ScheduleStep> Schedule,
+                                bool StopAtRace);
+
 /// A small instance of a reference-style GEMM kernel (parameters K, M, N): K = KTiles * TileK
 /// and, when some loop's trip count reads %ctaid / %nctaid (a persistent tile loop), M, N and
 /// the grid chosen so that CTA 0 runs Tiles tiles. Tiles is ignored for kernels without such

@@ -65,6 +65,9 @@ struct VerifyStep {
   std::string Issuer;
   unsigned AgentStep = 0, Copy = 0;
   bool Completion = false;
+  /// The atomic step (from 0) the transition belongs to: a role's private transitions are
+  /// folded into its next one (foldPrivateSteps); the solver's traces, a step each.
+  unsigned Step = 0;
 };
 
 /// What one agent was doing in the last state of a counterexample.
@@ -125,6 +128,8 @@ struct Verdict {
   std::vector<BarrierState> FinalBarriers;
   double Milliseconds = 0;
 
+  /// Counterexample: its atomic steps (VerifyStep::Step), at most Schedule.size().
+  unsigned steps() const { return Schedule.empty() ? 0 : Schedule.back().Step + 1; }
   bool proved() const { return K == Kind::Proved; }
   bool refuted() const { return K == Kind::Counterexample; }
   bool unknown() const { return K == Kind::Unknown; }
