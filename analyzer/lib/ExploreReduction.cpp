@@ -473,9 +473,12 @@ std::vector<std::vector<bool>> Simulator::privateSteps() const {
   std::vector<std::vector<bool>> Out(N);
   Footprint Others(3 * Words, 0);
   for (unsigned A = 0; A < N; ++A) {
+    // An agent that starts only once A finished, or that finished before A started (the
+    // roles and the prologue of a CTA, the epilogue and everything before it), takes no
+    // transition between two of A's.
     Others = Async;
     for (unsigned B = 0; B < N; ++B)
-      if (B != A)
+      if (B != A && !follows(B, A) && !follows(A, B))
         Or(Others, Own[B]);
     Out[A].assign(S.Agents[A].Steps.size(), false);
     for (size_t I = 0; I < S.Agents[A].Steps.size(); ++I) {

@@ -203,12 +203,16 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
         continue;
       }
       OS << "    " << S.Step + 1 << ". " << S.Agent << ": " << S.What;
-      if (S.Slot && S.Barrier)
-        OS << " -> " << *S.Barrier << '[' << *S.Slot << ']';
-      if (S.Parity)
-        OS << " parity " << *S.Parity;
-      if (!S.Iterations.empty())
-        OS << " (" << S.Iterations << ')';
+      // The explorer's steps (those with an issuer) name their barrier instance, parity and
+      // loop counters in What already; the solver's moves name the operation alone.
+      if (S.Issuer.empty()) {
+        if (S.Slot && S.Barrier)
+          OS << " -> " << *S.Barrier << '[' << *S.Slot << ']';
+        if (S.Parity)
+          OS << " parity " << *S.Parity;
+        if (!S.Iterations.empty())
+          OS << " (" << S.Iterations << ')';
+      }
       if (S.PtxLine)
         OS << "  # ptx " << S.PtxLine;
       if (!S.Source.empty())
