@@ -2,26 +2,28 @@
 //
 // The explorer's transitions are single instructions of one role, and most of a GEMM's are
 // the role's own work: the epilogue's stmatrix, fence.proxy.async, TMA store, commit_group
-// and wait_group, H5's phase-skip violation spent 204 of its 274 transitions there. None of
-// them touches anything another agent touches, so none can change what another agent does
-// or sees, and the order of a role's private work against everything else in the schedule
-// is the reader's noise, not the bug.
+// and wait_group. None of them touches anything another agent touches, so none can change
+// what another agent does or sees, and where a role's private work falls among the others'
+// transitions is the reader's noise, not the bug.
 //
 // A transition is private when its footprint (ExploreReduction.cpp: the barrier and buffer
 // instances, named barriers, TMEM and queues it reads or writes) meets nothing that a step of
-// another agent or the completion of work in flight (a copy landing, tcgen05 work arriving
-// on its commits' barriers) touches, and it cannot block (Simulator::privateSteps). Such a
-// transition commutes with every transition of the others in any state: moved later, past
-// them, to right before its agent's next transition, it is still enabled there and leaves
-// every state the others see as it was. A private transition and the one of its agent that
-// it now precedes are one atomic step, as in Lipton's reduction (a run of both-movers
-// followed by one transition is atomic).
+// an agent that may run at the same time or the completion of work in flight (a copy
+// landing, tcgen05 work arriving on its commits' barriers) touches, and it cannot block
+// (Simulator::privateSteps). Agents that start only after it finished, or finished before it
+// started (a CTA's roles and its prologue), never run at the same time. Such a transition
+// commutes with every transition that may come between it and its agent's next one: moved
+// later, to right before that one, it is still enabled there and leaves every state the
+// others see as it was. It and the transition it now precedes are one atomic step, as in
+// Lipton's reduction (a run of both-movers followed by one transition is atomic).
 //
 // The schedule is reordered that way and each private transition folded into its agent's
 // next one; an agent's last transition in the schedule closes its last step. The result is
 // replayed: it must end as the original does (same verdict, message and blocked agents),
-// else the original comes back unfolded, as does a schedule that is not one of the system. Periodic and merged systems are left as they are:
-// their counterexamples are reproduced on concrete launches, which fold.
+// else the original comes back unfolded, as does a schedule that is not one of the system.
+// Periodic and merged systems are left as they are: their counterexamples are reproduced on
+// concrete launches, which fold. H5's phase-skip violation folds 274 transitions into 72
+// steps, B5's trip-count deadlock 163 into 50.
 //
 //===----------------------------------------------------------------------------------===//
 #include "ExploreSimulator.h"

@@ -218,10 +218,11 @@ public:
   bool IgnoreRaces = false;
   /// Every unfinished agent and what it waits for.
   std::vector<BlockedAgent> blocked(const State &St) const;
-  /// Per agent, per step: whether the step is private, touching only objects that no other
-  /// agent's step and no asynchronous completion (a copy landing, tcgen05 work) touches:
-  /// then it commutes with every transition of the others, wherever it is taken
-  /// (ExploreFold.cpp). Waits, cluster barrier steps and exits are never private.
+  /// Per agent, per step: whether the step is private, touching only objects that no step of
+  /// an agent that may run at the same time (not one that starts after it finished or
+  /// finished before it started) and no asynchronous completion (a copy landing, tcgen05
+  /// work) touches: then it commutes with every transition that may come before its agent's
+  /// next one (ExploreFold.cpp). Waits, cluster barrier steps and exits are never private.
   std::vector<std::vector<bool>> privateSteps() const;
 
 private:

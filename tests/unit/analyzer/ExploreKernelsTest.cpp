@@ -316,7 +316,7 @@ TEST_F(ExploreKernelsTest, GatheredSchedulesReachTheSameBug) {
 // private, so never a wait or a cluster barrier step; replaying to the same verdict, message
 // and blocked agents; a race's or violation's last transition stays last. Over all variants
 // the steps must be fewer than three quarters of the transitions (H5's phase-skip schedule
-// folds 274 transitions into 74 steps). A schedule that is not one of the system comes back
+// folds 274 transitions into 72 steps). A schedule that is not one of the system comes back
 // a step per transition.
 TEST_F(ExploreKernelsTest, FoldedSchedulesReachTheSameBug) {
   size_t Transitions = 0, Steps = 0;
