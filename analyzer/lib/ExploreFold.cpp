@@ -10,8 +10,9 @@
 // instances, named barriers, TMEM and queues it reads or writes) meets nothing that a step of
 // an agent that may run at the same time or the completion of work in flight (a copy
 // landing, tcgen05 work arriving on its commits' barriers) touches, and it cannot block
-// (Simulator::privateSteps). Agents that start only after it finished, or finished before it
-// started (a CTA's roles and its prologue), never run at the same time. Such a transition
+// (Simulator::privateTransitions; a wait_group touches the sources of the wgmma or bulk
+// stores in flight, whose reads it may end). Agents of which one starts only after the
+// other finished (a CTA's roles and its prologue) never run at the same time. Such a transition
 // commutes with every transition that may come between it and its agent's next one: moved
 // later, to right before that one, it is still enabled there and leaves every state the
 // others see as it was. It and the transition it now precedes are one atomic step, as in
@@ -49,7 +50,8 @@ FoldedSchedule wsv::analyzer::foldPrivateSteps(const ConcreteSystem &S,
     if (T.Agent >= S.Agents.size() || T.Step >= S.Agents[T.Agent].Steps.size())
       return Unfolded;
   Simulator Sim(S);
-  std::vector<std::vector<bool>> Private = Sim.privateSteps();
+  Sim.IgnoreRaces = !StopAtRace;
+  std::vector<bool> Private = Sim.privateTransitions(Schedule);
   // Each agent's last transition in the schedule: nothing of the agent follows to fold into.
   std::vector<size_t> Last(S.Agents.size(), SIZE_MAX);
   for (size_t I = 0; I < Schedule.size(); ++I)
@@ -60,8 +62,7 @@ FoldedSchedule wsv::analyzer::foldPrivateSteps(const ConcreteSystem &S,
   uint32_t Step = 0;
   for (size_t I = 0; I < Schedule.size(); ++I) {
     const ScheduleStep &T = Schedule[I];
-    if (T.K == ScheduleStep::Kind::Execute && I != Last[T.Agent] &&
-        Private[T.Agent][T.Step]) {
+    if (T.K == ScheduleStep::Kind::Execute && I != Last[T.Agent] && Private[I]) {
       Held[T.Agent].push_back(T);
       continue;
     }

@@ -450,7 +450,7 @@ bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &
   return Sizes.empty() || (Tx != 0 && !someLandingsSum(Sizes, Tx));
 }
 
-std::vector<std::vector<bool>> Simulator::privateSteps() const {
+std::vector<bool> Simulator::privateTransitions(llvm::ArrayRef<ScheduleStep> Schedule) const {
   size_t N = S.Agents.size();
   // What each agent's steps touch, and what completions of work in flight touch: a copy's
   // landing the barrier and slot its issue names, tcgen05 work what its issue and commit
@@ -470,25 +470,40 @@ std::vector<std::vector<bool>> Simulator::privateSteps() const {
           (C.Kind == StepKind::GroupWait && C.Queue == AsyncQueue::Tcgen05))
         Or(Async, StepFootprint[A][I]);
     }
-  std::vector<std::vector<bool>> Out(N);
-  Footprint Others(3 * Words, 0);
-  for (unsigned A = 0; A < N; ++A) {
-    // An agent that starts only once A finished, or that finished before A started (the
-    // roles and the prologue of a CTA, the epilogue and everything before it), takes no
-    // transition between two of A's.
-    Others = Async;
+  // An agent that starts only once A finished, or that finished before A started (the roles
+  // and the prologue of a CTA, the epilogue and everything before it), takes no transition
+  // between two of A's.
+  std::vector<Footprint> Others(N, Async);
+  for (unsigned A = 0; A < N; ++A)
     for (unsigned B = 0; B < N; ++B)
       if (B != A && !follows(B, A) && !follows(A, B))
-        Or(Others, Own[B]);
-    Out[A].assign(S.Agents[A].Steps.size(), false);
-    for (size_t I = 0; I < S.Agents[A].Steps.size(); ++I) {
-      const ConcreteStep &C = S.Agents[A].Steps[I];
-      bool Blocks = C.Kind == StepKind::Wait || C.Kind == StepKind::Probe ||
-                    C.Kind == StepKind::ClusterArrive || C.Kind == StepKind::ClusterWait ||
-                    C.Kind == StepKind::Exit || C.Kind == StepKind::Diverge ||
-                    C.Kind == StepKind::Unknown;
-      Out[A][I] = !Blocks && !conflicts(StepFootprint[A][I], Others);
+        Or(Others[A], Own[B]);
+  std::vector<bool> Out(Schedule.size(), false);
+  State St = initial();
+  Footprint Mine;
+  for (size_t I = 0; I < Schedule.size(); ++I) {
+    const ScheduleStep &T = Schedule[I];
+    if (T.Agent >= N || T.Step >= S.Agents[T.Agent].Steps.size() || !isEnabled(St, T))
+      return std::vector<bool>(Schedule.size(), false); // not a schedule of S
+    const ConcreteStep &C = S.Agents[T.Agent].Steps[T.Step];
+    bool Blocks = C.Kind == StepKind::Wait || C.Kind == StepKind::Probe ||
+                  C.Kind == StepKind::ClusterArrive || C.Kind == StepKind::ClusterWait ||
+                  C.Kind == StepKind::Exit || C.Kind == StepKind::Diverge ||
+                  C.Kind == StepKind::Unknown;
+    if (T.K == ScheduleStep::Kind::Execute && !Blocks) {
+      Mine = StepFootprint[T.Agent][T.Step];
+      // A wait_group ends the reads of the wgmma or bulk stores it retires (their sources
+      // stay in flight until then, and a fill or write of them races with them): it touches
+      // what the operations in flight on its queue read.
+      if (C.Kind == StepKind::GroupWait && C.Queue != AsyncQueue::Tcgen05) {
+        const AgentState &AS = St.Agents[T.Agent];
+        (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).forEachInFlight([&](uint32_t Op) {
+          Or(Mine, StepFootprint[T.Agent][Op]);
+        });
+      }
+      Out[I] = !conflicts(Mine, Others[T.Agent]);
     }
+    apply(St, T);
   }
   return Out;
 }

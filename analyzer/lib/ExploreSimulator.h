@@ -218,12 +218,14 @@ public:
   bool IgnoreRaces = false;
   /// Every unfinished agent and what it waits for.
   std::vector<BlockedAgent> blocked(const State &St) const;
-  /// Per agent, per step: whether the step is private, touching only objects that no step of
-  /// an agent that may run at the same time (not one that starts after it finished or
-  /// finished before it started) and no asynchronous completion (a copy landing, tcgen05
-  /// work) touches: then it commutes with every transition that may come before its agent's
-  /// next one (ExploreFold.cpp). Waits, cluster barrier steps and exits are never private.
-  std::vector<std::vector<bool>> privateSteps() const;
+  /// Per transition of Schedule (one of S, taken from the initial state; IgnoreRaces as
+  /// set), whether it is private: an agent's step, not one that may block, touching nothing
+  /// that a step of an agent that may run at the same time (not one that starts after it
+  /// finished or finished before it started) or an asynchronous completion (a copy landing,
+  /// tcgen05 work) touches; a wait_group touches what the operations it may retire read.
+  /// Then it commutes with every transition that may come before its agent's next one
+  /// (ExploreFold.cpp). All false for a schedule that is not one of S.
+  std::vector<bool> privateTransitions(llvm::ArrayRef<ScheduleStep> Schedule) const;
 
 private:
   /// key()'s normalization of passes and tiles (Fewest, First, Least: see there).

@@ -76,6 +76,8 @@ json stepsJson(const Explanation &E) {
       J["index_in_array"] = *S.Index;
     if (I < E.Effects.size() && !E.Effects[I].Note.empty())
       J["effect"] = E.Effects[I].Note;
+    if (S.Step)
+      J["step"] = *S.Step;
     Out.push_back(std::move(J));
   }
   return Out;

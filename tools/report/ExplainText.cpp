@@ -121,7 +121,8 @@ void printTimeline(const Explanation &E, llvm::raw_ostream &OS) {
     return;
   // `wsv verify`'s traces number atomic steps: a role's private transitions carry the number
   // of the transition they are folded into.
-  bool Folded = !T.Steps.empty() && T.Steps.back().Step && *T.Steps.back().Step + 1 < T.Steps.size();
+  bool Folded =
+      !T.Steps.empty() && T.Steps.back().Step && *T.Steps.back().Step + 1 < T.Steps.size();
   OS << "\nschedule (";
   if (Folded)
     OS << *T.Steps.back().Step + 1 << " steps of ";

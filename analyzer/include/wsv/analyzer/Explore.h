@@ -198,9 +198,10 @@ ExploreResult replay(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Sched
 std::vector<ScheduleStep> gatherAgents(const ConcreteSystem &S,
                                        std::vector<ScheduleStep> Schedule, bool KeepLast);
 
-/// A schedule in atomic steps: every private transition (Simulator::privateSteps: what it
-/// touches, no other agent's step and no completion touches) moved to right before its
-/// agent's next transition and folded into it (ExploreFold.cpp says why that is sound).
+/// A schedule in atomic steps: every private transition (what it touches, no step of an
+/// agent that may run at the same time and no completion touches; it cannot block) moved to
+/// right before its agent's next transition and folded into it (ExploreFold.cpp says why
+/// that is sound).
 /// Step[I]: the step, from 0 in order, that Schedule[I] belongs to; a step's transitions
 /// are consecutive. A schedule that does not replay to the same end folded, and those of
 /// periodic or merged systems, come back as they are, a step per transition.
