@@ -66,13 +66,13 @@ FoldedSchedule wsv::analyzer::foldPrivateSteps(const ConcreteSystem &S,
       Held[T.Agent].push_back(T);
       continue;
     }
-    if (T.K == ScheduleStep::Kind::Execute)
+    if (T.K == ScheduleStep::Kind::Execute) { // the agent's private ones come right before
       for (const ScheduleStep &H : Held[T.Agent]) {
         Out.Schedule.push_back(H);
         Out.Step.push_back(Step);
       }
-    if (T.K == ScheduleStep::Kind::Execute)
       Held[T.Agent].clear();
+    }
     Out.Schedule.push_back(T);
     Out.Step.push_back(Step++);
   }
