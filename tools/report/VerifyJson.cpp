@@ -123,6 +123,54 @@ json findingToJson(const analyzer::Finding &F) {
           {"notes", std::move(Notes)}};
 }
 
+std::vector<StepRun> verdictRuns(const Verdict &V, size_t First, size_t Last) {
+  std::vector<TraceStep> Steps;
+  for (size_t I = First; I < Last && I < V.Schedule.size(); ++I) {
+    const analyzer::VerifyStep &S = V.Schedule[I];
+    TraceStep T;
+    T.Role = S.Agent;
+    T.Op = S.What;
+    T.Barrier = S.Barrier;
+    if (S.Slot)
+      T.Index = static_cast<unsigned>(*S.Slot);
+    if (S.Parity)
+      T.Parity = static_cast<unsigned>(*S.Parity);
+    T.PtxLine = S.PtxLine;
+    T.Iterations = S.Iterations;
+    Steps.push_back(std::move(T));
+  }
+  return stepRuns(Steps, {});
+}
+
+std::string verdictStepLine(const Verdict &V, size_t First, size_t &End) {
+  const analyzer::VerifyStep &S = V.Schedule[First];
+  End = First + 1;
+  while (End < V.Schedule.size() && V.Schedule[End].Step == S.Step)
+    ++End;
+  std::string Out;
+  if (End > First + 1) { // a role's private transitions and the one they fold into
+    for (const StepRun &R : verdictRuns(V, First, End))
+      Out += (Out.empty() ? "" : "; ") + runLine(R);
+    return Out;
+  }
+  Out = S.Agent + ": " + S.What;
+  // The explorer's steps (those with an issuer) name their barrier instance, parity and
+  // loop counters in What already; the solver's moves name the operation alone.
+  if (S.Issuer.empty()) {
+    if (S.Slot && S.Barrier)
+      Out += " -> " + *S.Barrier + '[' + std::to_string(*S.Slot) + ']';
+    if (S.Parity)
+      Out += " parity " + std::to_string(*S.Parity);
+    if (!S.Iterations.empty())
+      Out += " (" + S.Iterations + ')';
+  }
+  if (S.PtxLine)
+    Out += "  # ptx " + std::to_string(S.PtxLine);
+  if (!S.Source.empty())
+    Out += ", " + S.Source;
+  return Out;
+}
+
 json verifySarif(const std::string &File, const std::vector<KernelResults> &Kernels) {
   json Rules = json::array();
   for (const analyzer::CheckInfo &C : analyzer::allChecks())
@@ -150,10 +198,24 @@ json verifySarif(const std::string &File, const std::vector<KernelResults> &Kern
         }
       std::string Text = std::string(analyzer::toString(V.Prop)) + " of " + K.P->Kernel + ": " +
                          analyzer::toString(V.K) + (V.Reason.empty() ? "" : ", " + V.Reason);
-      Results.push_back({{"ruleId", analyzer::toString(V.Prop)},
-                         {"level", V.refuted() ? "error" : "note"},
-                         {"message", {{"text", Text}}},
-                         {"locations", {sarifLocation(File, Line, 0)}}});
+      json Result = {{"ruleId", analyzer::toString(V.Prop)},
+                     {"level", V.refuted() ? "error" : "note"},
+                     {"message", {{"text", Text}}},
+                     {"locations", {sarifLocation(File, Line, 0)}}};
+      // The schedule as a code flow: a location per atomic step, at the PTX line of its last
+      // transition (the one a role's private transitions are folded into).
+      if (V.refuted() && !V.Schedule.empty()) {
+        json Flow = json::array();
+        for (size_t I = 0, End = 0; I < V.Schedule.size(); I = End) {
+          std::string Line = verdictStepLine(V, I, End);
+          json At = sarifLocation(File, V.Schedule[End - 1].PtxLine, 0);
+          At["message"] = {{"text", std::to_string(V.Schedule[I].Step + 1) + ". " + Line}};
+          Flow.push_back({{"location", std::move(At)},
+                          {"executionOrder", V.Schedule[I].Step + 1}});
+        }
+        Result["codeFlows"] = {{{"threadFlows", {{{"locations", std::move(Flow)}}}}}};
+      }
+      Results.push_back(std::move(Result));
     }
   }
   json Run = {{"tool", {{"driver", {{"name", "wsv"}, {"rules", std::move(Rules)}}}}},

@@ -6,11 +6,14 @@
 // Each verdict: {"property", "result" (proved | counterexample | unknown), "for", "engine",
 // "assumptions", "reason", "bound", "parameters", "schedule", "agents", "barriers", "ms"}.
 // `--format sarif` writes SARIF 2.1.0 with one result per lint finding and per verdict that
-// is not a proof. A counterexample is also a wsv-trace/1 document with "source": "solver"
+// is not a proof; a counterexample's result has a code flow, a location per atomic step. A
+// counterexample is also a wsv-trace/1 document with "source": "solver"
 // (tools/runner/TRACE_FORMAT.md).
 //
 //===----------------------------------------------------------------------------------===//
 #pragma once
+
+#include "Explain.h"
 
 #include "wsv/analyzer/Finding.h"
 #include "wsv/analyzer/Verify.h"
@@ -37,6 +40,15 @@ struct KernelResults {
 
 /// A SARIF 2.1.0 log of a file's kernels.
 nlohmann::json verifySarif(const std::string &File, const std::vector<KernelResults> &Kernels);
+
+/// Transitions [First, Last) of V's counterexample as runs of one agent's consecutive
+/// transitions (ExplainRuns.cpp).
+std::vector<StepRun> verdictRuns(const analyzer::Verdict &V, size_t First, size_t Last);
+
+/// The atomic step of V's counterexample that starts at transition First, in a line: the
+/// agent and what it does, with the PTX line and CUDA source; a step of several transitions
+/// (a role's private ones folded into its next) as their run. End: one past its last.
+std::string verdictStepLine(const analyzer::Verdict &V, size_t First, size_t &End);
 
 /// A counterexample as a wsv-trace/1 solver trace.
 nlohmann::json verdictTrace(const analyzer::Protocol &P, const analyzer::Verdict &V);

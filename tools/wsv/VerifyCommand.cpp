@@ -134,34 +134,13 @@ bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, uint64_
   return true;
 }
 
-/// Transitions [First, Last) of the counterexample as runs of one agent's consecutive
-/// transitions (report/ExplainRuns.cpp).
-std::vector<report::StepRun> runsOf(const analyzer::Verdict &V, size_t First, size_t Last) {
-  std::vector<report::TraceStep> Steps;
-  for (size_t I = First; I < Last; ++I) {
-    const analyzer::VerifyStep &S = V.Schedule[I];
-    report::TraceStep T;
-    T.Role = S.Agent;
-    T.Op = S.What;
-    T.Barrier = S.Barrier;
-    if (S.Slot)
-      T.Index = static_cast<unsigned>(*S.Slot);
-    if (S.Parity)
-      T.Parity = static_cast<unsigned>(*S.Parity);
-    T.PtxLine = S.PtxLine;
-    T.Iterations = S.Iterations;
-    Steps.push_back(std::move(T));
-  }
-  return report::stepRuns(Steps, {});
-}
-
 void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &OS) {
   OS << "  " << analyzer::toString(V.Prop) << ": " << analyzer::toString(V.K);
   if (V.proved())
     OS << " for " << V.ForParameters;
   OS << " (" << (V.Engine.empty() ? "no engine" : V.Engine);
   std::vector<report::StepRun> Runs =
-      V.refuted() ? runsOf(V, 0, V.Schedule.size()) : std::vector<report::StepRun>();
+      V.refuted() ? report::verdictRuns(V, 0, V.Schedule.size()) : std::vector<report::StepRun>();
   if (V.refuted()) {
     OS << ", " << V.steps() << (V.steps() == 1 ? " step" : " steps");
     if (V.steps() != V.Schedule.size())
@@ -191,33 +170,9 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
         OS << '-' << V.Schedule[R.Last].Step + 1;
       OS << ". " << report::runLine(R) << '\n';
     }
-    for (size_t I = 0; EachStep && I < V.Schedule.size(); ++I) {
-      const analyzer::VerifyStep &S = V.Schedule[I];
-      size_t End = I + 1;
-      while (End < V.Schedule.size() && V.Schedule[End].Step == S.Step)
-        ++End;
-      if (End > I + 1) { // a role's private transitions and the one they fold into
-        for (const report::StepRun &R : runsOf(V, I, End))
-          OS << "    " << S.Step + 1 << ". " << report::runLine(R) << '\n';
-        I = End - 1;
-        continue;
-      }
-      OS << "    " << S.Step + 1 << ". " << S.Agent << ": " << S.What;
-      // The explorer's steps (those with an issuer) name their barrier instance, parity and
-      // loop counters in What already; the solver's moves name the operation alone.
-      if (S.Issuer.empty()) {
-        if (S.Slot && S.Barrier)
-          OS << " -> " << *S.Barrier << '[' << *S.Slot << ']';
-        if (S.Parity)
-          OS << " parity " << *S.Parity;
-        if (!S.Iterations.empty())
-          OS << " (" << S.Iterations << ')';
-      }
-      if (S.PtxLine)
-        OS << "  # ptx " << S.PtxLine;
-      if (!S.Source.empty())
-        OS << ", " << S.Source;
-      OS << '\n';
+    for (size_t I = 0, End = 0; EachStep && I < V.Schedule.size(); I = End) {
+      std::string Line = report::verdictStepLine(V, I, End);
+      OS << "    " << V.Schedule[I].Step + 1 << ". " << Line << '\n';
     }
     for (const analyzer::AgentState &A : V.FinalAgents)
       if (A.State != "finished")
