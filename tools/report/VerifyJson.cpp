@@ -31,26 +31,6 @@ json stepToJson(const analyzer::VerifyStep &S) {
   return J;
 }
 
-const char *sarifLevel(analyzer::Severity S) {
-  switch (S) {
-  case analyzer::Severity::Error:
-    return "error";
-  case analyzer::Severity::Warning:
-    return "warning";
-  case analyzer::Severity::Remark:
-    return "note";
-  }
-  return "note";
-}
-
-json sarifLocation(const std::string &File, unsigned Line, unsigned Column) {
-  json Region = {{"startLine", Line ? Line : 1}};
-  if (Column)
-    Region["startColumn"] = Column;
-  return {{"physicalLocation",
-           {{"artifactLocation", {{"uri", File}}}, {"region", std::move(Region)}}}};
-}
-
 } // namespace
 
 json verdictToJson(const Verdict &V) {
@@ -169,60 +149,6 @@ std::string verdictStepLine(const Verdict &V, size_t First, size_t &End) {
   if (!S.Source.empty())
     Out += ", " + S.Source;
   return Out;
-}
-
-json verifySarif(const std::string &File, const std::vector<KernelResults> &Kernels) {
-  json Rules = json::array();
-  for (const analyzer::CheckInfo &C : analyzer::allChecks())
-    Rules.push_back({{"id", C.Name}, {"shortDescription", {{"text", C.Summary}}}});
-  for (analyzer::Property Prop :
-       {analyzer::Property::DeadlockFreedom, analyzer::Property::StageSafety,
-        analyzer::Property::BarrierHygiene})
-    Rules.push_back({{"id", analyzer::toString(Prop)},
-                     {"shortDescription", {{"text", "a property wsv verify proves or refutes"}}}});
-  json Results = json::array();
-  for (const KernelResults &K : Kernels) {
-    for (const analyzer::Finding &F : K.Findings)
-      Results.push_back({{"ruleId", F.Check},
-                         {"level", sarifLevel(F.Level)},
-                         {"message", {{"text", F.Message}}},
-                         {"locations", {sarifLocation(File, F.Where.PtxLine, F.Where.PtxColumn)}}});
-    for (const Verdict &V : K.Verdicts) {
-      if (V.proved())
-        continue;
-      unsigned Line = 0;
-      for (const analyzer::AgentState &A : V.FinalAgents)
-        if (A.State != "finished" && A.PtxLine) {
-          Line = A.PtxLine;
-          break;
-        }
-      std::string Text = std::string(analyzer::toString(V.Prop)) + " of " + K.P->Kernel + ": " +
-                         analyzer::toString(V.K) + (V.Reason.empty() ? "" : ", " + V.Reason);
-      json Result = {{"ruleId", analyzer::toString(V.Prop)},
-                     {"level", V.refuted() ? "error" : "note"},
-                     {"message", {{"text", Text}}},
-                     {"locations", {sarifLocation(File, Line, 0)}}};
-      // The schedule as a code flow: a location per atomic step, at the PTX line of its last
-      // transition (the one a role's private transitions are folded into).
-      if (V.refuted() && !V.Schedule.empty()) {
-        json Flow = json::array();
-        for (size_t I = 0, End = 0; I < V.Schedule.size(); I = End) {
-          std::string Line = verdictStepLine(V, I, End);
-          json At = sarifLocation(File, V.Schedule[End - 1].PtxLine, 0);
-          At["message"] = {{"text", std::to_string(V.Schedule[I].Step + 1) + ". " + Line}};
-          Flow.push_back({{"location", std::move(At)},
-                          {"executionOrder", V.Schedule[I].Step + 1}});
-        }
-        Result["codeFlows"] = {{{"threadFlows", {{{"locations", std::move(Flow)}}}}}};
-      }
-      Results.push_back(std::move(Result));
-    }
-  }
-  json Run = {{"tool", {{"driver", {{"name", "wsv"}, {"rules", std::move(Rules)}}}}},
-              {"results", std::move(Results)}};
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", {std::move(Run)}}};
 }
 
 json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {

@@ -5,10 +5,8 @@
 //    "findings": [...]}]}
 // Each verdict: {"property", "result" (proved | counterexample | unknown), "for", "engine",
 // "assumptions", "reason", "bound", "parameters", "schedule", "agents", "barriers", "ms"}.
-// `--format sarif` writes SARIF 2.1.0 with one result per lint finding and per verdict that
-// is not a proof; a counterexample's result has a code flow, a location per atomic step. A
-// counterexample is also a wsv-trace/1 document with "source": "solver"
-// (tools/runner/TRACE_FORMAT.md).
+// `--format sarif` is SarifVerify.cpp's. A counterexample is also a wsv-trace/1 document
+// with "source": "solver" (tools/runner/TRACE_FORMAT.md).
 //
 //===----------------------------------------------------------------------------------===//
 #pragma once
@@ -31,15 +29,12 @@ constexpr const char *VerifyJsonSchema = "wsv-verify/1";
 nlohmann::json verdictToJson(const analyzer::Verdict &V);
 nlohmann::json findingToJson(const analyzer::Finding &F);
 
-/// One kernel's results for a SARIF run.
+/// One kernel's results.
 struct KernelResults {
   const analyzer::Protocol *P = nullptr;
   std::vector<analyzer::Verdict> Verdicts;
   std::vector<analyzer::Finding> Findings;
 };
-
-/// A SARIF 2.1.0 log of a file's kernels.
-nlohmann::json verifySarif(const std::string &File, const std::vector<KernelResults> &Kernels);
 
 /// Transitions [First, Last) of V's counterexample as runs of one agent's consecutive
 /// transitions (ExplainRuns.cpp).

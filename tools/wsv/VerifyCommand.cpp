@@ -4,6 +4,7 @@
 #include "OptionValue.h"
 
 #include "../report/Explain.h"
+#include "../report/Sarif.h"
 #include "../report/VerifyJson.h"
 
 #include "wsv/analyzer/Checks.h"
@@ -36,7 +37,7 @@ namespace {
 const char Usage[] =
     "usage: wsv verify [--kernel NAME] [--launch FILE | --param NAME=VALUE ... [--grid CTAS]]\n"
     "                  [--require-proof] [--format text|json|sarif] [--timeout-ms N]\n"
-    "                  [--rlimit N] [--trace-out DIR] [--steps] FILE\n"
+    "                  [--rlimit N] [--trace-out DIR] [--sarif-root DIR] [--steps] FILE\n"
     "\n"
     "Proves, per kernel entry of the PTX FILE, that its synchronization protocol cannot\n"
     "deadlock (deadlock-freedom), read a stage buffer before its copy completed\n"
@@ -67,6 +68,8 @@ const char Usage[] =
     "  --bound N             steps of the bounded search (48)\n"
     "  --unbounded           then try Z3's fixed-point engine (Spacer) for all parameters\n"
     "  --trace-out DIR       write each counterexample as a wsv-trace/1 file into DIR\n"
+    "  --sarif-root DIR      SARIF artifact URIs are relative to DIR (default: the working\n"
+    "                        directory), as `wsv lint` writes them\n"
     "  --steps               print a counterexample step by step, not as runs of one\n"
     "                        agent's consecutive steps (a line each). A step is one\n"
     "                        transition, or a role's private transitions (touching\n"
@@ -196,7 +199,7 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 
 int runVerify(int Argc, char **Argv) {
   std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Rlimit, Bound, MaxStates,
-      MaxTotalStates, Jobs, Grid;
+      MaxTotalStates, Jobs, Grid, SarifRoot;
   std::vector<std::string> ParamArgs;
   bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed(),
        EachStep = false;
@@ -215,7 +218,7 @@ int runVerify(int Argc, char **Argv) {
         Value("--trace-out", TraceOut) || Value("--timeout-ms", Timeout) ||
         Value("--rlimit", Rlimit) || Value("--bound", Bound) || Value("--max-states", MaxStates) ||
         Value("--max-total-states", MaxTotalStates) || Value("--jobs", Jobs) ||
-        Value("--grid", Grid) ||
+        Value("--grid", Grid) || Value("--sarif-root", SarifRoot) ||
         Value("-j", Jobs)) {
       if (!NoValue.empty())
         return fail(NoValue.str() + " needs a value", true);
@@ -411,7 +414,26 @@ int runVerify(int Argc, char **Argv) {
                           {"kernels", std::move(Kernels)}};
     llvm::outs() << Doc.dump(1) << '\n';
   } else if (Format == "sarif") {
-    llvm::outs() << report::verifySarif(Files.front().str(), Results).dump(1) << '\n';
+    // The lint log of the file's findings, with the verdicts (SarifVerify.cpp).
+    llvm::SmallString<256> Root(SarifRoot);
+    if (std::error_code EC = llvm::sys::fs::make_absolute(Root))
+      return fail("cannot resolve the SARIF root: " + EC.message());
+    std::vector<report::LintInput> Inputs(1);
+    Inputs[0].Name = Files.front().str();
+    Inputs[0].Status = report::InputStatus::Checked;
+    std::vector<report::SarifVerdicts> Verdicts;
+    for (const report::KernelResults &R : Results) {
+      Inputs[0].Kernels.push_back(R.P->Kernel);
+      Inputs[0].Findings.insert(Inputs[0].Findings.end(), R.Findings.begin(), R.Findings.end());
+      unsigned First = 0;
+      for (const analyzer::Event &E : R.P->Events)
+        if (E.Where.PtxLine && (!First || E.Where.PtxLine < First))
+          First = E.Where.PtxLine;
+      Verdicts.push_back({Files.front().str(), R.P->Kernel, &R.Verdicts, First});
+    }
+    llvm::outs() << report::verifyToSarif(Inputs, Verdicts, {std::string(Root), WSV_VERSION})
+                        .dump(1)
+                 << '\n';
   } else {
     for (const report::KernelResults &R : Results) {
       for (const analyzer::Finding &F : R.Findings)
