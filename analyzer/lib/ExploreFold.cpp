@@ -12,7 +12,10 @@
 // landing, tcgen05 work arriving on its commits' barriers) touches, and it cannot block
 // (Simulator::privateTransitions; a wait_group touches the sources of the wgmma or bulk
 // stores in flight, whose reads it may end). Agents of which one starts only after the
-// other finished (a CTA's roles and its prologue) never run at the same time. Such a transition
+// other finished (a CTA's roles and its prologue) never run at the same time, and the work
+// an agent issues lands after it started. A cluster's prologues run alone until the first
+// phase of the cluster barrier completes, which needs each one's arrival: before its
+// barrier.cluster.arrive, a prologue meets only the others. Such a transition
 // commutes with every transition that may come between it and its agent's next one: moved
 // later, to right before that one, it is still enabled there and leaves every state the
 // others see as it was. It and the transition it now precedes are one atomic step, as in
@@ -23,8 +26,8 @@
 // replayed: it must end as the original does (same verdict, message and blocked agents),
 // else the original comes back unfolded, as does a schedule that is not one of the system.
 // Periodic and merged systems are left as they are: their counterexamples are reproduced on
-// concrete launches, which fold. H5's phase-skip violation folds 274 transitions into 72
-// steps, B5's trip-count deadlock 163 into 50.
+// concrete launches, which fold. H5's phase-skip violation folds 274 transitions into 64
+// steps, B5's trip-count deadlock 163 into 39.
 //
 //===----------------------------------------------------------------------------------===//
 #include "ExploreSimulator.h"

@@ -452,11 +452,11 @@ bool Simulator::expectCommutesWithLandings(const State &St, const ConcreteStep &
 
 std::vector<bool> Simulator::privateTransitions(llvm::ArrayRef<ScheduleStep> Schedule) const {
   size_t N = S.Agents.size();
-  // What each agent's steps touch, and what completions of work in flight touch: a copy's
-  // landing the barrier and slot its issue names, tcgen05 work what its issue and commit
-  // name (wgmma and bulk stores complete at their owner's wait_group, a step of its own).
-  std::vector<Footprint> Own(N, Footprint(3 * Words, 0));
-  Footprint Async(3 * Words, 0);
+  // What each agent's steps touch, and what the completions of its work in flight touch: a
+  // copy's landing the barrier and slot its issue names, tcgen05 work what its issue and
+  // commit name (wgmma and bulk stores complete at their owner's wait_group, a step of its
+  // own).
+  std::vector<Footprint> Own(N, Footprint(3 * Words, 0)), Async(N, Footprint(3 * Words, 0));
   auto Or = [&](Footprint &Into, const Footprint &F) {
     for (unsigned W = 0; W < 3 * Words; ++W)
       Into[W] |= F[W];
@@ -468,16 +468,74 @@ std::vector<bool> Simulator::privateTransitions(llvm::ArrayRef<ScheduleStep> Sch
       if (C.Kind == StepKind::AsyncLoad || C.Kind == StepKind::MmaCommit ||
           (C.Kind == StepKind::MmaIssue && C.Queue == AsyncQueue::Tcgen05) ||
           (C.Kind == StepKind::GroupWait && C.Queue == AsyncQueue::Tcgen05))
-        Or(Async, StepFootprint[A][I]);
+        Or(Async[A], StepFootprint[A][I]);
     }
   // An agent that starts only once A finished, or that finished before A started (the roles
   // and the prologue of a CTA, the epilogue and everything before it), takes no transition
-  // between two of A's.
-  std::vector<Footprint> Others(N, Async);
+  // between two of A's; work it issued completes after it issued it, so only one that
+  // starts after A finished has none landing then either (an agent's own work may land
+  // between its transitions).
+  std::vector<Footprint> Others(N, Footprint(3 * Words, 0));
   for (unsigned A = 0; A < N; ++A)
-    for (unsigned B = 0; B < N; ++B)
+    for (unsigned B = 0; B < N; ++B) {
       if (B != A && !follows(B, A) && !follows(A, B))
         Or(Others[A], Own[B]);
+      if (!follows(B, A))
+        Or(Others[A], Async[B]);
+    }
+  // A cluster's prologues run alone until the first phase of the cluster barrier completes:
+  // every other agent starts after its CTA's prologue, which ends with a wait for that phase,
+  // and the phase needs each prologue's arrival (the others' threads fall short of its
+  // count). So a prologue's steps before its barrier.cluster.arrive meet only the other
+  // prologues and what they issued. Alone[A]: how many of A's first steps run so.
+  std::vector<uint32_t> Alone(N, 0);
+  std::vector<Footprint> Prologues(N, Footprint(3 * Words, 0));
+  auto Place = [&](unsigned A) { return S.Agents[A].Place; };
+  std::vector<bool> Late(N, false); // starts after a prologue that waits on the cluster
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (unsigned B = 0; B < N; ++B)
+      for (unsigned P = 0; P < N && !Late[B] && Place(B) != Placement::Prologue; ++P)
+        if (follows(B, P) && (Late[P] || Place(P) == Placement::Prologue))
+          Changed = Late[B] = true;
+  }
+  // Per prologue: its first barrier.cluster.arrive, and a wait after it.
+  std::vector<uint32_t> ArriveAt(N, UINT32_MAX);
+  std::vector<uint64_t> Arriving(N, 0);
+  bool Cluster = S.ClusterSize > 1;
+  for (unsigned A = 0; A < N && Cluster; ++A) {
+    if (Place(A) != Placement::Prologue) {
+      Cluster &= Late[A];
+      continue;
+    }
+    const std::vector<ConcreteStep> &Steps = S.Agents[A].Steps;
+    for (uint32_t I = 0; I < Steps.size() && ArriveAt[A] == UINT32_MAX; ++I)
+      if (Steps[I].Kind == StepKind::ClusterArrive)
+        ArriveAt[A] = I;
+    Cluster &= ArriveAt[A] != UINT32_MAX &&
+               std::any_of(Steps.begin() + ArriveAt[A], Steps.end(), [](const ConcreteStep &C) {
+                 return C.Kind == StepKind::ClusterWait;
+               });
+    // Every arrival it makes counts (the barrier's warp granularity, as apply() rounds).
+    for (const ConcreteStep &C : Steps)
+      if (C.Kind == StepKind::ClusterArrive)
+        Arriving[A] += (C.Arriving + 31) / 32 * 32;
+  }
+  for (unsigned A = 0; A < N && Cluster; ++A) {
+    if (Place(A) != Placement::Prologue)
+      continue;
+    uint64_t OthersArriving = 0;
+    Prologues[A] = Async[A];
+    for (unsigned P = 0; P < N; ++P)
+      if (P != A && Place(P) == Placement::Prologue) {
+        OthersArriving += Arriving[P];
+        Or(Prologues[A], Own[P]);
+        Or(Prologues[A], Async[P]);
+      }
+    if (OthersArriving < S.Agents[A].Steps[ArriveAt[A]].Count)
+      Alone[A] = ArriveAt[A];
+  }
+
   std::vector<bool> Out(Schedule.size(), false);
   State St = initial();
   Footprint Mine;
@@ -501,7 +559,7 @@ std::vector<bool> Simulator::privateTransitions(llvm::ArrayRef<ScheduleStep> Sch
           Or(Mine, StepFootprint[T.Agent][Op]);
         });
       }
-      Out[I] = !conflicts(Mine, Others[T.Agent]);
+      Out[I] = !conflicts(Mine, T.Step < Alone[T.Agent] ? Prologues[T.Agent] : Others[T.Agent]);
     }
     apply(St, T);
   }

@@ -221,8 +221,10 @@ public:
   /// Per transition of Schedule (one of S, taken from the initial state; IgnoreRaces as
   /// set), whether it is private: an agent's step, not one that may block, touching nothing
   /// that a step of an agent that may run at the same time (not one that starts after it
-  /// finished or finished before it started) or an asynchronous completion (a copy landing,
-  /// tcgen05 work) touches; a wait_group touches what the operations it may retire read.
+  /// finished or finished before it started; for a cluster's prologue before its
+  /// barrier.cluster.arrive, only the other prologues) or the completion of work such an
+  /// agent or an earlier one issued (a copy landing, tcgen05 work) touches; a wait_group
+  /// touches what the operations it may retire read.
   /// Then it commutes with every transition that may come before its agent's next one
   /// (ExploreFold.cpp). All false for a schedule that is not one of S.
   std::vector<bool> privateTransitions(llvm::ArrayRef<ScheduleStep> Schedule) const;
