@@ -180,6 +180,26 @@ protected:
            V == ExploreVerdict::Violation;
   }
 
+  /// F(Label, Name, S, R) on each kernel's and variant's first small instance that comes out
+  /// bad, R its schedule as the search found it (not gathered: agents switch more often).
+  template <typename Fn> void forEachFirstBadSchedule(Fn F) {
+    forEachFile([&](const std::string &Label, const std::string &File) {
+      std::unique_ptr<Loaded> Held = load(File);
+      if (!Held->Error.empty())
+        return;
+      for (const auto &[Name, S] : Held->Systems) {
+        ExploreOptions Options;
+        Options.MaxStates = StateBound;
+        Options.Gather = false;
+        ExploreResult R = explore(S, Options);
+        if (isBad(R.Verdict)) {
+          F(Label, Name, S, R);
+          return;
+        }
+      }
+    });
+  }
+
   llvm::json::Value Manifest = nullptr;
   unsigned Missed = 0, Checked = 0;
 };
@@ -260,6 +280,17 @@ std::vector<ScheduleStep> stepsOf(const std::vector<ScheduleStep> &Schedule, uns
   return Out;
 }
 
+/// G holds the transitions of Original, each agent's steps and its completions in their own
+/// order.
+void expectSameTransitions(const ConcreteSystem &S, const std::vector<ScheduleStep> &G,
+                           const std::vector<ScheduleStep> &Original, const std::string &What) {
+  ASSERT_EQ(G.size(), Original.size()) << What;
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    EXPECT_TRUE(stepsOf(G, A) == stepsOf(Original, A)) << What << " " << A;
+    EXPECT_TRUE(stepsOf(G, A, true) == stepsOf(Original, A, true)) << What;
+  }
+}
+
 // Every bad verdict's schedule, found without gathering, gathered (gatherAgents) on its own,
 // i.e. without the fallback to the order found that explore() has: the same transitions, each
 // agent's in its own order, in no more runs of one agent, replaying to the same verdict,
@@ -268,41 +299,28 @@ std::vector<ScheduleStep> stepsOf(const std::vector<ScheduleStep> &Schedule, uns
 // as found).
 TEST_F(ExploreKernelsTest, GatheredSchedulesReachTheSameBug) {
   unsigned Before = 0, After = 0, Compared = 0;
-  forEachFile([&](const std::string &Label, const std::string &File) {
-    std::unique_ptr<Loaded> Held = load(File);
-    if (!Held->Error.empty())
-      return;
-    for (const auto &[Name, S] : Held->Systems) {
-      ExploreOptions Options;
-      Options.MaxStates = StateBound;
-      Options.Gather = false;
-      ExploreResult R = explore(S, Options);
-      if (!isBad(R.Verdict))
-        continue;
-      bool KeepLast = R.Verdict != ExploreVerdict::Deadlock;
-      std::vector<ScheduleStep> G = gatherAgents(S, R.Schedule, KeepLast);
-      ASSERT_EQ(G.size(), R.Schedule.size()) << Label << " " << Name;
-      for (unsigned A = 0; A < S.Agents.size(); ++A) {
-        EXPECT_TRUE(stepsOf(G, A) == stepsOf(R.Schedule, A)) << Label << " " << Name << " " << A;
-        EXPECT_TRUE(stepsOf(G, A, true) == stepsOf(R.Schedule, A, true)) << Label << " " << Name;
-      }
-      if (KeepLast)
-        EXPECT_TRUE(G.back() == R.Schedule.back()) << Label << " " << Name;
-      ExploreResult Again = replay(S, G);
-      EXPECT_EQ(Again.Verdict, R.Verdict) << Label << " " << Name << ": " << Again.Message;
-      EXPECT_EQ(Again.Message, R.Message) << Label << " " << Name;
-      ASSERT_EQ(Again.Blocked.size(), R.Blocked.size()) << Label << " " << Name;
-      for (size_t I = 0; I < R.Blocked.size(); ++I)
-        EXPECT_EQ(Again.Blocked[I].Reason, R.Blocked[I].Reason) << Label << " " << Name;
-      EXPECT_LE(runs(G), runs(R.Schedule)) << Label << " " << Name;
-      // explore() gathers so by default.
-      Options.Gather = true;
-      EXPECT_TRUE(explore(S, Options).Schedule == G) << Label << " " << Name;
-      Before += runs(R.Schedule);
-      After += runs(G);
-      ++Compared;
-      break;
+  forEachFirstBadSchedule([&](const std::string &Label, const std::string &Name,
+                              const ConcreteSystem &S, const ExploreResult &R) {
+    bool KeepLast = R.Verdict != ExploreVerdict::Deadlock;
+    std::vector<ScheduleStep> G = gatherAgents(S, R.Schedule, KeepLast);
+    expectSameTransitions(S, G, R.Schedule, Label + " " + Name);
+    if (KeepLast) {
+      EXPECT_TRUE(G.back() == R.Schedule.back()) << Label << " " << Name;
     }
+    ExploreResult Again = replay(S, G);
+    EXPECT_EQ(Again.Verdict, R.Verdict) << Label << " " << Name << ": " << Again.Message;
+    EXPECT_EQ(Again.Message, R.Message) << Label << " " << Name;
+    ASSERT_EQ(Again.Blocked.size(), R.Blocked.size()) << Label << " " << Name;
+    for (size_t I = 0; I < R.Blocked.size(); ++I)
+      EXPECT_EQ(Again.Blocked[I].Reason, R.Blocked[I].Reason) << Label << " " << Name;
+    EXPECT_LE(runs(G), runs(R.Schedule)) << Label << " " << Name;
+    // explore() gathers so by default.
+    ExploreOptions Options;
+    Options.MaxStates = StateBound;
+    EXPECT_TRUE(explore(S, Options).Schedule == G) << Label << " " << Name;
+    Before += runs(R.Schedule);
+    After += runs(G);
+    ++Compared;
   });
   std::printf("%u schedules gathered: %u runs of one agent as found, %u gathered\n", Compared,
               Before, After);
@@ -323,95 +341,80 @@ TEST_F(ExploreKernelsTest, GatheredSchedulesReachTheSameBug) {
 TEST_F(ExploreKernelsTest, FoldedSchedulesReachTheSameBug) {
   size_t Transitions = 0, Steps = 0;
   unsigned Compared = 0, Folded = 0, MovedBack = 0;
-  forEachFile([&](const std::string &Label, const std::string &File) {
-    std::unique_ptr<Loaded> Held = load(File);
-    if (!Held->Error.empty())
-      return;
-    for (const auto &[Name, S] : Held->Systems) {
-      // The schedule as the search found it, not gathered: agents switch more often, so more
-      // of other agents' transitions fall between an agent's private ones.
-      ExploreOptions Options;
-      Options.MaxStates = StateBound;
-      Options.Gather = false;
-      ExploreResult R = explore(S, Options);
-      if (!isBad(R.Verdict))
+  forEachFirstBadSchedule([&](const std::string &Label, const std::string &Name,
+                              const ConcreteSystem &S, const ExploreResult &R) {
+    bool Race = R.Verdict == ExploreVerdict::Race;
+    FoldedSchedule F = foldPrivateSteps(S, R.Schedule, Race);
+    const std::vector<ScheduleStep> &G = F.Schedule;
+    ASSERT_EQ(F.Step.size(), G.size()) << Label << " " << Name;
+    expectSameTransitions(S, G, R.Schedule, Label + " " + Name);
+    if (R.Verdict != ExploreVerdict::Deadlock) {
+      EXPECT_TRUE(G.back() == R.Schedule.back()) << Label << " " << Name;
+    }
+    EXPECT_EQ(F.Step.front(), 0u) << Label << " " << Name;
+    for (size_t I = 1; I < G.size(); ++I) {
+      ASSERT_TRUE(F.Step[I] == F.Step[I - 1] || F.Step[I] == F.Step[I - 1] + 1)
+          << Label << " " << Name << " at " << I;
+      if (F.Step[I] != F.Step[I - 1])
         continue;
-      bool Race = R.Verdict == ExploreVerdict::Race;
-      FoldedSchedule F = foldPrivateSteps(S, R.Schedule, Race);
-      const std::vector<ScheduleStep> &G = F.Schedule;
-      ASSERT_EQ(G.size(), R.Schedule.size()) << Label << " " << Name;
-      ASSERT_EQ(F.Step.size(), G.size()) << Label << " " << Name;
-      for (unsigned A = 0; A < S.Agents.size(); ++A) {
-        EXPECT_TRUE(stepsOf(G, A) == stepsOf(R.Schedule, A)) << Label << " " << Name << " " << A;
-        EXPECT_TRUE(stepsOf(G, A, true) == stepsOf(R.Schedule, A, true)) << Label << " " << Name;
+      const ScheduleStep &T = G[I - 1];
+      ASSERT_EQ(T.K, ScheduleStep::Kind::Execute) << Label << " " << Name << " at " << I;
+      ASSERT_EQ(G[I].K, ScheduleStep::Kind::Execute) << Label << " " << Name << " at " << I;
+      EXPECT_EQ(T.Agent, G[I].Agent) << Label << " " << Name << " at " << I;
+      StepKind K = S.Agents[T.Agent].Steps[T.Step].Kind;
+      EXPECT_TRUE(K != StepKind::Wait && K != StepKind::Probe && K != StepKind::ClusterArrive &&
+                  K != StepKind::ClusterWait && K != StepKind::Exit)
+          << Label << " " << Name << " folds a " << toString(K) << " at " << I;
+    }
+    ExploreResult Before = replay(S, R.Schedule, Race);
+    auto SameEnd = [&](const std::vector<ScheduleStep> &Order, const std::string &What) {
+      ExploreResult Again = replay(S, Order, Race);
+      EXPECT_EQ(Again.Verdict, Before.Verdict) << Label << " " << Name << What << ": "
+                                               << Again.Message;
+      EXPECT_EQ(Again.Message, Before.Message) << Label << " " << Name << What;
+      ASSERT_EQ(Again.Blocked.size(), Before.Blocked.size()) << Label << " " << Name << What;
+      for (size_t I = 0; I < Before.Blocked.size(); ++I)
+        EXPECT_EQ(Again.Blocked[I].Reason, Before.Blocked[I].Reason) << Label << " " << Name;
+    };
+    SameEnd(G, "");
+    // Folded transitions commute with whatever others do while their agent is between two
+    // transitions: a step's private transitions, moved back to any place between their
+    // agent's previous transition and the other agents' transitions that follow it, leave
+    // the schedule ending in the same bug (at most 40 such moves per schedule).
+    unsigned Moved = 0;
+    for (size_t First = 1; First < G.size() && Moved < 40; ++First) {
+      size_t Closer = First;
+      while (Closer + 1 < G.size() && F.Step[Closer + 1] == F.Step[First])
+        ++Closer;
+      if (F.Step[First] == F.Step[First - 1] || Closer == First)
+        continue;
+      size_t To = First;
+      while (To > 0 && !(G[To - 1].K == ScheduleStep::Kind::Execute &&
+                         G[To - 1].Agent == G[First].Agent))
+        --To;
+      if (To == First || To == 0) // nothing in between, or the agent's first step
+        continue;
+      for (size_t At = To; At < First && Moved < 40; ++At, ++Moved) {
+        std::vector<ScheduleStep> Early = G;
+        std::rotate(Early.begin() + At, Early.begin() + First, Early.begin() + Closer);
+        SameEnd(Early, " moving transitions " + std::to_string(First) + "-" +
+                           std::to_string(Closer - 1) + " to " + std::to_string(At));
       }
-      if (R.Verdict != ExploreVerdict::Deadlock)
-        EXPECT_TRUE(G.back() == R.Schedule.back()) << Label << " " << Name;
-      EXPECT_EQ(F.Step.front(), 0u) << Label << " " << Name;
-      for (size_t I = 1; I < G.size(); ++I) {
-        ASSERT_TRUE(F.Step[I] == F.Step[I - 1] || F.Step[I] == F.Step[I - 1] + 1)
-            << Label << " " << Name << " at " << I;
-        if (F.Step[I] != F.Step[I - 1])
-          continue;
-        const ScheduleStep &T = G[I - 1];
-        ASSERT_EQ(T.K, ScheduleStep::Kind::Execute) << Label << " " << Name << " at " << I;
-        ASSERT_EQ(G[I].K, ScheduleStep::Kind::Execute) << Label << " " << Name << " at " << I;
-        EXPECT_EQ(T.Agent, G[I].Agent) << Label << " " << Name << " at " << I;
-        StepKind K = S.Agents[T.Agent].Steps[T.Step].Kind;
-        EXPECT_TRUE(K != StepKind::Wait && K != StepKind::Probe && K != StepKind::ClusterArrive &&
-                    K != StepKind::ClusterWait && K != StepKind::Exit)
-            << Label << " " << Name << " folds a " << toString(K) << " at " << I;
+    }
+    MovedBack += Moved;
+    Transitions += G.size();
+    Steps += F.steps();
+    Folded += F.steps() < G.size();
+    ++Compared;
+    // Not a schedule of S (a transition left out): nothing folds.
+    if (G.size() > 2) {
+      std::vector<ScheduleStep> Broken = R.Schedule;
+      Broken.erase(Broken.begin() + Broken.size() / 2);
+      FoldedSchedule B = foldPrivateSteps(S, Broken, Race);
+      if (replay(S, Broken, Race).Verdict == ExploreVerdict::Unknown) {
+        EXPECT_EQ(B.steps(), Broken.size()) << Label << " " << Name;
       }
-      ExploreResult Before = replay(S, R.Schedule, Race);
-      auto SameEnd = [&](const std::vector<ScheduleStep> &Order, const std::string &What) {
-        ExploreResult Again = replay(S, Order, Race);
-        EXPECT_EQ(Again.Verdict, Before.Verdict) << Label << " " << Name << What << ": "
-                                                 << Again.Message;
-        EXPECT_EQ(Again.Message, Before.Message) << Label << " " << Name << What;
-        ASSERT_EQ(Again.Blocked.size(), Before.Blocked.size()) << Label << " " << Name << What;
-        for (size_t I = 0; I < Before.Blocked.size(); ++I)
-          EXPECT_EQ(Again.Blocked[I].Reason, Before.Blocked[I].Reason) << Label << " " << Name;
-      };
-      SameEnd(G, "");
-      // Folded transitions commute with whatever others do while their agent is between two
-      // transitions: a step's private transitions, moved back to any place between their
-      // agent's previous transition and the other agents' transitions that follow it, leave
-      // the schedule ending in the same bug (at most 40 such moves per schedule).
-      unsigned Moved = 0;
-      for (size_t First = 1; First < G.size() && Moved < 40; ++First) {
-        size_t Closer = First;
-        while (Closer + 1 < G.size() && F.Step[Closer + 1] == F.Step[First])
-          ++Closer;
-        if (F.Step[First] == F.Step[First - 1] || Closer == First)
-          continue;
-        size_t To = First;
-        while (To > 0 && !(G[To - 1].K == ScheduleStep::Kind::Execute &&
-                           G[To - 1].Agent == G[First].Agent))
-          --To;
-        if (To == First || To == 0) // nothing in between, or the agent's first step
-          continue;
-        for (size_t At = To; At < First && Moved < 40; ++At, ++Moved) {
-          std::vector<ScheduleStep> Early = G;
-          std::rotate(Early.begin() + At, Early.begin() + First, Early.begin() + Closer);
-          SameEnd(Early, " moving transitions " + std::to_string(First) + "-" +
-                             std::to_string(Closer - 1) + " to " + std::to_string(At));
-        }
-      }
-      MovedBack += Moved;
-      Transitions += G.size();
-      Steps += F.steps();
-      Folded += F.steps() < G.size();
-      ++Compared;
-      // Not a schedule of S (a transition left out): nothing folds.
-      if (G.size() > 2) {
-        std::vector<ScheduleStep> Broken = R.Schedule;
-        Broken.erase(Broken.begin() + Broken.size() / 2);
-        FoldedSchedule B = foldPrivateSteps(S, Broken, Race);
-        if (replay(S, Broken, Race).Verdict == ExploreVerdict::Unknown)
-          EXPECT_EQ(B.steps(), Broken.size()) << Label << " " << Name;
-        EXPECT_TRUE(B.Schedule == Broken || B.steps() < Broken.size()) << Label << " " << Name;
-      }
-      break;
+      EXPECT_TRUE(B.Schedule == Broken || B.steps() < Broken.size()) << Label << " " << Name;
     }
   });
   std::printf("%u schedules folded (%u shorter): %zu transitions, %zu steps; %u moves of a "
