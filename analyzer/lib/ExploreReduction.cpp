@@ -494,10 +494,13 @@ std::vector<bool> Simulator::privateTransitions(llvm::ArrayRef<ScheduleStep> Sch
   std::vector<bool> Late(N, false); // starts after a prologue that waits on the cluster
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (unsigned B = 0; B < N; ++B)
-      for (unsigned P = 0; P < N && !Late[B] && Place(B) != Placement::Prologue; ++P)
+    for (unsigned B = 0; B < N; ++B) {
+      if (Late[B] || Place(B) == Placement::Prologue)
+        continue;
+      for (unsigned P = 0; P < N && !Late[B]; ++P)
         if (follows(B, P) && (Late[P] || Place(P) == Placement::Prologue))
           Changed = Late[B] = true;
+    }
   }
   // Per prologue: its first barrier.cluster.arrive, and a wait after it.
   std::vector<uint32_t> ArriveAt(N, UINT32_MAX);

@@ -98,14 +98,20 @@ void printHeader(const Explanation &E, llvm::raw_ostream &OS) {
 
 /// The schedule in runs of one role's consecutive steps, one line each: the order in which
 /// the roles took turns, before every step of it.
+/// The trace's atomic steps: `wsv verify`'s traces number them, a role's private
+/// transitions carrying the number of the transition they are folded into; one per
+/// transition elsewhere.
+size_t atomicSteps(const Trace &T) {
+  return !T.Steps.empty() && T.Steps.back().Step ? *T.Steps.back().Step + 1 : T.Steps.size();
+}
+
 void printRuns(const Explanation &E, llvm::raw_ostream &OS) {
   if (E.Runs.empty())
     return;
-  const std::vector<TraceStep> &Steps = E.T->Steps;
-  size_t Atomic = !Steps.empty() && Steps.back().Step ? *Steps.back().Step + 1 : Steps.size();
+  size_t Atomic = atomicSteps(*E.T);
   OS << "\nruns (" << Atomic << " steps";
-  if (Atomic != Steps.size()) // a role's private transitions folded into its next one
-    OS << " of " << Steps.size() << " transitions";
+  if (Atomic != E.T->Steps.size())
+    OS << " of " << E.T->Steps.size() << " transitions";
   OS << " in " << E.Runs.size() << " runs of one role)\n";
   for (const StepRun &R : E.Runs) {
     OS << llvm::format("  %3zu-%-4zu ", R.First, R.Last) << runLine(R);
@@ -119,13 +125,10 @@ void printTimeline(const Explanation &E, llvm::raw_ostream &OS) {
   const Trace &T = *E.T;
   if (!T.fromSolver())
     return;
-  // `wsv verify`'s traces number atomic steps: a role's private transitions carry the number
-  // of the transition they are folded into.
-  bool Folded =
-      !T.Steps.empty() && T.Steps.back().Step && *T.Steps.back().Step + 1 < T.Steps.size();
+  bool Folded = atomicSteps(T) < T.Steps.size();
   OS << "\nschedule (";
   if (Folded)
-    OS << *T.Steps.back().Step + 1 << " steps of ";
+    OS << atomicSteps(T) << " steps of ";
   OS << T.Steps.size() << (Folded ? " transitions" : " steps") << ")\n";
   // One column per role, so each role's own sequence reads down its column.
   for (size_t I = 0; I < T.Steps.size(); ++I) {
