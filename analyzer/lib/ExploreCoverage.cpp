@@ -7,7 +7,8 @@
 // that small launches showed none. Here, after those launches, launches are searched in
 // order of size (k-tiles, then clusters, then M x N, then which cluster of the grid is
 // modeled) for ones that run a step no explored launch ran, and each such launch is
-// explored. What no launch of the search reaches is reported by its PTX lines.
+// explored. Steps that search does not reach are then sought on drawn launches
+// (ExploreDirected.cpp); what no launch reaches is reported by its PTX lines.
 //
 // The search is bounded by the number of launches it instantiates and by the concrete
 // steps they have together (ParametricOptions has no clock in it: the same verdict on any
@@ -102,6 +103,14 @@ std::vector<unsigned> Prover::unreachedLines() const {
 }
 
 bool Prover::coverSteps(unsigned &Explored, bool &Bounded, std::string &NotRun) {
+  if (!searchSizes(Explored, Bounded, NotRun))
+    return false; // a bug
+  if (Bounded || !O.DrawLaunches || unreachedLines().empty())
+    return true;
+  return directLaunches(Explored, Bounded, NotRun);
+}
+
+bool Prover::searchSizes(unsigned &Explored, bool &Bounded, std::string &NotRun) {
   // Where the argument proved every launch on which the restriction's term is 0, those
   // launches have nothing left to show: the steps the rewritten programs keep count as
   // run, and a launch where the term is 0 is not even instantiated (H6: every launch below

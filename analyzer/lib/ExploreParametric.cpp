@@ -322,9 +322,11 @@ void Prover::finishSmall(SmallLaunches Small) {
                (Small.NotRun.empty()
                     ? std::string(": none has the shape the search looks for")
                     : ": " + Small.NotRun);
-  else
+  else {
     R.Reason = Small.Why + "; " + Small.Range + " explored without finding a bug" +
                coverage() + (Small.NotRun.empty() ? std::string() : " (" + Small.NotRun + ")");
+    R.Unreached = unreachedLines();
+  }
 }
 
 void Prover::runAndFallBack() {

@@ -257,6 +257,9 @@ struct ParametricOptions {
   /// Where no statement for every parameter is made: after the small launches, explore
   /// larger ones that run steps those did not (ExploreCoverage.cpp).
   bool CoverSteps = true;
+  /// With CoverSteps: then launches drawn until one meets the path to each step no launch
+  /// ran, explored where they run it (ExploreDirected.cpp).
+  bool DrawLaunches = true;
   /// Explorations run at once where the argument needs several (the classes of K): each
   /// has its own simulator, the results are taken in order, and the verdict, message and
   /// state count are those of running them one by one. 0: the cores, at most 4 (each may
@@ -290,6 +293,9 @@ struct ParametricResult {
   unsigned TileThreshold = 0;
   std::vector<uint64_t> SmallTrips; ///< trip counts explored as single launches
   std::vector<std::string> Runs;    ///< each exploration and its verdict, in order
+  /// Unknown after small and larger launches: the PTX lines of steps none of them ran
+  /// (the reason names the first eight).
+  std::vector<unsigned> Unreached;
   unsigned SolverQueries = 0;
   uint64_t States = 0;
   /// Clean for O.Launch alone (ForParameters names it): why no statement for every

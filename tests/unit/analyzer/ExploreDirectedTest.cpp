@@ -1,0 +1,85 @@
+// The launches drawn for the steps the search in order of size does not reach
+// (ExploreDirected.cpp), on H6. Its consumers store a held tile's leftover D chunks only
+// where a cluster had a whole tile and its first stream-K piece has fewer than 4 k-tiles:
+// a share boundary 1 to 3 k-tiles short of a tile's end, which takes at least 17 clusters
+// (a share saves 32 k-tiles of the K / 64 >= 64 of a tile, and its boundaries fall on
+// multiples of 1 / clusters of a k-tile). The search in order of size stops at 6 clusters.
+// The bug is seeded in the model: the waits for the bulk stores' reads
+// (cp.async.bulk.wait_group.read) on the steps only drawn launches run never happen, so a
+// chunk's stmatrix may write a staging buffer a TMA store still reads.
+#include "AnalyzerTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace {
+
+TEST(ExploreDirectedTest, ABulkStoreRaceOnlyDrawnLaunchesRunIsFound) {
+  std::optional<test::ReferenceKernel> K = test::loadReferenceKernel("h6.ptx");
+  if (!K)
+    GTEST_SKIP() << "no h6.ptx in " << WSV_PTX_DIR;
+
+  ParametricOptions Sizes = K->Options;
+  Sizes.DrawLaunches = false;
+  ParametricResult BySize = exploreAllTrips(K->RP, Sizes);
+  ParametricResult Drawn = exploreAllTrips(K->RP, K->Options);
+  ASSERT_EQ(BySize.Verdict, ExploreVerdict::Unknown) << BySize.Reason;
+  ASSERT_EQ(Drawn.Verdict, ExploreVerdict::Unknown) << Drawn.Reason;
+  // The drawn launches run steps at PTX lines the search in order of size left, and leave
+  // none it ran.
+  ASSERT_FALSE(BySize.Unreached.empty());
+  EXPECT_LT(Drawn.Unreached.size(), BySize.Unreached.size());
+  // What is left is one of the four unrolled copies of the leftover store, chunk 0's,
+  // which no launch runs: a leftover chunk follows one the unit's k-loop stored.
+  EXPECT_LE(4 * Drawn.Unreached.size(), BySize.Unreached.size());
+  for (unsigned Line : Drawn.Unreached)
+    EXPECT_TRUE(llvm::is_contained(BySize.Unreached, Line)) << "line " << Line;
+  EXPECT_EQ(Drawn.Reason.find("ran in none of them (" + std::to_string(BySize.Unreached[0])),
+            std::string::npos)
+      << Drawn.Reason;
+
+  // The seeded bug: on the steps only drawn launches run, no wait for the stores' reads.
+  unsigned Seeded = 0;
+  for (RoleProgram &Pr : K->RP.Programs)
+    for (RoleStep &St : Pr.Steps)
+      if (St.Kind == StepKind::GroupWait && St.Event != NoIndex) {
+        unsigned Line = K->P->Events[St.Event].Where.PtxLine;
+        if (llvm::is_contained(BySize.Unreached, Line) &&
+            !llvm::is_contained(Drawn.Unreached, Line)) {
+          St.When = K->P->Analysis->context().boolean(false);
+          ++Seeded;
+        }
+      }
+  ASSERT_GT(Seeded, 0u);
+
+  ParametricResult Missed = exploreAllTrips(K->RP, Sizes);
+  EXPECT_EQ(Missed.Verdict, ExploreVerdict::Unknown) << "the search in order of size ran them";
+
+  ParametricResult Found = exploreAllTrips(K->RP, K->Options);
+  ASSERT_EQ(Found.Verdict, ExploreVerdict::Race) << Found.Reason;
+  EXPECT_NE(Found.Found.Message.find("while a bulk store of consumer"), std::string::npos)
+      << Found.Found.Message;
+  // A stream-K launch beyond the search in order of size: more than 6 clusters, or a tile
+  // count its M and N up to 512 cannot make (a cluster's whole tile before its piece).
+  const Instance &L = Found.Launch;
+  std::printf("race on K = %llu, M = %llu, N = %llu, %llu CTAs, CTA %llu: %s\n",
+              (unsigned long long)L.Params.at("K"), (unsigned long long)L.Params.at("M"),
+              (unsigned long long)L.Params.at("N"), (unsigned long long)L.GridCtas,
+              (unsigned long long)L.FirstCta, Found.Found.Message.c_str());
+  EXPECT_GE(L.Params.at("K"), 4096u);
+  EXPECT_TRUE(L.GridCtas > 6 * K->RP.ClusterSize || L.Params.at("M") > 512 ||
+              L.Params.at("N") > 512)
+      << L.GridCtas << " CTAs, M = " << L.Params.at("M") << ", N = " << L.Params.at("N");
+  // A schedule of that launch: replayed from the start, it reaches the same race.
+  ConcreteSystem S = instantiate(K->RP, L);
+  ExploreResult Again = replay(S, Found.Found.Schedule);
+  EXPECT_EQ(Again.Verdict, ExploreVerdict::Race);
+  EXPECT_EQ(Again.Message, Found.Found.Message);
+}
+
+} // namespace
