@@ -128,10 +128,17 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
 
 /// The explorer's verdicts for every value of the k-loop's parameter, or nothing where it
 /// has none to give (then Z3 answers).
+/// What an exploration that made no statement leaves the verdicts: why, the launches the
+/// argument proved all the same, and the PTX lines no explored launch ran.
+struct ExploreUnknown {
+  std::string Reason;
+  std::pair<std::string, std::string> ProvedWhere;
+  std::vector<unsigned> Unreached;
+};
+
 std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
                                                     const VerifyOptions &Options,
-                                                    std::string &Unknown,
-                                                    std::pair<std::string, std::string> &Where) {
+                                                    ExploreUnknown &Unknown) {
   std::vector<std::optional<Verdict>> Out(Options.Properties.size());
   RolePrograms RP = lowerRolePrograms(P);
   ParametricOptions PO;
@@ -156,11 +163,12 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   }
   ParametricResult E = exploreAllTrips(RP, PO);
   if (E.Verdict == ExploreVerdict::Unknown) {
-    Unknown = E.Reason;
-    Where = {E.Restricted, E.RestrictedFor};
+    Unknown.Reason = E.Reason;
+    Unknown.ProvedWhere = {E.Restricted, E.RestrictedFor};
+    Unknown.Unreached = E.Unreached;
     // What the user can do about it: a launch stated in full is decided as it is.
     if (!Options.GridCtas)
-      Unknown += "; a launch given in full would be explored cluster by cluster";
+      Unknown.Reason += "; a launch given in full would be explored cluster by cluster";
     return Out;
   }
   // A value fixed for the trip count's parameter must be one the statement covers (a
@@ -302,10 +310,9 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
   std::vector<Verdict> Out;
   std::vector<std::optional<Verdict>> Explored(Options.Properties.size());
   // Why the exploration said unknown (Z3 answers then, and says so too when it cannot).
-  std::string ExploreUnknown;
-  std::pair<std::string, std::string> ProvedWhere; // the restricted argument's, if any
+  ExploreUnknown Unexplored;
   if (Options.ExploreAllTrips)
-    Explored = exploreVerdicts(P, Options, ExploreUnknown, ProvedWhere);
+    Explored = exploreVerdicts(P, Options, Unexplored);
   for (size_t PI = 0; PI < Options.Properties.size(); ++PI) {
     Property Prop = Options.Properties[PI];
     // A property the exploration did not get to (it stopped at another one's
@@ -354,11 +361,12 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     // The second half is Z3's: its model may lack what the exploration has (peer CTAs).
     if (NotExamined && V.unknown())
       V.Reason = Explored[PI]->Reason + "; Z3: " + V.Reason;
-    else if (!ExploreUnknown.empty() && V.unknown())
-      V.Reason = "the exploration: " + ExploreUnknown + "; Z3: " + V.Reason;
+    else if (!Unexplored.Reason.empty() && V.unknown())
+      V.Reason = "the exploration: " + Unexplored.Reason + "; Z3: " + V.Reason;
     if (V.unknown() && !NotExamined) {
-      V.ProvedWhere = ProvedWhere.first;
-      V.ProvedWhereFor = ProvedWhere.second;
+      V.ProvedWhere = Unexplored.ProvedWhere.first;
+      V.ProvedWhereFor = Unexplored.ProvedWhere.second;
+      V.Unreached = Unexplored.Unreached;
     }
     V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
     if (!TS.ClusterAssumption.empty())

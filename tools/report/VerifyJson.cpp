@@ -49,6 +49,8 @@ json verdictToJson(const Verdict &V) {
     J["bound"] = V.BoundReached;
   if (V.unknown() && !V.ProvedWhere.empty())
     J["proved_where"] = {{"condition", V.ProvedWhere}, {"for", V.ProvedWhereFor}};
+  if (V.unknown() && !V.Unreached.empty())
+    J["unreached_ptx_lines"] = V.Unreached;
   if (V.refuted()) {
     J["parameters"] = V.Parameters;
     if (V.GridCtas)

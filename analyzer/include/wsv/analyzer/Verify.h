@@ -106,6 +106,9 @@ struct Verdict {
   /// Unknown, but proved on part of the launches: those where `<term> == 0`, for the
   /// parameters ProvedWhereFor says (H6 without its stream-K pieces). Empty: no such part.
   std::string ProvedWhere, ProvedWhereFor;
+  /// Unknown after the explorations of small and larger launches: the PTX lines of steps
+  /// none of them ran (the reason names the first eight).
+  std::vector<unsigned> Unreached;
   /// What the model took for granted (box sizes, parameter ranges, cluster shape, ...).
   std::vector<std::string> Assumptions;
   /// Unknown: why. Counterexample: what goes wrong in the last state. Proved for a launch
