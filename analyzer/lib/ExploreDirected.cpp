@@ -49,6 +49,10 @@ constexpr Round Rounds[] = {{128, 8, 16, 4000}, {1024, 66, 64, 20000}};
 /// Iterations tried of each loop on a path: the first and the last few (where conditions
 /// such as `k == 0` or a leftover after the last k-tile hold).
 constexpr uint64_t EdgeIterations = 4;
+/// Levels of the loop nests entered at most, over all draws (deep nests on large grids
+/// would take long otherwise); a count, not a clock: the same launches on any machine. H6
+/// enters about 150,000.
+constexpr uint64_t MaxEvaluations = 4'000'000;
 
 /// splitmix64 from a fixed seed.
 class Draws {
@@ -63,6 +67,7 @@ public:
   /// In [Lo, Hi], each power-of-two range as likely as the others.
   uint64_t logUniform(uint64_t Lo, uint64_t Hi) {
     Lo = std::max<uint64_t>(Lo, 1);
+    Hi = std::max(Hi, Lo);
     unsigned A = 63 - __builtin_clzll(Lo), B = 63 - __builtin_clzll(Hi);
     unsigned E = A + static_cast<unsigned>(below(B - A + 1));
     uint64_t From = std::max(Lo, uint64_t(1) << E);
@@ -196,8 +201,9 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
     switch (L->kind()) {
     case ExprKind::Param: {
       std::string Name = paramName(L);
-      if (std::optional<uint64_t> V = fixedValue(Name))
-        return {Source::Value, *V};
+      if (OnlyFixed) // the launches asked about (searchFixedValues)
+        if (std::optional<uint64_t> V = fixedValue(Name))
+          return {Source::Value, *V};
       if (L == K)
         return {Source::K, 0};
       if (Name == "M" || Name == "N")
@@ -299,13 +305,18 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
     Instance I = launch(At.K);
     I.Params["M"] = At.M;
     I.Params["N"] = At.N;
+    if (OnlyFixed)
+      for (const auto &[Name, Value] : O.Fixed)
+        I.Params[Name] = Value;
     I.GridCtas = At.Clusters * Cluster;
     I.FirstCta = At.Cluster * Cluster;
     It->second = {Cost, std::move(I)};
     return true;
   };
   std::vector<uint8_t> Holds;
+  uint64_t Evaluations = 0;
   std::function<void(Group &, size_t)> Enter = [&](Group &G, size_t Depth) {
+    ++Evaluations;
     if (Depth == G.Levels.size()) {
       Holds.resize(G.Whens.size());
       for (size_t W = 0; W < G.Whens.size(); ++W)
@@ -314,13 +325,14 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
       for (const Step &S : G.Steps)
         if (S.When == NoIndex || Holds[S.When])
           Better |= Record(G, S);
-      if (Better) // every step found, each as cheaply as this launch or more so?
-        G.Done = llvm::all_of(G.Steps, [&](const Step &S) {
-                   auto It = Best.find({G.Program, S.Index});
-                   return It != Best.end();
-                 })
-                     ? std::min(G.Done, Cost)
-                     : UINT64_MAX;
+      if (Better) { // every step found? Then no launch costing as much improves on them.
+        uint64_t Dearest = 0;
+        for (const Step &S : G.Steps) {
+          auto It = Best.find({G.Program, S.Index});
+          Dearest = It == Best.end() ? UINT64_MAX : std::max(Dearest, It->second.first);
+        }
+        G.Done = Dearest;
+      }
       return;
     }
     const Level &L = G.Levels[Depth];
@@ -342,7 +354,7 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
     // none of its launches ran.
     if (llvm::all_of(Groups, [](const Group &G) { return G.Done != UINT64_MAX; }))
       break;
-    for (unsigned N = 0; N < Ro.Draws; ++N) {
+    for (unsigned N = 0; N < Ro.Draws && Evaluations < MaxEvaluations; ++N) {
       At.K = O.TileK * D.logUniform(std::max<uint64_t>(1, O.MinTiles), Ro.KTiles);
       At.M = 128 * D.logUniform(1, Ro.Rows);
       At.N = 128 * D.logUniform(1, Ro.Rows);
