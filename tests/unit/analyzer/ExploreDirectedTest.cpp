@@ -1,9 +1,8 @@
 // The launches drawn for the steps the search in order of size does not reach
 // (ExploreDirected.cpp), on H6. Its consumers store a held tile's leftover D chunks only
 // where a cluster had a whole tile and its first stream-K piece has fewer than 4 k-tiles:
-// a share boundary 1 to 3 k-tiles short of a tile's end, which takes at least 17 clusters
-// (a share saves 32 k-tiles of the K / 64 >= 64 of a tile, and its boundaries fall on
-// multiples of 1 / clusters of a k-tile). The search in order of size stops at 6 clusters.
+// a share boundary 1 to 3 k-tiles short of a tile's end, which takes at least 22 clusters
+// (below). The search in order of size stops at 6 clusters.
 // The bug is seeded in the model: the waits for the bulk stores' reads
 // (cp.async.bulk.wait_group.read) on the steps only drawn launches run never happen, so a
 // chunk's stmatrix may write a staging buffer a TMA store still reads.
@@ -76,6 +75,66 @@ TEST(ExploreDirectedTest, ABulkStoreRaceOnlyDrawnLaunchesRunIsFound) {
               L.Params.at("N") > 512)
       << L.GridCtas << " CTAs, M = " << L.Params.at("M") << ", N = " << L.Params.at("N");
   // A schedule of that launch: replayed from the start, it reaches the same race.
+  ConcreteSystem S = instantiate(K->RP, L);
+  ExploreResult Again = replay(S, Found.Found.Schedule);
+  EXPECT_EQ(Again.Verdict, ExploreVerdict::Race);
+  EXPECT_EQ(Again.Message, Found.Found.Message);
+}
+
+/// The steps of Items, with those of the loops in it, into Out.
+void stepsIn(const RoleProgram &Pr, const std::vector<RoleItem> &Items,
+             std::vector<unsigned> &Out) {
+  for (const RoleItem &It : Items) {
+    if (It.IsLoop)
+      stepsIn(Pr, Pr.Loops[It.Index].Body, Out);
+    else
+      Out.push_back(It.Index);
+  }
+}
+
+TEST(ExploreDirectedTest, ALeftoverStoreRaceNeedsAndGetsAManyClusterLaunch) {
+  std::optional<test::ReferenceKernel> K = test::loadReferenceKernel("h6.ptx");
+  if (!K)
+    GTEST_SKIP() << "no h6.ptx in " << WSV_PTX_DIR;
+  ParametricOptions Sizes = K->Options;
+  Sizes.DrawLaunches = false;
+  ParametricResult BySize = exploreAllTrips(K->RP, Sizes);
+  ASSERT_EQ(BySize.Verdict, ExploreVerdict::Unknown) << BySize.Reason;
+
+  // The leftover loops of the stream-K pieces: loops that store (a bulk wait) and wait on
+  // no mbarrier (the k-loop does), whose steps no launch of the search in order of size ran.
+  unsigned Seeded = 0;
+  for (RoleProgram &Pr : K->RP.Programs)
+    for (const RoleLoop &L : Pr.Loops) {
+      std::vector<unsigned> Steps;
+      stepsIn(Pr, L.Body, Steps);
+      bool Waits = false, Stores = false, Unrun = !Steps.empty();
+      for (unsigned SI : Steps) {
+        const RoleStep &St = Pr.Steps[SI];
+        Waits |= St.Kind == StepKind::Wait;
+        Stores |= St.Kind == StepKind::GroupWait;
+        Unrun &= St.Event == NoIndex ||
+                 llvm::is_contained(BySize.Unreached, K->P->Events[St.Event].Where.PtxLine);
+      }
+      if (Waits || !Stores || !Unrun)
+        continue;
+      for (unsigned SI : Steps)
+        if (Pr.Steps[SI].Kind == StepKind::GroupWait) {
+          Pr.Steps[SI].When = K->P->Analysis->context().boolean(false);
+          ++Seeded;
+        }
+    }
+  ASSERT_GT(Seeded, 0u);
+
+  ParametricResult Found = exploreAllTrips(K->RP, K->Options);
+  ASSERT_EQ(Found.Verdict, ExploreVerdict::Race) << Found.Reason;
+  // A piece of 1 to 3 k-tiles after a whole tile: on G clusters with T = K / 64 k-tiles a
+  // tile, cluster w's share starts floor(q T / G) k-tiles into a tile (q = w rem mod G <=
+  // G - 1), at least T - 3 only where T <= 3 G; and stream-K runs only where a share saves
+  // 32 k-tiles with rem >= G / 2 tiles split, so T >= 64: G >= 22.
+  const Instance &L = Found.Launch;
+  EXPECT_GE(L.GridCtas, 22 * K->RP.ClusterSize);
+  EXPECT_GE(L.Params.at("K") / 64, 64u);
   ConcreteSystem S = instantiate(K->RP, L);
   ExploreResult Again = replay(S, Found.Found.Schedule);
   EXPECT_EQ(Again.Verdict, ExploreVerdict::Race);
