@@ -198,25 +198,30 @@ bool Prover::searchSizes(unsigned &Explored, bool &Bounded, std::string &NotRun)
           ConcreteSystem S = instantiate(RP, I);
           for (const ConcreteAgent &A : S.Agents)
             Steps += A.Steps.size();
-          if (!S.Unknown.empty()) {
-            if (NotRun.empty())
-              NotRun = launchName(I) + ": " + S.Unknown;
-            continue;
-          }
-          if (!reachesNew(S))
-            continue;
-          ++Explored;
-          if (!explore(S, launchName(I), I)) {
-            if (R.Verdict != ExploreVerdict::Unknown)
-              return false;
-            Bounded = true;
-            return true;
-          }
-          cover(S);
+          if (!coverLaunch(S, I, Explored, Bounded, NotRun))
+            return Bounded; // out of states (true), or a bug (false)
           if (unreachedLines().empty())
             return true;
         }
     }
+  return true;
+}
+
+bool Prover::coverLaunch(const ConcreteSystem &S, const Instance &I, unsigned &Explored,
+                         bool &Bounded, std::string &NotRun) {
+  if (!S.Unknown.empty()) {
+    if (NotRun.empty())
+      NotRun = launchName(I) + ": " + S.Unknown;
+    return true;
+  }
+  if (!reachesNew(S))
+    return true;
+  ++Explored;
+  if (!explore(S, launchName(I), I)) {
+    Bounded = R.Verdict == ExploreVerdict::Unknown;
+    return false;
+  }
+  cover(S);
   return true;
 }
 

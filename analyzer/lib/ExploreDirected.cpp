@@ -375,22 +375,8 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
     const Instance &I = Found.second;
     if (Reached[Where.first].test(Where.second) || !Tried.insert(launchName(I)).second)
       continue; // an earlier launch ran it
-    ConcreteSystem S = instantiate(RP, I);
-    if (!S.Unknown.empty()) {
-      if (NotRun.empty())
-        NotRun = launchName(I) + ": " + S.Unknown;
-      continue;
-    }
-    if (!reachesNew(S))
-      continue;
-    ++Explored;
-    if (!explore(S, launchName(I), I)) {
-      if (R.Verdict != ExploreVerdict::Unknown)
-        return false;
-      Bounded = true;
-      return true;
-    }
-    cover(S);
+    if (!coverLaunch(instantiate(RP, I), I, Explored, Bounded, NotRun))
+      return Bounded; // out of states (true), or a bug (false)
   }
   return true;
 }

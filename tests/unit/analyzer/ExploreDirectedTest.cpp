@@ -11,23 +11,54 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 
 using namespace wsv;
 using namespace wsv::analyzer;
 
 namespace {
 
-TEST(ExploreDirectedTest, ABulkStoreRaceOnlyDrawnLaunchesRunIsFound) {
-  std::optional<test::ReferenceKernel> K = test::loadReferenceKernel("h6.ptx");
-  if (!K)
-    GTEST_SKIP() << "no h6.ptx in " << WSV_PTX_DIR;
+/// H6 and what the search in order of size alone (no drawn launches) says of it.
+class ExploreDirectedTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    K = test::loadReferenceKernel("h6.ptx");
+    if (!K)
+      GTEST_SKIP() << "no h6.ptx in " << WSV_PTX_DIR;
+    Sizes = K->Options;
+    Sizes.DrawLaunches = false;
+    BySize = exploreAllTrips(K->RP, Sizes);
+    ASSERT_EQ(BySize.Verdict, ExploreVerdict::Unknown) << BySize.Reason;
+  }
 
-  ParametricOptions Sizes = K->Options;
-  Sizes.DrawLaunches = false;
-  ParametricResult BySize = exploreAllTrips(K->RP, Sizes);
+  /// Makes each GroupWait step of Steps in program Pr never happen; how many.
+  unsigned dropBulkWaits(RoleProgram &Pr, const std::vector<unsigned> &Steps) {
+    unsigned N = 0;
+    for (unsigned SI : Steps)
+      if (Pr.Steps[SI].Kind == StepKind::GroupWait) {
+        Pr.Steps[SI].When = K->P->Analysis->context().boolean(false);
+        ++N;
+      }
+    return N;
+  }
+
+  /// Found is a race on a launch whose schedule replays to it.
+  void expectReplayedRace(const ParametricResult &Found) {
+    ASSERT_EQ(Found.Verdict, ExploreVerdict::Race) << Found.Reason;
+    EXPECT_NE(Found.Found.Message.find("while a bulk store of consumer"), std::string::npos)
+        << Found.Found.Message;
+    ConcreteSystem S = instantiate(K->RP, Found.Launch);
+    ExploreResult Again = replay(S, Found.Found.Schedule);
+    EXPECT_EQ(Again.Verdict, ExploreVerdict::Race);
+    EXPECT_EQ(Again.Message, Found.Found.Message);
+  }
+
+  std::optional<test::ReferenceKernel> K;
+  ParametricOptions Sizes;
+  ParametricResult BySize;
+};
+
+TEST_F(ExploreDirectedTest, ABulkStoreRaceOnlyDrawnLaunchesRunIsFound) {
   ParametricResult Drawn = exploreAllTrips(K->RP, K->Options);
-  ASSERT_EQ(BySize.Verdict, ExploreVerdict::Unknown) << BySize.Reason;
   ASSERT_EQ(Drawn.Verdict, ExploreVerdict::Unknown) << Drawn.Reason;
   // The drawn launches run steps at PTX lines the search in order of size left, and leave
   // none it ran.
@@ -45,14 +76,12 @@ TEST(ExploreDirectedTest, ABulkStoreRaceOnlyDrawnLaunchesRunIsFound) {
   // The seeded bug: on the steps only drawn launches run, no wait for the stores' reads.
   unsigned Seeded = 0;
   for (RoleProgram &Pr : K->RP.Programs)
-    for (RoleStep &St : Pr.Steps)
-      if (St.Kind == StepKind::GroupWait && St.Event != NoIndex) {
-        unsigned Line = K->P->Events[St.Event].Where.PtxLine;
+    for (unsigned SI = 0; SI < Pr.Steps.size(); ++SI)
+      if (unsigned Event = Pr.Steps[SI].Event; Event != NoIndex) {
+        unsigned Line = K->P->Events[Event].Where.PtxLine;
         if (llvm::is_contained(BySize.Unreached, Line) &&
-            !llvm::is_contained(Drawn.Unreached, Line)) {
-          St.When = K->P->Analysis->context().boolean(false);
-          ++Seeded;
-        }
+            !llvm::is_contained(Drawn.Unreached, Line))
+          Seeded += dropBulkWaits(Pr, {SI});
       }
   ASSERT_GT(Seeded, 0u);
 
@@ -60,25 +89,14 @@ TEST(ExploreDirectedTest, ABulkStoreRaceOnlyDrawnLaunchesRunIsFound) {
   EXPECT_EQ(Missed.Verdict, ExploreVerdict::Unknown) << "the search in order of size ran them";
 
   ParametricResult Found = exploreAllTrips(K->RP, K->Options);
-  ASSERT_EQ(Found.Verdict, ExploreVerdict::Race) << Found.Reason;
-  EXPECT_NE(Found.Found.Message.find("while a bulk store of consumer"), std::string::npos)
-      << Found.Found.Message;
+  expectReplayedRace(Found);
   // A stream-K launch beyond the search in order of size: more than 6 clusters, or a tile
   // count its M and N up to 512 cannot make (a cluster's whole tile before its piece).
   const Instance &L = Found.Launch;
-  std::printf("race on K = %llu, M = %llu, N = %llu, %llu CTAs, CTA %llu: %s\n",
-              (unsigned long long)L.Params.at("K"), (unsigned long long)L.Params.at("M"),
-              (unsigned long long)L.Params.at("N"), (unsigned long long)L.GridCtas,
-              (unsigned long long)L.FirstCta, Found.Found.Message.c_str());
   EXPECT_GE(L.Params.at("K"), 4096u);
   EXPECT_TRUE(L.GridCtas > 6 * K->RP.ClusterSize || L.Params.at("M") > 512 ||
               L.Params.at("N") > 512)
       << L.GridCtas << " CTAs, M = " << L.Params.at("M") << ", N = " << L.Params.at("N");
-  // A schedule of that launch: replayed from the start, it reaches the same race.
-  ConcreteSystem S = instantiate(K->RP, L);
-  ExploreResult Again = replay(S, Found.Found.Schedule);
-  EXPECT_EQ(Again.Verdict, ExploreVerdict::Race);
-  EXPECT_EQ(Again.Message, Found.Found.Message);
 }
 
 /// The steps of Items, with those of the loops in it, into Out.
@@ -92,15 +110,7 @@ void stepsIn(const RoleProgram &Pr, const std::vector<RoleItem> &Items,
   }
 }
 
-TEST(ExploreDirectedTest, ALeftoverStoreRaceNeedsAndGetsAManyClusterLaunch) {
-  std::optional<test::ReferenceKernel> K = test::loadReferenceKernel("h6.ptx");
-  if (!K)
-    GTEST_SKIP() << "no h6.ptx in " << WSV_PTX_DIR;
-  ParametricOptions Sizes = K->Options;
-  Sizes.DrawLaunches = false;
-  ParametricResult BySize = exploreAllTrips(K->RP, Sizes);
-  ASSERT_EQ(BySize.Verdict, ExploreVerdict::Unknown) << BySize.Reason;
-
+TEST_F(ExploreDirectedTest, ALeftoverStoreRaceNeedsAndGetsAManyClusterLaunch) {
   // The leftover loops of the stream-K pieces: loops that store (a bulk wait) and wait on
   // no mbarrier (the k-loop does), whose steps no launch of the search in order of size ran.
   unsigned Seeded = 0;
@@ -116,18 +126,13 @@ TEST(ExploreDirectedTest, ALeftoverStoreRaceNeedsAndGetsAManyClusterLaunch) {
         Unrun &= St.Event == NoIndex ||
                  llvm::is_contained(BySize.Unreached, K->P->Events[St.Event].Where.PtxLine);
       }
-      if (Waits || !Stores || !Unrun)
-        continue;
-      for (unsigned SI : Steps)
-        if (Pr.Steps[SI].Kind == StepKind::GroupWait) {
-          Pr.Steps[SI].When = K->P->Analysis->context().boolean(false);
-          ++Seeded;
-        }
+      if (!Waits && Stores && Unrun)
+        Seeded += dropBulkWaits(Pr, Steps);
     }
   ASSERT_GT(Seeded, 0u);
 
   ParametricResult Found = exploreAllTrips(K->RP, K->Options);
-  ASSERT_EQ(Found.Verdict, ExploreVerdict::Race) << Found.Reason;
+  expectReplayedRace(Found);
   // A piece of 1 to 3 k-tiles after a whole tile: on G clusters with T = K / 64 k-tiles a
   // tile, cluster w's share starts floor(q T / G) k-tiles into a tile (q = w rem mod G <=
   // G - 1), at least T - 3 only where T <= 3 G; and stream-K runs only where a share saves
@@ -135,10 +140,6 @@ TEST(ExploreDirectedTest, ALeftoverStoreRaceNeedsAndGetsAManyClusterLaunch) {
   const Instance &L = Found.Launch;
   EXPECT_GE(L.GridCtas, 22 * K->RP.ClusterSize);
   EXPECT_GE(L.Params.at("K") / 64, 64u);
-  ConcreteSystem S = instantiate(K->RP, L);
-  ExploreResult Again = replay(S, Found.Found.Schedule);
-  EXPECT_EQ(Again.Verdict, ExploreVerdict::Race);
-  EXPECT_EQ(Again.Message, Found.Found.Message);
 }
 
 } // namespace
