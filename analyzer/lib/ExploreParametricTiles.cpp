@@ -461,7 +461,8 @@ void Prover::runTiles() {
         Small.push_back({TV, NTV});
   }
   std::string FirstBound;
-  for (auto [TV, NTV] : Small) {
+  for (const auto &Launch : Small) {
+    const uint64_t TV = Launch.first, NTV = Launch.second; // captured below (C++17)
     if (llvm::any_of(Bounded, [&](const auto &B) { return TV >= B.first && NTV >= B.second; }))
       continue;
     if (Explore(TV, NTV, false, false))

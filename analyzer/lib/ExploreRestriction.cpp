@@ -128,7 +128,7 @@ std::optional<Restriction> wsv::analyzer::findRestriction(const RolePrograms &RP
               Terms.push_back(N);
           });
   for (const Expr *Term : Terms) {
-    Restriction Out{Term, RP};
+    Restriction Out{Term, RP, {}};
     const Expr *Zero = Ctx.constant(0, Term->width());
     // A division of 0 by a value no launch makes 0 (`%nctaid.x / 2`: the grid is a multiple
     // of the cluster) is 0; the builders cannot fold it, not knowing the grid.

@@ -57,7 +57,7 @@ void NamedBarrierCount(CheckContext &Ctx) {
   };
   std::vector<Group> Groups;
   for (auto &[Key, Events] : ById) {
-    auto [Id, N] = Key;
+    const uint64_t Id = Key.first, N = Key.second; // captured below (C++17)
     bool BadCount = N == 0 || N % WarpSize != 0 || N > Block;
     if (!BadCount && Reaching[Id].count() >= N)
       continue;

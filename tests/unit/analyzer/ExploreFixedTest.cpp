@@ -97,8 +97,9 @@ TEST(ExploreFixedTest, ACounterexampleOnAnotherValueIsANoteNotTheVerdict) {
   // Every exploration after the first bug's is one of K = 128.
   bool After = false;
   for (const std::string &Run : Proof.Runs) {
-    if (After)
+    if (After) {
       EXPECT_EQ(Run.rfind("K = 128", 0), 0u) << Run;
+    }
     After |= Run.find("race") != std::string::npos || Run.find("deadlock") != std::string::npos;
   }
   EXPECT_TRUE(After);

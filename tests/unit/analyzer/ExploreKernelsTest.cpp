@@ -453,8 +453,9 @@ TEST_F(ExploreKernelsTest, ReductionAgreesWithTheFullSearch) {
       // A search that ends at a bug stops at the first level holding one, which can be a
       // deeper level in the reduced graph (the reduction keeps bugs reachable, not their
       // distance): only complete searches compare their sizes.
-      if (F.Verdict == ExploreVerdict::Clean)
+      if (F.Verdict == ExploreVerdict::Clean) {
         EXPECT_LE(R.States, F.States) << What << " " << Name;
+      }
     }
   };
   forEachFile(Check);

@@ -91,8 +91,9 @@ TEST(NamedBarrierMixTest, AnIdOneAgentCompletesAloneLeavesNoSteps) {
   EXPECT_EQ(namedSteps(Shared->S), namedSteps(Own->S) + 4);
   for (const ConcreteAgent &A : Own->S.Agents)
     for (const ConcreteStep &C : A.Steps)
-      if (C.Kind == StepKind::NamedSync)
+      if (C.Kind == StepKind::NamedSync) {
         EXPECT_EQ(C.NamedId, 0u) << A.Name;
+      }
 }
 
 TEST(NamedBarrierMixTest, AnIdItsOneAgentCannotCompleteStillDeadlocks) {
