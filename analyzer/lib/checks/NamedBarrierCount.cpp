@@ -56,8 +56,10 @@ void NamedBarrierCount(CheckContext &Ctx) {
     std::vector<uint64_t> Ids; ///< ids whose threads are too few (or all, for a bad count)
   };
   std::vector<Group> Groups;
-  for (auto &[Key, Events] : ById) {
-    const uint64_t Id = Key.first, N = Key.second; // captured below (C++17)
+  for (auto &Entry : ById) {
+    // Named, not bound: the lambda below captures them (C++17).
+    const uint64_t Id = Entry.first.first, N = Entry.first.second;
+    std::vector<const Event *> &Events = Entry.second;
     bool BadCount = N == 0 || N % WarpSize != 0 || N > Block;
     if (!BadCount && Reaching[Id].count() >= N)
       continue;
