@@ -208,7 +208,7 @@ bool Prover::searchSizes(unsigned &Explored, bool &Bounded, std::string &NotRun)
 }
 
 bool Prover::coverLaunch(const ConcreteSystem &S, const Instance &I, unsigned &Explored,
-                         bool &Bounded, std::string &NotRun) {
+                         bool &Bounded, std::string &NotRun, const std::string &Why) {
   if (!S.Unknown.empty()) {
     if (NotRun.empty())
       NotRun = launchName(I) + ": " + S.Unknown;
@@ -217,7 +217,7 @@ bool Prover::coverLaunch(const ConcreteSystem &S, const Instance &I, unsigned &E
   if (!reachesNew(S))
     return true;
   ++Explored;
-  if (!explore(S, launchName(I), I)) {
+  if (!explore(S, Why + launchName(I), I)) {
     Bounded = R.Verdict == ExploreVerdict::Unknown;
     return false;
   }

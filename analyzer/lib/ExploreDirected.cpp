@@ -375,7 +375,13 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
     const Instance &I = Found.second;
     if (Reached[Where.first].test(Where.second) || !Tried.insert(launchName(I)).second)
       continue; // an earlier launch ran it
-    if (!coverLaunch(instantiate(RP, I), I, Explored, Bounded, NotRun))
+    // The run names the step it was drawn for: why a launch that large was explored.
+    const RoleStep &For = RP.Programs[Where.first].Steps[Where.second];
+    std::string Why = For.Event == NoIndex
+                          ? "[drawn] "
+                          : "[drawn for ptx line " +
+                                std::to_string(P.Events[For.Event].Where.PtxLine) + "] ";
+    if (!coverLaunch(instantiate(RP, I), I, Explored, Bounded, NotRun, Why))
       return Bounded; // out of states (true), or a bug (false)
   }
   return true;

@@ -200,9 +200,10 @@ private:
   bool searchSizes(unsigned &Explored, bool &Bounded, std::string &NotRun);
   /// Explores launch I (its system S) where it runs a step no explored launch ran, counted
   /// in Explored (an S that is unknown goes to NotRun); false when that ends the search: a
-  /// bug (R says which) or, with Bounded set, a launch out of states.
+  /// bug (R says which) or, with Bounded set, a launch out of states. Why prefixes the
+  /// launch in its run's line (`[drawn for ptx line 3389] `).
   bool coverLaunch(const ConcreteSystem &S, const Instance &I, unsigned &Explored,
-                   bool &Bounded, std::string &NotRun);
+                   bool &Bounded, std::string &NotRun, const std::string &Why = "");
   /// After coverSteps's search: launches drawn until one meets the path to each step no
   /// launch ran (ExploreDirected.cpp), explored where they run it; false when one has a bug.
   bool directLaunches(unsigned &Explored, bool &Bounded, std::string &NotRun);
