@@ -137,41 +137,6 @@ private:
 
 } // namespace
 
-const Expr *Prover::pathCondition(unsigned Program, unsigned Step) {
-  const RoleProgram &Pr = RP.Programs[Program];
-  // The loops around the step, outermost first: each entered, its iteration in range.
-  const Expr *Found = nullptr;
-  std::function<bool(const std::vector<RoleItem> &, const Expr *)> Walk =
-      [&](const std::vector<RoleItem> &Items, const Expr *In) {
-        for (const RoleItem &It : Items) {
-          if (!It.IsLoop) {
-            if (It.Index == Step) {
-              const RoleStep &St = Pr.Steps[Step];
-              Found = St.When ? Ctx.logicalAnd(In, St.When) : In;
-              return true;
-            }
-            continue;
-          }
-          const RoleLoop &L = Pr.Loops[It.Index];
-          if (!L.Trip)
-            continue; // its steps have no launch to ask for
-          const Expr *Inside = In;
-          if (L.When)
-            Inside = Ctx.logicalAnd(Inside, L.When);
-          const Expr *Var = Ctx.iterationVar(L.Loop);
-          const Expr *Trip = L.Trip;
-          if (Trip->width() != Var->width())
-            Trip = Ctx.resize(Trip, Var->width());
-          Inside = Ctx.logicalAnd(Inside, Ctx.ult(Var, Trip));
-          if (Walk(L.Body, Inside))
-            return true;
-        }
-        return false;
-      };
-  Walk(Pr.Body, Pr.When ? Pr.When : Ctx.boolean(true));
-  return Found;
-}
-
 bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotRun) {
   // The open steps, grouped by the loops around them (outermost first) in their program.
   struct Step {
@@ -237,7 +202,6 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
     return E ? std::optional<PointExpr>(std::in_place, E, Resolve) : std::nullopt;
   };
   std::vector<Group> Groups;
-  unsigned Open = 0;
   for (unsigned PI = 0; PI < RP.Programs.size() && PI < Reached.size(); ++PI) {
     const RoleProgram &Pr = RP.Programs[PI];
     std::vector<unsigned> Around;
@@ -279,12 +243,11 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
               }
             }
             G->Steps.push_back({It.Index, When});
-            ++Open;
           }
         };
     Walk(Pr.Body);
   }
-  if (!Open)
+  if (Groups.empty())
     return true;
   // Where the argument proved every launch on which the term is 0, only the others.
   std::optional<PointExpr> Term;
@@ -376,11 +339,9 @@ bool Prover::directLaunches(unsigned &Explored, bool &Bounded, std::string &NotR
     if (Reached[Where.first].test(Where.second) || !Tried.insert(launchName(I)).second)
       continue; // an earlier launch ran it
     // The run names the step it was drawn for: why a launch that large was explored.
-    const RoleStep &For = RP.Programs[Where.first].Steps[Where.second];
-    std::string Why = For.Event == NoIndex
-                          ? "[drawn] "
-                          : "[drawn for ptx line " +
-                                std::to_string(P.Events[For.Event].Where.PtxLine) + "] ";
+    // (Only steps with an event are sought.)
+    unsigned Event = RP.Programs[Where.first].Steps[Where.second].Event;
+    std::string Why = "[drawn for ptx line " + std::to_string(P.Events[Event].Where.PtxLine) + "] ";
     if (!coverLaunch(instantiate(RP, I), I, Explored, Bounded, NotRun, Why))
       return Bounded; // out of states (true), or a bug (false)
   }

@@ -207,10 +207,6 @@ private:
   /// After coverSteps's search: launches drawn until one meets the path to each step no
   /// launch ran (ExploreDirected.cpp), explored where they run it; false when one has a bug.
   bool directLaunches(unsigned &Explored, bool &Bounded, std::string &NotRun);
-  /// The condition under which program Program reaches its step Step: the program's, each
-  /// enclosing loop's with its iteration below the trip count, the step's; nullptr where a
-  /// loop on the way has no trip count.
-  const Expr *pathCondition(unsigned Program, unsigned Step);
   /// `K = 4096, M = 256, N = 256, 4 CTAs, CTA 2 and its cluster`.
   std::string launchName(const Instance &I) const;
   bool makePeriodic(ConcreteSystem &S, uint64_t T) const;
