@@ -82,12 +82,18 @@ void resolveBuffers(BuildState &S) {
       identifyBuffers(S.M, &S.F, S.ctx(), S.P.Launch, Accesses, S.P.MaxIterations);
   S.P.Buffers = std::move(Id.Buffers);
   // The shared word tcgen05.alloc writes the TMEM address into is read back by every thread
-  // that uses TMEM: say so rather than that no copy fills it.
+  // that uses TMEM: say so rather than that no copy fills it. Where that word also lies in a
+  // buffer (Triton reuses the start of dynamic shared memory for its epilogue tile), reading
+  // it back is still not a read of the buffer's data.
   for (unsigned E = 0; E < S.P.Events.size(); ++E)
     if (S.P.Events[E].Kind == EventKind::Alloc && S.Info[E].DstAddress)
       for (unsigned U = 0; U < Uses.size(); ++U)
-        if (!Id.Refs[U].resolved() && Id.Refs[U].Address == S.Info[E].DstAddress)
-          Id.Refs[U].Unresolved = "the TMEM address that tcgen05.alloc writes there";
+        if (Uses[U].Which != Use::Dst && Id.Refs[U].Address == S.Info[E].DstAddress) {
+          BufferRef Word;
+          Word.Address = Id.Refs[U].Address;
+          Word.Unresolved = "the TMEM address that tcgen05.alloc writes there";
+          Id.Refs[U] = std::move(Word);
+        }
   for (unsigned U = 0; U < Uses.size(); ++U) {
     Event &Ev = S.P.Events[Uses[U].Event];
     switch (Uses[U].Which) {
