@@ -46,6 +46,42 @@ const char *wsv::analyzer::toString(StepKind K) {
   return "unknown";
 }
 
+std::vector<unsigned> wsv::analyzer::setmaxnregPartners(const Protocol &P, const Event &E) {
+  std::optional<uint64_t> Count = E.RegCount.constant();
+  if (E.Kind != EventKind::Setmaxnreg || !Count || E.Threads.isUnknown())
+    return {};
+  const unsigned Unit = 4 * WarpSize;
+  llvm::BitVector Mine = reachingThreads(E.Threads), All = Mine;
+  // The threads of the warpgroups it touches: the others' setmaxnreg are not partners.
+  llvm::BitVector Groups(Mine.size());
+  for (unsigned First = 0; First < Mine.size(); First += Unit) {
+    unsigned End = std::min<unsigned>(First + Unit, Mine.size());
+    if (Mine.find_first_in(First, End) != -1)
+      Groups.set(First, End);
+  }
+  std::vector<unsigned> Lines;
+  for (const Event &X : P.Events) {
+    if (&X == &E || X.Kind != EventKind::Setmaxnreg || X.Increase != E.Increase ||
+        X.RegCount.constant() != Count || X.Threads.isUnknown())
+      continue;
+    llvm::BitVector Theirs = reachingThreads(X.Threads);
+    Theirs.resize(Mine.size());
+    Theirs &= Groups;
+    if (Theirs.none() || Theirs.anyCommon(Mine))
+      continue; // another warpgroup's, or the same warps again in another round
+    All |= Theirs;
+    if (!llvm::is_contained(Lines, X.Where.PtxLine))
+      Lines.push_back(X.Where.PtxLine);
+  }
+  for (unsigned First = 0; First < Mine.size(); First += Unit) {
+    unsigned End = std::min<unsigned>(First + Unit, Mine.size());
+    if (Groups.test(First) && All.find_first_unset_in(First, End) != -1)
+      return {};
+  }
+  std::sort(Lines.begin(), Lines.end());
+  return Lines;
+}
+
 std::string wsv::analyzer::partialCollective(const Event &E, unsigned Unit) {
   if (!Unit || E.Threads.isUnknown() || !E.Threads.elected().empty())
     return "";
@@ -621,7 +657,7 @@ private:
     case EventKind::Setmaxnreg:
       // A step only where part of a warpgroup runs it (a violation when reached): it
       // changes nothing the model tracks.
-      if (partialCollective(E, 4 * WarpSize).empty())
+      if (partialCollective(E, 4 * WarpSize).empty() || !setmaxnregPartners(P, E).empty())
         return std::nullopt;
       S.Kind = StepKind::Setmaxnreg;
       break;

@@ -4,6 +4,9 @@
 // instruction, with a register count that is a multiple of 8 in [24, 256] (PTX ISA,
 // "setmaxnreg"). When a warp of the warpgroup skips a .dec, its registers never return to
 // the pool, and the .inc of the consumer warpgroups waits for registers that never come.
+// Where the warpgroup's other warps run a setmaxnreg of the same action and count from
+// instructions of their own (Triton's single-warp partitions), nothing hangs, but the ISA
+// asks for one instruction: a warning.
 //
 //===----------------------------------------------------------------------------------===//
 #include "SyncSupport.h"
@@ -56,6 +59,25 @@ void SetmaxnregNonuniform(CheckContext &Ctx) {
     }
     if (C.Partial.empty())
       continue;
+    if (std::vector<unsigned> Partners = setmaxnregPartners(P, E); !Partners.empty()) {
+      // Every warp of the warpgroup changes its registers the same way, each from its own
+      // instruction: the pool sees what one instruction would give it, but the ISA's words
+      // are "the same setmaxnreg instruction".
+      // One finding for the group, at its first instruction.
+      if (Partners.front() < E.Where.PtxLine)
+        continue;
+      std::string Lines;
+      for (unsigned L : Partners)
+        Lines += (Lines.empty() ? "" : ", ") + std::to_string(L);
+      Ctx.report(Severity::Warning,
+                 Op + " " + std::to_string(*E.RegCount.constant()) + " runs in only " +
+                     C.Partial + " here, and in the warpgroup's other warps at ptx line(s) " +
+                     Lines + ": the PTX ISA asks every warp of a warpgroup to execute the same "
+                     "setmaxnreg instruction; one instruction per warp with one count, as "
+                     "compilers that specialize single warps emit, is outside its letter",
+                 E);
+      continue;
+    }
     std::string Consequence =
         E.Increase ? "so the warpgroup's register count is undefined and the warps that do "
                      "execute it may wait for registers forever"

@@ -158,6 +158,12 @@ const char *toString(StepKind K);
 /// where threads diverge, so no agent alone can tell.
 std::string partialCollective(const Event &E, unsigned Unit);
 
+/// For a setmaxnreg that only part of a warpgroup runs: the PTX lines of the other
+/// setmaxnreg instructions, of the same action and count, that together with it cover every
+/// warpgroup it touches (Triton's single-warp partitions each run their own); empty when
+/// they do not, so some warp changes no registers at all.
+std::vector<unsigned> setmaxnregPartners(const Protocol &P, const Event &E);
+
 /// The async-operation queue a commit_group / wait_group / MMA works on.
 enum class AsyncQueue : uint8_t { None, Wgmma, Tcgen05, Bulk };
 const char *toString(AsyncQueue Q);
