@@ -154,6 +154,10 @@ std::unique_ptr<Protocol> wsv::analyzer::buildProtocol(const ptx::Module &M,
   layOutSequences(S);
   nameByUsage(S);
   addNotes(S);
+  if (Options.Notes)
+    if (auto It = Options.Notes->find(F.name().str()); It != Options.Notes->end())
+      for (const std::string &N : It->second)
+        P->Notes.push_back({N, {}});
   noteMemorySpins(S);
   return P;
 }

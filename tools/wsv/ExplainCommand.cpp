@@ -7,6 +7,7 @@
 #include "../report/Explain.h"
 #include "../report/ExplainTrace.h"
 
+#include "wsv/analyzer/WarpDispatch.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/ptx_parser/Parser.h"
 
@@ -125,6 +126,7 @@ int runExplain(int Argc, char **Argv) {
   if (PtxPath.empty())
     NoProtocol = "the trace's PTX '" + T->Ptx + "' cannot be found; pass --ptx FILE";
   std::optional<ptx::ParseResult> Parsed;
+  analyzer::KernelNotes Notes;
   const ptx::Function *Entry = nullptr;
   if (!PtxPath.empty()) {
     llvm::Expected<ptx::ParseResult> R = ptx::parseFile(PtxPath);
@@ -134,6 +136,7 @@ int runExplain(int Argc, char **Argv) {
       return fail(PtxPath + ": " + std::to_string(R->Errors) +
                   " syntax error(s); no protocol for a file that does not parse");
     Parsed.emplace(std::move(*R));
+    analyzer::applyWarpDispatch(*Parsed, Notes);
     std::string Name = KernelGiven ? Kernel : T->Entry;
     for (const ptx::Function *F : Parsed->M->functions())
       if (F->isDefinition() && F->isEntry() && F->name() == Name)
@@ -149,6 +152,7 @@ int runExplain(int Argc, char **Argv) {
     analyzer::ProtocolOptions Options;
     Solver = analyzer::Solver::createZ3();
     Options.SharedSolver = Solver.get();
+    Options.Notes = &Notes;
     P = analyzer::buildProtocol(*Parsed->M, *Entry, Options);
   }
 

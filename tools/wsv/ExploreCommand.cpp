@@ -5,6 +5,7 @@
 
 #include "../report/TraceJson.h"
 
+#include "wsv/analyzer/WarpDispatch.h"
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/LaunchSpec.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
@@ -144,6 +145,8 @@ int runExplore(int Argc, char **Argv) {
     return fail(llvm::toString(Parsed.takeError()));
   if (!Parsed->ok())
     return fail(File + ": the file does not parse");
+  analyzer::KernelNotes Notes;
+  analyzer::applyWarpDispatch(*Parsed, Notes);
   const ptx::Function *Entry = nullptr;
   for (const ptx::Function *F : Parsed->M->functions())
     if (F->isDefinition() && F->isEntry() && !Entry && (Kernel.empty() || F->name() == Kernel))
@@ -152,7 +155,9 @@ int runExplore(int Argc, char **Argv) {
     return fail(Kernel.empty() ? File + " has no kernel entry"
                                : "no kernel entry '" + Kernel + "' in " + File);
 
-  std::unique_ptr<analyzer::Protocol> P = analyzer::buildProtocol(*Parsed->M, *Entry);
+  analyzer::ProtocolOptions PO;
+  PO.Notes = &Notes;
+  std::unique_ptr<analyzer::Protocol> P = analyzer::buildProtocol(*Parsed->M, *Entry, PO);
   analyzer::RolePrograms RP = analyzer::lowerRolePrograms(*P);
   std::optional<analyzer::LaunchSpec> Spec = analyzer::readKernelInfo(*Parsed->M, *Entry);
   uint64_t TileK = Spec && Spec->TileK ? *Spec->TileK : 64;

@@ -1,6 +1,7 @@
 //===- LintDriver.cpp - lint many inputs in parallel, in command-line order ---------===//
 #include "LintDriver.h"
 
+#include "wsv/analyzer/WarpDispatch.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/analyzer/Solver.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -174,14 +175,18 @@ void lintText(std::unique_ptr<llvm::MemoryBuffer> Buffer, LintInput &In,
               const LintOptions &Options, analyzer::Solver &S) {
   ptx::ParseResult Parsed = ptx::parseBuffer(
       std::move(Buffer), [&In](const ptx::Diagnostic &D) { In.ParseDiagnostics.push_back(D); });
-  In.Module = std::move(Parsed.M);
   if (!Parsed.ok()) {
+    In.Module = std::move(Parsed.M);
     In.Status = InputStatus::ParseError;
     return;
   }
+  analyzer::KernelNotes Notes;
+  analyzer::applyWarpDispatch(Parsed, Notes);
+  In.Module = std::move(Parsed.M);
   const ptx::Module &M = *In.Module;
   analyzer::ProtocolOptions PO;
   PO.SharedSolver = &S;
+  PO.Notes = &Notes;
   for (const ptx::Function *F : M.functions()) {
     if (!F->isDefinition() || !F->isEntry())
       continue;

@@ -6,6 +6,7 @@
 
 #include "../report/ProtocolJson.h"
 
+#include "wsv/analyzer/WarpDispatch.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/analyzer/ProtocolPrinter.h"
 #include "wsv/ptx_parser/Parser.h"
@@ -94,6 +95,8 @@ int runProtocol(int Argc, char **Argv) {
   if (!Parsed->ok())
     return fail(Files.front().str() + ": " + std::to_string(Parsed->Errors) +
                 " syntax error(s); no protocol for a file that does not parse");
+  analyzer::KernelNotes Notes;
+  analyzer::applyWarpDispatch(*Parsed, Notes);
   const ptx::Module &M = *Parsed->M;
 
   std::vector<const ptx::Function *> Entries;
@@ -120,6 +123,7 @@ int runProtocol(int Argc, char **Argv) {
   analyzer::ProtocolOptions Options;
   std::unique_ptr<analyzer::Solver> Solver = analyzer::Solver::createZ3();
   Options.SharedSolver = Solver.get();
+  Options.Notes = &Notes;
 
   std::vector<std::string> Texts, Names;
   nlohmann::json Kernels = nlohmann::json::array();

@@ -7,6 +7,7 @@
 #include "../report/Sarif.h"
 #include "../report/VerifyJson.h"
 
+#include "wsv/analyzer/WarpDispatch.h"
 #include "wsv/analyzer/Checks.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/analyzer/LaunchSpec.h"
@@ -308,6 +309,8 @@ int runVerify(int Argc, char **Argv) {
   if (!Parsed->ok())
     return fail(Files.front().str() + ": " + std::to_string(Parsed->Errors) +
                 " syntax error(s); nothing to verify in a file that does not parse");
+  analyzer::KernelNotes Notes;
+  analyzer::applyWarpDispatch(*Parsed, Notes);
   const ptx::Module &M = *Parsed->M;
   std::vector<const ptx::Function *> Entries;
   for (const ptx::Function *F : M.functions())
@@ -320,6 +323,7 @@ int runVerify(int Argc, char **Argv) {
   // Each kernel's analysis gets a solver of its own (its verification runs on a thread of
   // its own and may still ask it); the lint checks afterwards share this one.
   analyzer::ProtocolOptions PO;
+  PO.Notes = &Notes;
   std::unique_ptr<analyzer::Solver> Solver = analyzer::Solver::createZ3();
   std::vector<std::unique_ptr<analyzer::Protocol>> Protocols;
   std::vector<report::KernelResults> Results;

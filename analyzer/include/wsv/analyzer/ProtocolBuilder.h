@@ -16,6 +16,7 @@
 #include "wsv/analyzer/Solver.h"
 #include "wsv/ptx_parser/Module.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -29,6 +30,9 @@ struct ProtocolOptions {
   Solver *SharedSolver = nullptr;
   /// Launch facts PTX does not state; when unset, the module's `wsv_kernel_info` is read.
   std::optional<LaunchSpec> Spec;
+  /// Notes per kernel from steps before the analysis (applyWarpDispatch, WarpDispatch.h):
+  /// they join the protocol's notes, which every verdict lists among its assumptions.
+  const std::map<std::string, std::vector<std::string>> *Notes = nullptr;
 };
 
 std::unique_ptr<Protocol> buildProtocol(const ptx::Module &M, const ptx::Function &F,
