@@ -163,6 +163,7 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
     if (O.K != Outcome::Kind::Ok) {
       R.Verdict = O.K == Outcome::Kind::Race ? ExploreVerdict::Race : ExploreVerdict::Violation;
       R.Message = O.Message;
+      R.UnpublishedInit = O.UnpublishedInit;
       R.RaceBuffer = O.Buffer;
       R.RaceWith = O.With;
       R.Barriers = St.Barriers;

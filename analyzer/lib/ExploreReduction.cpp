@@ -33,9 +33,14 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     touchBuffer(F, B, Agent, C.PerCopy, Touch::Read);
   // TMA copies fill their own parts of a slot: fills commute with each other (each only
   // marks the slot filled when it lands), not with reads or generic writes.
-  for (unsigned B : C.Writes)
+  for (unsigned B : C.Writes) {
     touchBuffer(F, B, Agent, C.PerCopy,
                 C.Kind == StepKind::AsyncLoad ? Touch::Update : Touch::Write);
+    // A generic write fills the instances its bytes overlap too (Aliases).
+    if (C.Kind == StepKind::Write)
+      for (unsigned X : Aliases[B])
+        touchBuffer(F, X, Agent, false, Touch::Write);
+  }
   // Reaching another CTA's barriers depends on whether it has exited.
   if (C.Barrier != NoIndex && S.Barriers[C.Barrier].Cta != Cta)
     addRead(F, AliveBase + S.Barriers[C.Barrier].Cta);
@@ -85,6 +90,10 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     // barriers are in the footprint of the work in flight (touchedFirst) and of each commit
     // step, not of every operation the agent issues.
     add(F, QueueBase + 3 * Agent + Queue);
+    // The epilogue's wait_group waits for the groups the roles' threads left in flight.
+    if (C.Kind == StepKind::GroupWait)
+      for (unsigned R : Joined[Agent])
+        add(F, QueueBase + 3 * R + Queue);
     break;
   }
   default:

@@ -61,6 +61,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
           else
             It->second &= C.PerCopy;
         }
+  findAliases();
   Inits.resize(S.Agents.size());
   for (unsigned A = 0; A < S.Agents.size(); ++A)
     for (const ConcreteStep &C : S.Agents[A].Steps)
@@ -395,12 +396,50 @@ Outcome Simulator::apply(State &St, const ScheduleStep &T) const {
   return complete(St, T);
 }
 
+void Simulator::findAliases() {
+  Aliases.resize(S.Buffers.size());
+  const Protocol *P = S.P;
+  if (P) {
+    struct Span {
+      const Expr *Base;
+      int64_t Lo, Hi;
+    };
+    auto SpanOf = [&](const BufferInstance &I) {
+      const Buffer &B = P->Buffers[I.Buffer];
+      int64_t Size = B.SlotBytes ? int64_t(*B.SlotBytes) : B.Stride ? int64_t(B.Stride) : 1;
+      int64_t Lo = B.Offset + int64_t(I.Slot) * int64_t(B.Stride);
+      return Span{B.Base, Lo, Lo + std::max<int64_t>(Size, 1)};
+    };
+    for (unsigned X = 0; X < S.Buffers.size(); ++X)
+      for (unsigned Y = 0; Y < S.Buffers.size(); ++Y) {
+        if (X == Y || S.Buffers[X].Cta != S.Buffers[Y].Cta ||
+            S.Buffers[X].Buffer == S.Buffers[Y].Buffer)
+          continue;
+        Span A = SpanOf(S.Buffers[X]), B = SpanOf(S.Buffers[Y]);
+        if (A.Base && A.Base == B.Base && A.Lo < B.Hi && B.Lo < A.Hi)
+          Aliases[X].push_back(Y);
+      }
+  }
+  Joined.resize(S.Agents.size());
+  if (!S.Programs)
+    return;
+  for (unsigned E = 0; E < S.Agents.size(); ++E) {
+    if (S.Programs->Programs[S.Agents[E].Program].Place != Placement::Epilogue)
+      continue;
+    for (unsigned R = 0; R < S.Agents.size(); ++R)
+      if (S.Agents[R].Cta == S.Agents[E].Cta &&
+          S.Programs->Programs[S.Agents[R].Program].Place == Placement::Role)
+        Joined[E].push_back(R);
+  }
+}
+
 Outcome Simulator::unpublished(const State &St, unsigned Barrier, const std::string &What,
                                const ScheduleStep &T) const {
   Outcome O;
   for (unsigned A = 0; A < S.Agents.size(); ++A)
     if (llvm::is_contained(St.Agents[A].Unpublished, Barrier)) {
       O.K = Outcome::Kind::Violation;
+      O.UnpublishedInit = true;
       O.Message = What + " reaches " + S.barrierName(Barrier) + ", whose init by " +
                   S.Agents[A].Name + " no fence.mbarrier_init has made visible to it";
       O.With = T;
@@ -518,7 +557,8 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   switch (C.Kind) {
   case StepKind::Init: {
     Check(St.Barriers[C.Barrier].init(C.Count), "init");
-    insertSorted(AS.Unpublished, C.Barrier);
+    if (!S.Programs || !S.Programs->InitsVisible)
+      insertSorted(AS.Unpublished, C.Barrier);
     break;
   }
   case StepKind::InitFence:
@@ -604,6 +644,11 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     // same thread observes, and that passes lazily. Kept in flight, they would grow without
     // bound in a periodic system (H5's epilogue: 32 more each pass).
     (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).retire(C.WaitN, /*ReadOnly=*/false);
+    // The epilogue's threads are the roles' threads, whose groups are still theirs.
+    for (unsigned R : Joined[Agent]) {
+      AgentState &RS = St.Agents[R];
+      (C.Queue == AsyncQueue::Bulk ? RS.Bulk : RS.Wgmma).retire(C.WaitN, /*ReadOnly=*/false);
+    }
     break;
   case StepKind::AsyncStore:
     for (unsigned B : C.Reads)
@@ -685,6 +730,8 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
       if ((O = checkAccess(St, B, true, false, T)).K != Outcome::Kind::Ok)
         return O;
       St.Filled[B] = true;
+      for (unsigned X : Aliases[B])
+        St.Filled[X] = true;
       if (AsyncRead[B]) {
         uint32_t U = 2 * B + (C.PerCopy ? 1 : 0);
         insertSorted(AS.Unfenced, U);

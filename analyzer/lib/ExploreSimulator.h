@@ -169,6 +169,7 @@ struct Outcome {
   std::string Message;
   unsigned Buffer = NoIndex;
   ScheduleStep With; ///< race: the other side
+  bool UnpublishedInit = false; ///< violation: an init no fence.mbarrier_init made visible
 };
 
 class Simulator {
@@ -506,6 +507,16 @@ private:
   unsigned Runs = 0;
   /// Per buffer instance: a TMA store or an MMA reads it (through the async proxy).
   std::vector<bool> AsyncRead;
+  /// Per buffer instance: the other instances of its CTA whose bytes overlap its own (a
+  /// ring's first stage reused as the epilogue's staging tile): a generic write (st.shared,
+  /// stmatrix) to one fills them. A copy's landing does not: a TMA store of a tile that only
+  /// a TMA load of the ring wrote sends the ring's data out, which is not what a kernel
+  /// means to do, and "read before anything filled it" then says so.
+  std::vector<llvm::SmallVector<unsigned, 2>> Aliases;
+  /// Per agent of the epilogue: the agents of its CTA's roles, whose threads it continues,
+  /// and whose wgmma and bulk-store groups its wait_group therefore waits for.
+  std::vector<llvm::SmallVector<unsigned, 4>> Joined;
+  void findAliases();
   /// Per agent: the buffer instances of AsyncRead its generic writes reach, which its
   /// fence.proxy.async publishes (the fence's footprint), and whether every such write was
   /// to the agent's own part of the slot.

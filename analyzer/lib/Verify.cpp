@@ -136,6 +136,21 @@ struct ExploreUnknown {
   std::vector<unsigned> Unreached;
 };
 
+/// `deadlocks`, `races and unfenced inits`: what the runs after the first went past.
+std::string pastNames(unsigned Beyond) {
+  std::vector<std::string> Names;
+  if (Beyond & 1)
+    Names.push_back("deadlocks");
+  if (Beyond & 2)
+    Names.push_back("races");
+  if (Beyond & 4)
+    Names.push_back("unfenced inits");
+  std::string Out;
+  for (size_t I = 0; I < Names.size(); ++I)
+    Out += (I ? I + 1 == Names.size() ? " and " : ", " : "") + Names[I];
+  return Out;
+}
+
 std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
                                                     const VerifyOptions &Options,
                                                     ExploreUnknown &Unknown) {
@@ -193,10 +208,11 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   // The verdict of one property from a run of the argument; Safety: the run let schedules
   // that deadlock end there (ParametricOptions::StopAtDeadlock), after the first run's
   // deadlock.
-  // What a later run went past: the first run's deadlock (its schedules end where they
-  // block) or its race (its steps go on as if they did not race).
-  enum class Past { Nothing, Deadlock, Race };
-  auto Fill = [&](const ParametricResult &E, Property Prop, Past Beyond) {
+  // What a later run went past (flags, as runs add up): the first run's deadlock (its
+  // schedules end where they block), its race (its steps go on as if they did not race), or
+  // its barrier init that no fence.mbarrier_init made visible (inits count as visible).
+  enum Past : unsigned { Nothing = 0, PastDeadlock = 1, PastRace = 2, PastUnfencedInit = 4 };
+  auto Fill = [&](const ParametricResult &E, Property Prop, unsigned Beyond) {
     Verdict V;
     V.Prop = Prop;
     V.Engine = "explore";
@@ -220,13 +236,17 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
         V.Assumptions.push_back("these values only: no statement for other launches (" +
                                 E.Elsewhere + ")");
     }
-    if (Beyond == Past::Deadlock && E.Verdict != ExploreVerdict::Unknown)
+    if ((Beyond & PastDeadlock) && E.Verdict != ExploreVerdict::Unknown)
       V.Assumptions.push_back("a schedule that deadlocks (deadlock-freedom's counterexample) "
                               "ends where every agent is blocked and nothing is in flight");
-    if (Beyond == Past::Race && E.Verdict != ExploreVerdict::Unknown)
+    if ((Beyond & PastRace) && E.Verdict != ExploreVerdict::Unknown)
       V.Assumptions.push_back("a step that races (stage-safety's counterexample) goes on as "
                               "if it did not: what the barriers do does not depend on the "
                               "data a race corrupts");
+    if ((Beyond & PastUnfencedInit) && E.Verdict != ExploreVerdict::Unknown)
+      V.Assumptions.push_back("every barrier init counts as visible to the async proxy and "
+                              "the other roles, as if the fence.mbarrier_init that "
+                              "barrier-hygiene's counterexample misses were there");
     if (E.Verdict == ExploreVerdict::Clean) {
       V.K = Verdict::Kind::Proved;
       V.ForParameters = E.ForParameters;
@@ -241,8 +261,8 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       return V;
     }
     if (E.Verdict == ExploreVerdict::Unknown) { // the first run's unknown never gets here
-      V.Reason = std::string("not examined: the search past the ") +
-                 (Beyond == Past::Race ? "race" : "deadlock") + ": " + E.Reason;
+      V.Reason = std::string("not examined: the search past the ") + pastNames(Beyond) + ": " +
+                 E.Reason;
       return V;
     }
     if (brokenBy(E.Verdict) != Prop) {
@@ -253,7 +273,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     }
     V.K = Verdict::Kind::Counterexample;
     V.Reason = E.Found.Message;
-    V.PastRaces = Beyond == Past::Race;
+    V.PastRaces = Beyond & PastRace;
     if (E.Reason.find("depth-first") != std::string::npos)
       V.Assumptions.push_back("the schedule comes from a depth-first search (the full search "
                               "of that launch ran out of states): a real one, not the "
@@ -273,33 +293,55 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     return V;
   };
   for (size_t I = 0; I < Options.Properties.size(); ++I)
-    Out[I] = Fill(E, Options.Properties[I], Past::Nothing);
+    Out[I] = Fill(E, Options.Properties[I], Nothing);
   // A deadlock ends the first run: the safety properties get a run of their own in which
   // deadlocked schedules end where they block, so that they are proved or refuted rather
   // than left unexamined. A race likewise: deadlock freedom and barrier hygiene get a run in
-  // which racing steps go on. Each is bounded by SafetyStates.
-  Past Beyond = E.Verdict == ExploreVerdict::Deadlock ? Past::Deadlock
-                : E.Verdict == ExploreVerdict::Race   ? Past::Race
-                                                      : Past::Nothing;
-  auto Left = [&](Property Q) {
-    return Beyond == Past::Deadlock ? Q != Property::DeadlockFreedom
-                                    : Q != Property::StageSafety;
-  };
-  if (Beyond == Past::Nothing || !llvm::any_of(Options.Properties, Left))
-    return Out;
-  (Beyond == Past::Deadlock ? PO.StopAtDeadlock : PO.StopAtRace) = false;
-  uint64_t Cap = Beyond == Past::Deadlock ? Options.SafetyStates : Options.PastRaceStates;
-  PO.MaxTotalStates = std::min(PO.MaxTotalStates ? PO.MaxTotalStates : UINT64_MAX, Cap);
-  PO.MaxStates = std::min(PO.MaxStates, Cap);
-  const char *Prefix = Beyond == Past::Deadlock ? "past deadlocks, " : "past races, ";
-  if (Options.OnExploreRun)
-    PO.OnRun = [&](const std::string &Run, double Ms) {
-      Options.OnExploreRun(Prefix + Run, Ms);
+  // which racing steps go on. Each is bounded by SafetyStates. An unfenced init likewise:
+  // the other properties get a run in which inits count as visible
+  // (RolePrograms::InitsVisible), so that kernels whose compiler omits the fence (Triton's)
+  // still get a verdict on deadlocks and races; that run may stop at one of those, and the
+  // next goes past it too.
+  unsigned Beyond = Nothing;
+  ParametricResult Last = std::move(E);
+  for (unsigned Round = 0; Round < 3; ++Round) {
+    unsigned Next = Last.Verdict == ExploreVerdict::Deadlock ? PastDeadlock
+                    : Last.Verdict == ExploreVerdict::Race   ? PastRace
+                    : Last.Verdict == ExploreVerdict::Violation && Last.Found.UnpublishedInit
+                        ? PastUnfencedInit
+                        : Nothing;
+    auto Open = [&](size_t I) {
+      return Out[I] && Out[I]->unknown() &&
+             llvm::StringRef(Out[I]->Reason).starts_with(
+                 "not examined: the exploration stopped at the counterexample");
     };
-  ParametricResult Second = exploreAllTrips(RP, PO);
-  for (size_t I = 0; I < Options.Properties.size(); ++I)
-    if (Left(Options.Properties[I]))
-      Out[I] = Fill(Second, Options.Properties[I], Beyond);
+    bool AnyOpen = false;
+    for (size_t I = 0; I < Out.size(); ++I)
+      AnyOpen |= Open(I);
+    if (Next == Nothing || (Beyond & Next) || !AnyOpen)
+      break;
+    Beyond |= Next;
+    if (Next == PastUnfencedInit)
+      RP.InitsVisible = true;
+    if (Next == PastDeadlock)
+      PO.StopAtDeadlock = false;
+    if (Next == PastRace)
+      PO.StopAtRace = false;
+    if (Next != PastUnfencedInit) {
+      uint64_t Cap = Next == PastDeadlock ? Options.SafetyStates : Options.PastRaceStates;
+      PO.MaxTotalStates = std::min(PO.MaxTotalStates ? PO.MaxTotalStates : UINT64_MAX, Cap);
+      PO.MaxStates = std::min(PO.MaxStates, Cap);
+    }
+    std::string Prefix = std::string("past ") + pastNames(Beyond) + ", ";
+    if (Options.OnExploreRun)
+      PO.OnRun = [&, Prefix](const std::string &Run, double Ms) {
+        Options.OnExploreRun(Prefix + Run, Ms);
+      };
+    Last = exploreAllTrips(RP, PO);
+    for (size_t I = 0; I < Options.Properties.size(); ++I)
+      if (Open(I))
+        Out[I] = Fill(Last, Options.Properties[I], Beyond);
+  }
   return Out;
 }
 

@@ -173,6 +173,9 @@ struct ExploreResult {
   /// made the race: Schedule.back()).
   unsigned RaceBuffer = NoIndex;
   ScheduleStep RaceWith;
+  /// Violation: a barrier init that no fence.mbarrier_init made visible was used
+  /// (RolePrograms::InitsVisible decides the other properties past it).
+  bool UnpublishedInit = false;
   /// Every barrier instance's state at the end of the schedule.
   std::vector<models::Mbarrier> Barriers;
   uint64_t States = 0;      ///< distinct states visited

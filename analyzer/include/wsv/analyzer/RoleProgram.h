@@ -260,6 +260,10 @@ struct RolePrograms {
   /// and whether a branch establishes each (ProtocolLoop::TripConditions), as these programs
   /// see them: programs rewritten for a part of the launches rewrite them too.
   std::vector<std::vector<std::pair<const Expr *, bool>>> TripConditions;
+  /// Barrier inits count as visible to every agent and the async proxy without a
+  /// fence.mbarrier_init: set for the run past barrier hygiene's counterexample of an
+  /// unfenced init, whose other properties are then decided as if the fence were there.
+  bool InitsVisible = false;
   /// Every reason a step or loop is unknown, with the program's name; empty when none.
   std::vector<std::string> unknowns() const;
 };
