@@ -828,6 +828,10 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
     const RoleLoop &L = RP.Programs[U.Program].Loops[U.VaryingLoop];
     unsigned LoopPeriod = M / Rates[U.Program];
     const Expr *Iter = Ctx.iterationVar(L.Loop);
+    // Both lemmas below hold at once for an expression that does not read the parameter
+    // and comes back to itself a period later (every shift is a multiple of the period).
+    if (!U.InTile && EP == U.E && shiftInvariant(U.E, Iter, LoopPeriod))
+      continue;
     unsigned IW = Iter->width();
     const Expr *Trip = Resize(L.Trip), *Kth = Ctx.resize(Iter, TW);
     // (k < Trip first: k + E must not wrap around.)

@@ -285,3 +285,81 @@ TEST_F(ExprTest, ThreadDependence) {
 }
 
 } // namespace
+
+namespace {
+
+// shiftInvariant: whether an expression of an iteration number comes back to itself when
+// the number moves by a multiple of Q. Each case is also evaluated at the first values, so
+// a rule that said yes wrongly would show here.
+class ShiftTest : public ExprTest {
+protected:
+  const Expr *i(unsigned W = 32) { return C.resize(C.iterationVar(0), W); }
+  /// Checks E(x) == E(x + Q*s) by evaluation for x < 200, s < 8.
+  bool holdsOnSamples(const Expr *E, const Expr *X, uint64_t Q) {
+    for (uint64_t V = 0; V < 200; ++V)
+      for (uint64_t S = 0; S < 8; ++S) {
+        auto At = [&](uint64_t XV) {
+          return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+            if (L == X)
+              return XV;
+            return L->kind() == ExprKind::Param ? std::optional<uint64_t>(12345) : std::nullopt;
+          });
+        };
+        if (At(V) != At(V + Q * S))
+          return false;
+      }
+    return true;
+  }
+};
+
+TEST_F(ShiftTest, TritonsPhaseOfAThreeStageRingRepeatsEverySixIterations) {
+  // (~(i / 3)) & 1 from a 64-bit counter, as the analysis simplifies it.
+  const Expr *X = C.iterationVar(0);
+  const Expr *I64 = C.resize(X, 64);
+  const Expr *Phase = C.urem(C.add(C.neg(C.udiv(I64, c(3, 64))), c(1, 64)), c(2, 64));
+  EXPECT_TRUE(shiftInvariant(Phase, X, 6));
+  EXPECT_TRUE(holdsOnSamples(Phase, X, 6));
+  // Three iterations move the quotient by one: the parity flips.
+  EXPECT_FALSE(shiftInvariant(Phase, X, 3));
+  EXPECT_FALSE(holdsOnSamples(Phase, X, 3));
+  // The quotient itself moves.
+  EXPECT_FALSE(shiftInvariant(C.udiv(I64, c(3, 64)), X, 6));
+}
+
+TEST_F(ShiftTest, ResiduesAndMasksOfLinearFormsComeBack) {
+  const Expr *X = C.iterationVar(0);
+  struct Case {
+    const Expr *E;
+    uint64_t Q;
+    bool Invariant;
+  } Cases[] = {
+      {C.urem(i(), c(6)), 6, true},
+      {C.urem(i(), c(6)), 4, false},
+      {C.bitAnd(i(), c(3)), 4, true},
+      {C.bitAnd(i(), c(3)), 2, false},
+      {C.urem(C.add(C.mul(i(), c(5)), c(7)), c(4)), 4, true},
+      {C.urem(C.add(C.mul(i(), c(5)), c(7)), c(6)), 4, false},
+      // A parameter that does not move: (i + K) % 2 comes back after 2.
+      {C.urem(C.add(i(), k()), c(2)), 2, true},
+      // Its quotient would need K's value to rule out wrapping: not shown.
+      {C.urem(C.udiv(C.add(i(), k()), c(3)), c(2)), 6, false},
+      // A select of things that do not move does not move.
+      {C.select(C.ult(C.urem(i(), c(4)), c(2)), k(), c(9)), 8, true},
+  };
+  for (const Case &K : Cases) {
+    SCOPED_TRACE(K.E->str() + " by " + std::to_string(K.Q));
+    EXPECT_EQ(shiftInvariant(K.E, X, K.Q), K.Invariant);
+    if (K.Invariant) {
+      EXPECT_TRUE(holdsOnSamples(K.E, X, K.Q));
+    }
+  }
+}
+
+TEST_F(ShiftTest, NarrowDivisionsAreNotTakenForExact) {
+  // At 16 bits i / 3 wraps long before 2^26: the rule does not apply.
+  const Expr *X = C.iterationVar(0);
+  const Expr *Narrow = C.urem(C.udiv(C.resize(X, 16), c(3, 16)), c(2, 16));
+  EXPECT_FALSE(shiftInvariant(Narrow, X, 6));
+}
+
+} // namespace

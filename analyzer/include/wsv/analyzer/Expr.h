@@ -340,5 +340,11 @@ private:
   mutable std::vector<uint8_t> Known;  ///< per slot
 };
 
+/// Whether E(X + Q*S) == E(X) for every S >= 0, shown from E's form alone (sums, products
+/// by constants, divisions and residues of small linear forms of X, bit masks), for X a leaf
+/// whose values stay below 2^26 (an iteration number of the periodicity lemmas); false when
+/// not shown. ExprShift.cpp gives the rules.
+bool shiftInvariant(const Expr *E, const Expr *X, uint64_t Q);
+
 } // namespace analyzer
 } // namespace wsv
