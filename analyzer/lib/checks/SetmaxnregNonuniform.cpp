@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------------------===//
 #include "SyncSupport.h"
 
+#include <set>
+
 using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::checks;
@@ -22,6 +24,7 @@ namespace checks {
 void SetmaxnregNonuniform(CheckContext &Ctx) {
   const Protocol &P = Ctx.protocol();
   llvm::SmallVector<bool, 64> Seen(P.Events.size(), false);
+  std::set<std::vector<unsigned>> Reported; // partner lines of the warnings given
   for (const EventSite &S : eventSites(P)) {
     const Event &E = *S.E;
     if (E.Kind != EventKind::Setmaxnreg || Seen[S.Index])
@@ -63,8 +66,9 @@ void SetmaxnregNonuniform(CheckContext &Ctx) {
       // Every warp of the warpgroup changes its registers the same way, each from its own
       // instruction: the pool sees what one instruction would give it, but the ISA's words
       // are "the same setmaxnreg instruction".
-      // One finding for the group, at its first instruction.
-      if (Partners.front() < E.Where.PtxLine)
+      // One finding for the group, at its first instruction (a warp that runs two such
+      // instructions, before and after a barrier, has the same partners for both).
+      if (Partners.front() < E.Where.PtxLine || !Reported.insert(Partners).second)
         continue;
       std::string Lines;
       for (unsigned L : Partners)

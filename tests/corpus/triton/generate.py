@@ -204,6 +204,13 @@ def corpus_entries():
          tma_consts(64, 128, 64, True, False), 90, dict(num_warps=4, num_stages=3)),
         ("matmul_tma_ws", "matmul_tma", tma_sig(128, 128, 64, False),
          tma_consts(128, 128, 64, True, False), 100, dict(num_warps=4, num_stages=4)),
+        # The same lowering with a two-stage ring, and with a default partition of two
+        # warpgroups (its worker warps are 8-11): wsv resolves which warp runs which partition
+        # from the state bytes the default warps store, whatever the warp numbers.
+        ("matmul_tma_ws_2stages", "matmul_tma", tma_sig(64, 64, 64, False),
+         tma_consts(64, 64, 64, True, False), 90, dict(num_warps=4, num_stages=2)),
+        ("matmul_tma_ws_8warps", "matmul_tma", tma_sig(128, 64, 64, False),
+         tma_consts(128, 64, 64, True, False), 100, dict(num_warps=8, num_stages=5)),
         ("matmul_persistent", "matmul_persistent", tma_sig(128, 128, 64, True),
          tma_consts(128, 128, 64, False, True), 90, dict(num_warps=8, num_stages=3)),
         ("matmul_persistent_ws", "matmul_persistent", tma_sig(128, 256, 64, True),

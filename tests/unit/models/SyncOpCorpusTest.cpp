@@ -135,7 +135,7 @@ std::map<SyncKind, unsigned> checkFiles(const std::vector<std::string> &Files) {
 
 TEST(SyncOpCorpus, CommittedCorpusDecodesCompletely) {
   std::vector<std::string> Files = ptxFilesUnder(WSV_CORPUS_DIR);
-  // triton/ and edge/ hold sixteen files; fewer means the path or the corpus broke.
+  // triton/ and edge/ hold eighteen files; fewer means the path or the corpus broke.
   ASSERT_GE(Files.size(), 10u) << "no corpus under " << WSV_CORPUS_DIR;
   std::map<SyncKind, unsigned> Kinds = checkFiles(Files);
   // The corpus was chosen to hold these forms; each must come out as its kind.
