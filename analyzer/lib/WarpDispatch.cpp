@@ -485,8 +485,9 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
                   LB.Terminator == TerminatorKind::CondBranch) &&
                  LB.Succs[0] == Lp.Header;
     if (LB.Terminator == TerminatorKind::Switch ||
-        (Falls && Latch + 1 != Lp.Header) || (!Falls && !Jumps))
-      return fail(Ld, "a branch back to the loop header is not a plain branch");
+        (Falls && Latch + 1 != Lp.Header) || (!Falls && !Jumps) ||
+        (Jumps && G.inst(G.terminatorInst(Latch)).Frame != 0))
+      return fail(Ld, "a branch back to the loop header is not a plain branch of the kernel");
   }
 
   // The text. The load's statement becomes the first round's state, from %tid.x.
