@@ -136,14 +136,20 @@ struct ExploreUnknown {
   std::vector<unsigned> Unreached;
 };
 
+/// What a later run of the argument went past (flags, as runs add up): the first run's
+/// deadlock (its schedules end where they block), its race (its steps go on as if they did
+/// not race), or its barrier init that no fence.mbarrier_init made visible (inits count as
+/// visible).
+enum Past : unsigned { Nothing = 0, PastDeadlock = 1, PastRace = 2, PastUnfencedInit = 4 };
+
 /// `deadlocks`, `races and unfenced inits`: what the runs after the first went past.
 std::string pastNames(unsigned Beyond) {
   std::vector<std::string> Names;
-  if (Beyond & 1)
+  if (Beyond & PastDeadlock)
     Names.push_back("deadlocks");
-  if (Beyond & 2)
+  if (Beyond & PastRace)
     Names.push_back("races");
-  if (Beyond & 4)
+  if (Beyond & PastUnfencedInit)
     Names.push_back("unfenced inits");
   std::string Out;
   for (size_t I = 0; I < Names.size(); ++I)
@@ -208,10 +214,6 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   // The verdict of one property from a run of the argument; Safety: the run let schedules
   // that deadlock end there (ParametricOptions::StopAtDeadlock), after the first run's
   // deadlock.
-  // What a later run went past (flags, as runs add up): the first run's deadlock (its
-  // schedules end where they block), its race (its steps go on as if they did not race), or
-  // its barrier init that no fence.mbarrier_init made visible (inits count as visible).
-  enum Past : unsigned { Nothing = 0, PastDeadlock = 1, PastRace = 2, PastUnfencedInit = 4 };
   auto Fill = [&](const ParametricResult &E, Property Prop, unsigned Beyond) {
     Verdict V;
     V.Prop = Prop;
@@ -292,8 +294,16 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     fillCounterexample(P, S, E.Found, V);
     return V;
   };
-  for (size_t I = 0; I < Options.Properties.size(); ++I)
+  // Properties a run did not look at: it stopped at another one's counterexample first.
+  std::vector<bool> Open(Options.Properties.size());
+  auto Stopped = [](const ParametricResult &Run, Property Prop) {
+    return Run.Verdict != ExploreVerdict::Clean && Run.Verdict != ExploreVerdict::Unknown &&
+           brokenBy(Run.Verdict) != Prop;
+  };
+  for (size_t I = 0; I < Options.Properties.size(); ++I) {
     Out[I] = Fill(E, Options.Properties[I], Nothing);
+    Open[I] = Stopped(E, Options.Properties[I]);
+  }
   // A deadlock ends the first run: the safety properties get a run of their own in which
   // deadlocked schedules end where they block, so that they are proved or refuted rather
   // than left unexamined. A race likewise: deadlock freedom and barrier hygiene get a run in
@@ -310,15 +320,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
                     : Last.Verdict == ExploreVerdict::Violation && Last.Found.UnpublishedInit
                         ? PastUnfencedInit
                         : Nothing;
-    auto Open = [&](size_t I) {
-      return Out[I] && Out[I]->unknown() &&
-             llvm::StringRef(Out[I]->Reason).starts_with(
-                 "not examined: the exploration stopped at the counterexample");
-    };
-    bool AnyOpen = false;
-    for (size_t I = 0; I < Out.size(); ++I)
-      AnyOpen |= Open(I);
-    if (Next == Nothing || (Beyond & Next) || !AnyOpen)
+    if (Next == Nothing || (Beyond & Next) || llvm::none_of(Open, [](bool B) { return B; }))
       break;
     Beyond |= Next;
     if (Next == PastUnfencedInit)
@@ -339,8 +341,10 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       };
     Last = exploreAllTrips(RP, PO);
     for (size_t I = 0; I < Options.Properties.size(); ++I)
-      if (Open(I))
+      if (Open[I]) {
         Out[I] = Fill(Last, Options.Properties[I], Beyond);
+        Open[I] = Stopped(Last, Options.Properties[I]);
+      }
   }
   return Out;
 }
