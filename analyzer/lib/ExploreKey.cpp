@@ -121,11 +121,11 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   auto Busy = [](const models::AsyncGroupQueue &Q) {
     return Q.committedGroups() || Q.uncommitted(); // else no operation is in the queue
   };
-  const bool Wgmma = Busy(AS.Wgmma), Bulk = Busy(AS.Bulk);
+  const bool Wgmma = Busy(AS.Wgmma), Bulk = Busy(AS.Bulk), CpAsync = Busy(AS.CpAsync);
   const bool Tcgen05 = !AS.Tcgen05.inFlight().empty() || AS.Tcgen05.pendingCommits();
   K.put(uint64_t(Tickets) | uint64_t(AS.Probed != 0) << 1 | uint64_t(Lists) << 2 |
         uint64_t(Wgmma) << 3 | uint64_t(Bulk) << 4 | uint64_t(Tcgen05) << 5 |
-        uint64_t(Passes) << 6);
+        uint64_t(Passes) << 6 | uint64_t(CpAsync) << 7);
   if (Passes) {
     K.put(Laps);
     K.put(Occurrence);
@@ -153,6 +153,8 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
     K.put(AS.Bulk.committedGroups());
     K.put(AS.Bulk.uncommitted());
   }
+  if (CpAsync)
+    AS.CpAsync.save(K); // which copies are in which group: what a wait_group N retires
   if (Tcgen05) {
     K.put(AS.Tcgen05.inFlight().size());
     for (uint32_t Op : AS.Tcgen05.inFlight())

@@ -33,9 +33,10 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     touchBuffer(F, B, Agent, C.PerCopy, Touch::Read);
   // TMA copies fill their own parts of a slot: fills commute with each other (each only
   // marks the slot filled when it lands), not with reads or generic writes.
+  // A cp.async's copy is in flight until its wait: like a write there, not a landing.
+  const bool Landing = C.Kind == StepKind::AsyncLoad && C.Queue != AsyncQueue::CpAsync;
   for (unsigned B : C.Writes) {
-    touchBuffer(F, B, Agent, C.PerCopy,
-                C.Kind == StepKind::AsyncLoad ? Touch::Update : Touch::Write);
+    touchBuffer(F, B, Agent, C.PerCopy, Landing ? Touch::Update : Touch::Write);
     // A generic write fills the instances its bytes overlap too (Aliases).
     if (C.Kind == StepKind::Write)
       for (unsigned X : Aliases[B])
@@ -94,8 +95,22 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     if (C.Kind == StepKind::GroupWait)
       for (unsigned R : Joined[Agent])
         add(F, QueueBase + 3 * R + Queue);
+    // A cp.async wait lands the copies it retires: it writes what any of them writes.
+    if (C.Kind == StepKind::GroupWait && C.Queue == AsyncQueue::CpAsync) {
+      llvm::SmallVector<unsigned, 4> Whose(Joined[Agent].begin(), Joined[Agent].end());
+      Whose.push_back(Agent);
+      for (unsigned W : Whose)
+        for (const ConcreteStep &Copy : S.Agents[W].Steps)
+          if (Copy.Kind == StepKind::AsyncLoad && Copy.Queue == AsyncQueue::CpAsync)
+            for (unsigned B : Copy.Writes)
+              touchBuffer(F, B, W, Copy.PerCopy, Touch::Write);
+    }
     break;
   }
+  case StepKind::AsyncLoad:
+    if (C.Queue == AsyncQueue::CpAsync)
+      add(F, QueueBase + 3 * Agent); // joins the agent's cp.async groups
+    break;
   default:
     break;
   }
@@ -214,7 +229,8 @@ Simulator::Enabling Simulator::enables(const ConcreteStep &C) const {
 
 bool Simulator::finishMatters(const State &St, unsigned Agent) const {
   const AgentState &AS = St.Agents[Agent];
-  if (!AS.Tcgen05.inFlight().empty() || AS.Wgmma.firstInFlight() || AS.Bulk.firstInFlight())
+  if (!AS.Tcgen05.inFlight().empty() || AS.Wgmma.firstInFlight() || AS.Bulk.firstInFlight() ||
+      AS.CpAsync.firstInFlight())
     return true;
   auto Done = [&](unsigned B) { return B == Agent || St.Agents[B].Pc >= S.Agents[B].Steps.size(); };
   bool CtaEnds = true;
@@ -305,7 +321,7 @@ bool Simulator::commutes(const State &St, unsigned Agent, bool AtExit) const {
   if (C.Kind == StepKind::GroupWait) {
     // It ends the reads of the operations it waits for: the agent's own queue is nobody
     // else's, so what counts is what they read.
-    const models::AsyncGroupQueue &Q = C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma;
+    const models::AsyncGroupQueue &Q = queue(AS, C.Queue);
     Q.forEachInFlight(
         [&](uint32_t Op) {
           for (unsigned W = 0; W < 3 * Words; ++W)
@@ -567,7 +583,7 @@ std::vector<bool> Simulator::privateTransitions(llvm::ArrayRef<ScheduleStep> Sch
       // what the operations in flight on its queue read.
       if (C.Kind == StepKind::GroupWait && C.Queue != AsyncQueue::Tcgen05) {
         const AgentState &AS = St.Agents[T.Agent];
-        (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).forEachInFlight([&](uint32_t Op) {
+        queue(AS, C.Queue).forEachInFlight([&](uint32_t Op) {
           Or(Mine, StepFootprint[T.Agent][Op]);
         });
       }

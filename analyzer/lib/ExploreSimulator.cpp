@@ -247,7 +247,8 @@ bool Simulator::finished(const State &St) const {
   if (!St.Loads.empty())
     return false;
   for (const AgentState &A : St.Agents)
-    if (A.Wgmma.firstInFlight() || A.Bulk.firstInFlight() || !A.Tcgen05.inFlight().empty())
+    if (A.Wgmma.firstInFlight() || A.Bulk.firstInFlight() || A.CpAsync.firstInFlight() ||
+        !A.Tcgen05.inFlight().empty())
       return false;
   return true;
 }
@@ -365,7 +366,7 @@ void Simulator::completions(const State &St, std::vector<ScheduleStep> &Out, boo
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
     const AgentState &AS = St.Agents[A];
     bool Done = AS.Pc >= S.Agents[A].Steps.size();
-    for (const models::AsyncGroupQueue *Q : {&AS.Wgmma, &AS.Bulk}) {
+    for (const models::AsyncGroupQueue *Q : {&AS.Wgmma, &AS.Bulk, &AS.CpAsync}) {
       if (Eager)
         Q->forEachInFlight(
             [&](uint32_t Op) { Out.push_back({ScheduleStep::Kind::Complete, A, Op, 0}); });
@@ -423,14 +424,69 @@ void Simulator::findAliases() {
   Joined.resize(S.Agents.size());
   if (!S.Programs)
     return;
+  auto Place = [&](unsigned A) { return S.Programs->Programs[S.Agents[A].Program].Place; };
   for (unsigned E = 0; E < S.Agents.size(); ++E) {
-    if (S.Programs->Programs[S.Agents[E].Program].Place != Placement::Epilogue)
+    // The epilogue continues every thread: of the roles and of the prologue.
+    if (Place(E) == Placement::Epilogue)
+      for (unsigned R = 0; R < S.Agents.size(); ++R)
+        if (R != E && S.Agents[R].Cta == S.Agents[E].Cta && Place(R) != Placement::Epilogue)
+          Joined[E].push_back(R);
+    // A role of every thread of the CTA, the only agent of its CTA that is a role,
+    // continues the prologue's threads (their cp.async groups: a pipeline's prologue
+    // issues the first stages that the main loop waits for). Where several roles share the
+    // prologue's threads, none retires what the prologue's other threads issued.
+    if (Place(E) != Placement::Role)
+      continue;
+    const RoleProgram &Me = S.Programs->Programs[S.Agents[E].Program];
+    unsigned Roles = 0;
+    for (unsigned R = 0; R < S.Agents.size(); ++R)
+      Roles += S.Agents[R].Cta == S.Agents[E].Cta && Place(R) == Placement::Role;
+    if (Roles != 1 || Me.Copies * Me.CopyThreads != S.BlockThreads)
       continue;
     for (unsigned R = 0; R < S.Agents.size(); ++R)
-      if (S.Agents[R].Cta == S.Agents[E].Cta &&
-          S.Programs->Programs[S.Agents[R].Program].Place == Placement::Role)
+      if (S.Agents[R].Cta == S.Agents[E].Cta && Place(R) == Placement::Prologue)
         Joined[E].push_back(R);
   }
+}
+
+models::AsyncGroupQueue &Simulator::queue(AgentState &AS, AsyncQueue Q) {
+  return Q == AsyncQueue::Bulk ? AS.Bulk : Q == AsyncQueue::CpAsync ? AS.CpAsync : AS.Wgmma;
+}
+
+void Simulator::retire(State &St, unsigned Agent, const ConcreteStep &Wait) const {
+  // The thread's groups are its agent's and, older, those of the agents it continues
+  // (Joined): a wait_group N keeps the N most recent of them all pending. Where several
+  // agents' groups are older (the epilogue's roles), each keeps N: no fewer in flight than
+  // the thread has, so that no read is taken for safe that is not.
+  auto Retire = [&](unsigned Whose, std::optional<uint32_t> Keep) {
+    models::AsyncGroupQueue &Q = queue(St.Agents[Whose], Wait.Queue);
+    std::vector<uint32_t> Before;
+    if (Wait.Queue == AsyncQueue::CpAsync)
+      Before = Q.inFlight();
+    if (Keep)
+      Q.retire(*Keep, /*ReadOnly=*/false);
+    else
+      Q.completeAll(); // cp.async.wait_all: the open group too
+    if (Wait.Queue != AsyncQueue::CpAsync)
+      return;
+    // The copies it retires land: what they write is filled.
+    std::vector<uint32_t> After = Q.inFlight();
+    for (uint32_t Op : Before)
+      if (!llvm::is_contained(After, Op))
+        for (unsigned B : S.Agents[Whose].Steps[Op].Writes)
+          St.Filled[B] = true;
+  };
+  if (Wait.WaitAll) {
+    Retire(Agent, std::nullopt);
+    for (unsigned R : Joined[Agent])
+      Retire(R, std::nullopt);
+    return;
+  }
+  uint32_t Own = queue(St.Agents[Agent], Wait.Queue).committedGroups();
+  Retire(Agent, Wait.WaitN);
+  uint32_t Left = Own >= Wait.WaitN ? 0 : Wait.WaitN - Own;
+  for (unsigned R : Joined[Agent])
+    Retire(R, Left);
 }
 
 Outcome Simulator::unpublished(const State &St, unsigned Barrier, const std::string &What,
@@ -493,11 +549,26 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
                           ") while the st.shared / stmatrix writes of " + S.Agents[A].Name +
                           " to it are not fenced: fence.proxy.async is missing after them",
                       T);
+  // A cp.async in flight: what its thread's own wait_group has not retired yet.
+  auto CpAsyncInto = [&](unsigned &Agent) -> std::optional<uint32_t> {
+    for (Agent = 0; Agent < S.Agents.size(); ++Agent)
+      if (std::optional<uint32_t> Op = St.Agents[Agent].CpAsync.findInFlight([&](uint32_t Op) {
+            return contains(S.Agents[Agent].Steps[Op].Writes, B) &&
+                   !OwnPart(Agent, S.Agents[Agent].Steps[Op].PerCopy);
+          }))
+        return Op;
+    return std::nullopt;
+  };
   if (!Write) {
     for (const LoadInFlight &L : St.Loads)
       if (contains(S.Agents[L.Agent].Steps[L.Step].Writes, B))
         return Race(Name() + " is read while the copy that fills it is in flight",
                     {ScheduleStep::Kind::Execute, L.Agent, L.Step, L.Copy});
+    unsigned Copier = 0;
+    if (std::optional<uint32_t> Op = CpAsyncInto(Copier))
+      return Race(Name() + " is read while a cp.async of " + S.Agents[Copier].Name +
+                      " into it is in flight: no cp.async.wait_group of that thread retired it",
+                  {ScheduleStep::Kind::Execute, Copier, *Op, 0});
     if (!St.Filled[B])
       return Race(Name() + " is read before anything filled it", T);
     return O;
@@ -526,6 +597,11 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
       if (contains(S.Agents[L.Agent].Steps[L.Step].Writes, B))
         return Race(Name() + " is written while a copy into it is in flight",
                     {ScheduleStep::Kind::Execute, L.Agent, L.Step, L.Copy});
+  unsigned Copier = 0;
+  if (std::optional<uint32_t> Op = CpAsyncInto(Copier))
+    return Race(Name() + " is written while a cp.async of " + S.Agents[Copier].Name +
+                    " into it is in flight",
+                {ScheduleStep::Kind::Execute, Copier, *Op, 0});
   return O;
 }
 
@@ -605,6 +681,15 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     for (unsigned B : C.Writes)
       if ((O = checkAccess(St, B, /*Write=*/true, /*Async=*/true, T)).K != Outcome::Kind::Ok)
         return O;
+    if (C.Queue == AsyncQueue::CpAsync) {
+      // Past a race it lands at once (nothing but its own wait observes it otherwise).
+      if (IgnoreRaces)
+        for (unsigned B : C.Writes)
+          St.Filled[B] = true;
+      else
+        AS.CpAsync.issue(AS.Pc);
+      break;
+    }
     for (unsigned Copy = 0; Copy < std::max(1u, C.Count); ++Copy)
       St.Loads.push_back({Agent, AS.Pc, Copy});
     std::sort(St.Loads.begin(), St.Loads.end());
@@ -636,19 +721,15 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
           O = arrive(St, B, 1, T);
     break;
   case StepKind::GroupCommit:
-    (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).commit();
+    queue(AS, C.Queue).commit();
     break;
   case StepKind::GroupWait:
     // Completes what it waits for, writes included, also for wait_group.read (only bulk
     // stores have it): a store's writes go to global memory, which only a wait_group of the
     // same thread observes, and that passes lazily. Kept in flight, they would grow without
     // bound in a periodic system (H5's epilogue: 32 more each pass).
-    (C.Queue == AsyncQueue::Bulk ? AS.Bulk : AS.Wgmma).retire(C.WaitN, /*ReadOnly=*/false);
-    // The epilogue's threads are the roles' threads, whose groups are still theirs.
-    for (unsigned R : Joined[Agent]) {
-      AgentState &RS = St.Agents[R];
-      (C.Queue == AsyncQueue::Bulk ? RS.Bulk : RS.Wgmma).retire(C.WaitN, /*ReadOnly=*/false);
-    }
+    // Also the groups of the agents whose threads this one continues (Joined).
+    retire(St, Agent, C);
     break;
   case StepKind::AsyncStore:
     for (unsigned B : C.Reads)
@@ -819,6 +900,20 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
   Outcome O;
   switch (C.Kind) {
   case StepKind::AsyncLoad: {
+    if (C.Queue == AsyncQueue::CpAsync) {
+      // A finished agent's copies (or a replay's, one by one) land.
+      std::vector<uint32_t> Before = AS.CpAsync.inFlight();
+      if (T.Copy == 1)
+        AS.CpAsync.completeAll();
+      else
+        AS.CpAsync.complete(T.Step);
+      std::vector<uint32_t> After = AS.CpAsync.inFlight();
+      for (uint32_t Op : Before)
+        if (!llvm::is_contained(After, Op))
+          for (unsigned B : S.Agents[T.Agent].Steps[Op].Writes)
+            St.Filled[B] = true;
+      return O;
+    }
     if ((O = afterExit(St, C, T, /*Lands=*/true)).K != Outcome::Kind::Ok)
       return O;
     auto It = std::find(St.Loads.begin(), St.Loads.end(),

@@ -108,6 +108,9 @@ struct AgentState {
   bool ClusterArrived = false;
   uint64_t ClusterTicket = 0;
   models::AsyncGroupQueue Wgmma, Bulk;
+  /// sm_80 cp.async copies in flight: each lands (fills what it writes) when a
+  /// cp.async.wait_group of the agent retires it, or at the end.
+  models::AsyncGroupQueue CpAsync;
   models::Tcgen05CommitTracker Tcgen05;
   /// Per probe flag (ConcreteStep::Flag): the last probe saw its phase complete; a wait
   /// that reads the flag clears it.
@@ -513,10 +516,19 @@ private:
   /// a TMA load of the ring wrote sends the ring's data out, which is not what a kernel
   /// means to do, and "read before anything filled it" then says so.
   std::vector<llvm::SmallVector<unsigned, 2>> Aliases;
-  /// Per agent of the epilogue: the agents of its CTA's roles, whose threads it continues,
-  /// and whose wgmma and bulk-store groups its wait_group therefore waits for.
+  /// Per agent: the agents of its CTA whose threads it continues, and whose wgmma, bulk-store
+  /// and cp.async groups its wait_group therefore waits for too: for the epilogue, the roles
+  /// and the prologue; for a role of every thread of the CTA, the prologue.
   std::vector<llvm::SmallVector<unsigned, 4>> Joined;
   void findAliases();
+  /// The agent's group queue of a commit or wait step.
+  static models::AsyncGroupQueue &queue(AgentState &AS, AsyncQueue Q);
+  static const models::AsyncGroupQueue &queue(const AgentState &AS, AsyncQueue Q) {
+    return queue(const_cast<AgentState &>(AS), Q);
+  }
+  /// A wait_group's effect on the agent's queue and those of the agents it continues
+  /// (cp.async copies it retires land).
+  void retire(State &St, unsigned Agent, const ConcreteStep &Wait) const;
   /// Per agent: the buffer instances of AsyncRead its generic writes reach, which its
   /// fence.proxy.async publishes (the fence's footprint), and whether every such write was
   /// to the agent's own part of the slot.

@@ -23,6 +23,7 @@ void State::save(KeyWriter &Out) const {
     Out.put(A.ClusterTicket);
     A.Wgmma.save(Out);
     A.Bulk.save(Out);
+    A.CpAsync.save(Out);
     A.Tcgen05.save(Out);
     Out.put(A.Laps);
     Out.put(A.Occurrence);
@@ -79,6 +80,7 @@ void State::load(llvm::StringRef Bytes) {
     A.ClusterTicket = In.get();
     A.Wgmma.load(In);
     A.Bulk.load(In);
+    A.CpAsync.load(In);
     A.Tcgen05.load(In);
     A.Laps = U32();
     A.Occurrence = U32();

@@ -105,6 +105,7 @@ const char *wsv::analyzer::toString(AsyncQueue Q) {
   case AsyncQueue::Wgmma: return "wgmma";
   case AsyncQueue::Tcgen05: return "tcgen05";
   case AsyncQueue::Bulk: return "bulk";
+  case AsyncQueue::CpAsync: return "cp.async";
   }
   return "none";
 }
@@ -492,6 +493,11 @@ private:
     case models::SyncKind::BulkCommitGroup:
     case models::SyncKind::BulkWaitGroup:
       return AsyncQueue::Bulk;
+    case models::SyncKind::CpAsync:
+    case models::SyncKind::CpAsyncCommitGroup:
+    case models::SyncKind::CpAsyncWaitGroup:
+    case models::SyncKind::CpAsyncWaitAll:
+      return AsyncQueue::CpAsync;
     default:
       return AsyncQueue::None;
     }
@@ -580,7 +586,9 @@ private:
       S.Queue = queueOf(E);
       S.ReadOnly = E.ReadOnly;
       if (S.Queue == AsyncQueue::None)
-        S.Unknown = E.Opcode + " (cp.async groups) is not modeled";
+        S.Unknown = E.Opcode + " is not modeled";
+      else if (E.Sync == models::SyncKind::CpAsyncWaitAll)
+        S.WaitAll = true; // every cp.async of the thread, committed or not
       else if (S.Kind == StepKind::GroupWait)
         S.WaitN = value(E.WaitN, "wait_group count", S);
       break;
@@ -630,8 +638,16 @@ private:
     case EventKind::Exit:
       S.Kind = StepKind::Exit;
       break;
-    case EventKind::CompleteTx:
     case EventKind::AsyncCopy:
+      // sm_80 cp.async: a copy in flight in the thread's cp.async groups until a
+      // cp.async.wait_group retires it (only the thread's own wait observes it).
+      if (!E.Dst.resolved())
+        return std::nullopt; // not a buffer the model tracks
+      S.Kind = StepKind::AsyncLoad;
+      S.Queue = AsyncQueue::CpAsync;
+      buffer(E.Dst, S.Writes, S);
+      break;
+    case EventKind::CompleteTx:
     case EventKind::CpAsyncArrive:
       S.Kind = StepKind::Unknown;
       S.Unknown = E.Opcode + " is not modeled";

@@ -690,6 +690,7 @@ private:
       break;
     case StepKind::AsyncLoad:
       C.Count = *N; // issuing threads: each issues its own copy
+      C.Queue = S.Queue; // CpAsync: an sm_80 cp.async, in the thread's cp.async groups
       C.TxBytes = static_cast<uint32_t>(Num(S.Bytes, "copy bytes", 0));
       // Without multicast the copy lands in the issuing CTA and signals the barrier operand
       // (a peer's with .cta_group::2); with it, each CTA of the mask gets the data and the
@@ -737,6 +738,7 @@ private:
     case StepKind::GroupWait:
       C.Queue = S.Queue;
       C.ReadOnly = S.ReadOnly;
+      C.WaitAll = S.WaitAll;
       C.WaitN = static_cast<uint32_t>(Num(S.WaitN, "wait_group count", 0));
       break;
     case StepKind::NamedSync:

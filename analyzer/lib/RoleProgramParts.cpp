@@ -106,17 +106,18 @@ void instance::dropPrivateNamedBarriers(ConcreteSystem &Out) {
 }
 
 bool instance::inFlightAtEnd(const ConcreteAgent &A) {
-  bool Open[4] = {false, false, false, false};
+  bool Open[5] = {false, false, false, false, false};
   for (const ConcreteStep &C : A.Steps) {
     unsigned Q = static_cast<unsigned>(C.Queue);
-    if (C.Kind == StepKind::MmaIssue || C.Kind == StepKind::AsyncStore)
+    if (C.Kind == StepKind::MmaIssue || C.Kind == StepKind::AsyncStore ||
+        (C.Kind == StepKind::AsyncLoad && C.Queue == AsyncQueue::CpAsync))
       Open[Q] = true;
     else if (C.Kind == StepKind::GroupWait && C.WaitN == 0 && !C.ReadOnly)
       Open[Q] = false;
     else if (C.Kind == StepKind::MmaCommit)
       Open[static_cast<unsigned>(AsyncQueue::Tcgen05)] = false;
   }
-  return Open[1] || Open[2] || Open[3];
+  return Open[1] || Open[2] || Open[3] || Open[4];
 }
 
 std::string wsv::analyzer::threadList(const llvm::BitVector &T) {

@@ -165,7 +165,7 @@ std::string partialCollective(const Event &E, unsigned Unit);
 std::vector<unsigned> setmaxnregPartners(const Protocol &P, const Event &E);
 
 /// The async-operation queue a commit_group / wait_group / MMA works on.
-enum class AsyncQueue : uint8_t { None, Wgmma, Tcgen05, Bulk };
+enum class AsyncQueue : uint8_t { None, Wgmma, Tcgen05, Bulk, CpAsync };
 const char *toString(AsyncQueue Q);
 
 /// How many threads of one agent execute a step.
@@ -213,6 +213,7 @@ struct RoleStep {
   AsyncQueue Queue = AsyncQueue::None;
   const Expr *WaitN = nullptr;
   bool ReadOnly = false;
+  bool WaitAll = false; ///< cp.async.wait_all: commits the open group, then waits for all
   const Expr *NamedId = nullptr;
   const Expr *NamedThreads = nullptr; ///< nullptr: every thread of the CTA
   const Expr *Columns = nullptr;
@@ -308,6 +309,7 @@ struct ConcreteStep {
   AsyncQueue Queue = AsyncQueue::None;
   uint32_t WaitN = 0;
   bool ReadOnly = false;
+  bool WaitAll = false; ///< cp.async.wait_all: commits the open group, then waits for all
   uint32_t NamedId = 0;
   uint32_t Arriving = 0; ///< Named / Cluster: threads the agent arrives with
   uint32_t Columns = 0;
