@@ -698,9 +698,11 @@ private:
       if (!S.CtaMask && C.Barrier != NoIndex)
         C.Targets.push_back(C.Barrier);
       for (unsigned Cta : ctas(S.CtaMask, OwnCta, F, C)) {
-        const BarrierInstance &Own = Out.Barriers[C.Barrier == NoIndex ? 0 : C.Barrier];
-        if (S.CtaMask && C.Barrier != NoIndex)
+        // (A cp.async has no barrier, and its kernel may have none at all.)
+        if (S.CtaMask && C.Barrier != NoIndex) {
+          const BarrierInstance &Own = Out.Barriers[C.Barrier];
           C.Targets.push_back(Out.barrierIndex(Own.Array, Own.Slot, Cta));
+        }
         for (const SlotExpr &W : S.Writes)
           if (std::optional<unsigned> B = buffer(W, Cta, F))
             C.Writes.push_back(*B);
