@@ -7,14 +7,6 @@ using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::exploration;
 
-namespace {
-
-bool contains(llvm::ArrayRef<unsigned> L, unsigned V) {
-  return std::find(L.begin(), L.end(), V) != L.end();
-}
-
-} // namespace
-
 Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   unsigned Bits = S.Barriers.size() + S.Buffers.size();
   NamedBase = Bits;
@@ -397,98 +389,6 @@ Outcome Simulator::apply(State &St, const ScheduleStep &T) const {
   return complete(St, T);
 }
 
-void Simulator::findAliases() {
-  Aliases.resize(S.Buffers.size());
-  const Protocol *P = S.P;
-  if (P) {
-    struct Span {
-      const Expr *Base;
-      int64_t Lo, Hi;
-    };
-    auto SpanOf = [&](const BufferInstance &I) {
-      const Buffer &B = P->Buffers[I.Buffer];
-      int64_t Size = B.SlotBytes ? int64_t(*B.SlotBytes) : B.Stride ? int64_t(B.Stride) : 1;
-      int64_t Lo = B.Offset + int64_t(I.Slot) * int64_t(B.Stride);
-      return Span{B.Base, Lo, Lo + std::max<int64_t>(Size, 1)};
-    };
-    for (unsigned X = 0; X < S.Buffers.size(); ++X)
-      for (unsigned Y = 0; Y < S.Buffers.size(); ++Y) {
-        if (X == Y || S.Buffers[X].Cta != S.Buffers[Y].Cta ||
-            S.Buffers[X].Buffer == S.Buffers[Y].Buffer)
-          continue;
-        Span A = SpanOf(S.Buffers[X]), B = SpanOf(S.Buffers[Y]);
-        if (A.Base && A.Base == B.Base && A.Lo < B.Hi && B.Lo < A.Hi)
-          Aliases[X].push_back(Y);
-      }
-  }
-  Joined.resize(S.Agents.size());
-  if (!S.Programs)
-    return;
-  auto Place = [&](unsigned A) { return S.Programs->Programs[S.Agents[A].Program].Place; };
-  for (unsigned E = 0; E < S.Agents.size(); ++E) {
-    // The epilogue continues every thread: of the roles and of the prologue.
-    if (Place(E) == Placement::Epilogue)
-      for (unsigned R = 0; R < S.Agents.size(); ++R)
-        if (R != E && S.Agents[R].Cta == S.Agents[E].Cta && Place(R) != Placement::Epilogue)
-          Joined[E].push_back(R);
-    // A role of every thread of the CTA, the only agent of its CTA that is a role,
-    // continues the prologue's threads (their cp.async groups: a pipeline's prologue
-    // issues the first stages that the main loop waits for). Where several roles share the
-    // prologue's threads, none retires what the prologue's other threads issued.
-    if (Place(E) != Placement::Role)
-      continue;
-    const RoleProgram &Me = S.Programs->Programs[S.Agents[E].Program];
-    unsigned Roles = 0;
-    for (unsigned R = 0; R < S.Agents.size(); ++R)
-      Roles += S.Agents[R].Cta == S.Agents[E].Cta && Place(R) == Placement::Role;
-    if (Roles != 1 || Me.Copies * Me.CopyThreads != S.BlockThreads)
-      continue;
-    for (unsigned R = 0; R < S.Agents.size(); ++R)
-      if (S.Agents[R].Cta == S.Agents[E].Cta && Place(R) == Placement::Prologue)
-        Joined[E].push_back(R);
-  }
-}
-
-models::AsyncGroupQueue &Simulator::queue(AgentState &AS, AsyncQueue Q) {
-  return Q == AsyncQueue::Bulk ? AS.Bulk : Q == AsyncQueue::CpAsync ? AS.CpAsync : AS.Wgmma;
-}
-
-void Simulator::retire(State &St, unsigned Agent, const ConcreteStep &Wait) const {
-  // The thread's groups are its agent's and, older, those of the agents it continues
-  // (Joined): a wait_group N keeps the N most recent of them all pending. Where several
-  // agents' groups are older (the epilogue's roles), each keeps N: no fewer in flight than
-  // the thread has, so that no read is taken for safe that is not.
-  auto Retire = [&](unsigned Whose, std::optional<uint32_t> Keep) {
-    models::AsyncGroupQueue &Q = queue(St.Agents[Whose], Wait.Queue);
-    std::vector<uint32_t> Before;
-    if (Wait.Queue == AsyncQueue::CpAsync)
-      Before = Q.inFlight();
-    if (Keep)
-      Q.retire(*Keep, /*ReadOnly=*/false);
-    else
-      Q.completeAll(); // cp.async.wait_all: the open group too
-    if (Wait.Queue != AsyncQueue::CpAsync)
-      return;
-    // The copies it retires land: what they write is filled.
-    std::vector<uint32_t> After = Q.inFlight();
-    for (uint32_t Op : Before)
-      if (!llvm::is_contained(After, Op))
-        for (unsigned B : S.Agents[Whose].Steps[Op].Writes)
-          St.Filled[B] = true;
-  };
-  if (Wait.WaitAll) {
-    Retire(Agent, std::nullopt);
-    for (unsigned R : Joined[Agent])
-      Retire(R, std::nullopt);
-    return;
-  }
-  uint32_t Own = queue(St.Agents[Agent], Wait.Queue).committedGroups();
-  Retire(Agent, Wait.WaitN);
-  uint32_t Left = Own >= Wait.WaitN ? 0 : Wait.WaitN - Own;
-  for (unsigned R : Joined[Agent])
-    Retire(R, Left);
-}
-
 Outcome Simulator::unpublished(const State &St, unsigned Barrier, const std::string &What,
                                const ScheduleStep &T) const {
   Outcome O;
@@ -515,93 +415,6 @@ Outcome Simulator::arrive(State &St, unsigned Barrier, uint32_t Count,
   O.K = Outcome::Kind::Violation;
   O.Message = "arrival on " + S.barrierName(Barrier) + ": " + models::toString(V);
   O.With = T;
-  return O;
-}
-
-Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Async,
-                               const ScheduleStep &T) const {
-  Outcome O;
-  if (IgnoreRaces)
-    return O;
-  auto Race = [&](std::string Message, ScheduleStep With) {
-    O.K = Outcome::Kind::Race;
-    O.Message = std::move(Message);
-    O.Buffer = B;
-    O.With = With;
-    return O;
-  };
-  // Built only for a race: this runs for every access of every state.
-  auto Name = [&] { return S.bufferName(B); };
-  const ConcreteStep &Mine = S.Agents[T.Agent].Steps[T.Step];
-  // Two copies of one role (warpgroups) reach their own parts of a slot when either
-  // access is placed by the thread.
-  auto OwnPart = [&](unsigned Agent, bool OtherPerCopy) {
-    const ConcreteAgent &X = S.Agents[Agent], &Y = S.Agents[T.Agent];
-    return Agent != T.Agent && X.Program == Y.Program && X.Cta == Y.Cta &&
-           (Mine.PerCopy || OtherPerCopy);
-  };
-  if (!Write && Async)
-    for (unsigned A = 0; A < S.Agents.size(); ++A)
-      for (uint32_t U : St.Agents[A].Unfenced)
-        if (U / 2 == B && !OwnPart(A, U & 1))
-          return Race(Name() + " is read through the async proxy (" +
-                          (Mine.Kind == StepKind::AsyncStore ? "a TMA store" : "an MMA") +
-                          ") while the st.shared / stmatrix writes of " + S.Agents[A].Name +
-                          " to it are not fenced: fence.proxy.async is missing after them",
-                      T);
-  // A cp.async in flight: what its thread's own wait_group has not retired yet.
-  auto CpAsyncInto = [&](unsigned &Agent) -> std::optional<uint32_t> {
-    for (Agent = 0; Agent < S.Agents.size(); ++Agent)
-      if (std::optional<uint32_t> Op = St.Agents[Agent].CpAsync.findInFlight([&](uint32_t Op) {
-            return contains(S.Agents[Agent].Steps[Op].Writes, B) &&
-                   !OwnPart(Agent, S.Agents[Agent].Steps[Op].PerCopy);
-          }))
-        return Op;
-    return std::nullopt;
-  };
-  if (!Write) {
-    for (const LoadInFlight &L : St.Loads)
-      if (contains(S.Agents[L.Agent].Steps[L.Step].Writes, B))
-        return Race(Name() + " is read while the copy that fills it is in flight",
-                    {ScheduleStep::Kind::Execute, L.Agent, L.Step, L.Copy});
-    unsigned Copier = 0;
-    if (std::optional<uint32_t> Op = CpAsyncInto(Copier))
-      return Race(Name() + " is read while a cp.async of " + S.Agents[Copier].Name +
-                      " into it is in flight: no cp.async.wait_group of that thread retired it",
-                  {ScheduleStep::Kind::Execute, Copier, *Op, 0});
-    if (!St.Filled[B])
-      return Race(Name() + " is read before anything filled it", T);
-    return O;
-  }
-  for (unsigned A = 0; A < S.Agents.size(); ++A) {
-    const AgentState &AS = St.Agents[A];
-    const std::vector<ConcreteStep> &Steps = S.Agents[A].Steps;
-    auto Reads = [&](uint32_t Op) {
-      return contains(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op].PerCopy);
-    };
-    auto Overwritten = [&](const char *What, uint32_t Op) {
-      return Race(Name() + " is overwritten while a " + What + " of " + S.Agents[A].Name +
-                      " may still read it",
-                  {ScheduleStep::Kind::Execute, A, Op, 0});
-    };
-    if (std::optional<uint32_t> Op = AS.Wgmma.findInFlight(Reads))
-      return Overwritten("wgmma", *Op);
-    for (uint32_t Op : AS.Tcgen05.inFlight())
-      if (Reads(Op))
-        return Overwritten("tcgen05.mma", Op);
-    if (std::optional<uint32_t> Op = AS.Bulk.findInFlight(Reads, /*Reads=*/true))
-      return Overwritten("bulk store", *Op);
-  }
-  if (!Async)
-    for (const LoadInFlight &L : St.Loads)
-      if (contains(S.Agents[L.Agent].Steps[L.Step].Writes, B))
-        return Race(Name() + " is written while a copy into it is in flight",
-                    {ScheduleStep::Kind::Execute, L.Agent, L.Step, L.Copy});
-  unsigned Copier = 0;
-  if (std::optional<uint32_t> Op = CpAsyncInto(Copier))
-    return Race(Name() + " is written while a cp.async of " + S.Agents[Copier].Name +
-                    " into it is in flight",
-                {ScheduleStep::Kind::Execute, Copier, *Op, 0});
   return O;
 }
 
@@ -907,11 +720,7 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
         AS.CpAsync.completeAll();
       else
         AS.CpAsync.complete(T.Step);
-      std::vector<uint32_t> After = AS.CpAsync.inFlight();
-      for (uint32_t Op : Before)
-        if (!llvm::is_contained(After, Op))
-          for (unsigned B : S.Agents[T.Agent].Steps[Op].Writes)
-            St.Filled[B] = true;
+      landCopies(St, T.Agent, Before);
       return O;
     }
     if ((O = afterExit(St, C, T, /*Lands=*/true)).K != Outcome::Kind::Ok)

@@ -529,6 +529,9 @@ private:
   /// A wait_group's effect on the agent's queue and those of the agents it continues
   /// (cp.async copies it retires land).
   void retire(State &St, unsigned Agent, const ConcreteStep &Wait) const;
+  /// The agent's cp.async copies that were in flight (Before) and no longer are land: what
+  /// they write is filled.
+  void landCopies(State &St, unsigned Agent, llvm::ArrayRef<uint32_t> Before) const;
   /// Per agent: the buffer instances of AsyncRead its generic writes reach, which its
   /// fence.proxy.async publishes (the fence's footprint), and whether every such write was
   /// to the agent's own part of the slot.

@@ -96,13 +96,29 @@ private:
   bool resolve(InstId Ld, LoopId L);
   /// Passes of barrier Id before each block (Unset: not reached, Conflict: differs by path),
   /// without the back edges of loop L; false when Id occurs in another loop.
-  bool passCounts(unsigned Id, LoopId L, std::vector<int64_t> &In, std::string &Why) const;
+  bool passCounts(unsigned Id, LoopId L, std::vector<int64_t> &In, std::vector<int64_t> &Count,
+                  std::string &Why) const;
   /// Where a worker of warp W with state V goes from the load: the first block that does
   /// more than compute and branch, or the first block outside L. NoIndex: undecided.
   BlockId follow(InstId Ld, const Expr *LoadLeaf, LoopId L, unsigned W, uint64_t V,
                  bool &Left) const;
   std::optional<uint64_t> leafAt(const Expr *E, unsigned Tid) const;
   std::string registerType(InstId I, StringRef Name) const;
+  /// 1 when instruction I passes barrier Id, else 0.
+  int64_t passes(InstId I, unsigned Id) const;
+  /// Whether block B reaches To by falling through, or by its branch.
+  bool fallsInto(BlockId B, BlockId To) const {
+    const BasicBlock &BB = FA->cfg().block(B);
+    return BB.Terminator == TerminatorKind::FallThrough ||
+           (BB.Terminator == TerminatorKind::CondBranch && BB.Succs.size() > 1 &&
+            BB.Succs[1] == To);
+  }
+  bool jumpsTo(BlockId B, BlockId To) const {
+    const BasicBlock &BB = FA->cfg().block(B);
+    return (BB.Terminator == TerminatorKind::Branch ||
+            BB.Terminator == TerminatorKind::CondBranch) &&
+           BB.Succs[0] == To;
+  }
 };
 
 std::optional<uint64_t> Resolver::leafAt(const Expr *E, unsigned Tid) const {
@@ -126,11 +142,16 @@ static bool isBarrierOp(const models::SyncOp &Op) {
          Op.Kind == models::SyncKind::BarrierRed;
 }
 
+int64_t Resolver::passes(InstId I, unsigned Id) const {
+  models::SyncDecodeResult R = models::decodeSyncOp(*FA->cfg().inst(I).I);
+  return R && isBarrierOp(*R) && R->immediate(models::OperandRole::BarrierId) == int64_t(Id);
+}
+
 bool Resolver::passCounts(unsigned Id, LoopId L, std::vector<int64_t> &In,
-                          std::string &Why) const {
+                          std::vector<int64_t> &Count, std::string &Why) const {
   const Cfg &G = FA->cfg();
   const LoopInfo &Loops = FA->loops();
-  std::vector<int64_t> Count(G.size(), 0);
+  Count.assign(G.size(), 0);
   for (InstId I = 0; I < G.instructions().size(); ++I) {
     models::SyncDecodeResult R = models::decodeSyncOp(*G.inst(I).I);
     if (!R || !isBarrierOp(*R))
@@ -308,33 +329,24 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
   if (llvm::none_of(Reaches, [](bool B) { return B; }))
     return fail(Ld, "no warp enters the loop around it");
 
-  std::vector<int64_t> In;
+  std::vector<int64_t> In, Count;
   std::string Why;
-  if (!passCounts(Id, L, In, Why))
+  if (!passCounts(Id, L, In, Count, Why))
     return fail(Ld, Why);
+  // Passes before instruction I of its block (In is per block, before its first).
   auto PassesAt = [&](InstId I) -> int64_t {
     BlockId B = G.inst(I).Block;
     if (In[B] < 0)
       return In[B];
     int64_t N = In[B];
-    for (InstId J = G.block(B).Begin; J < I; ++J) {
-      models::SyncDecodeResult R = models::decodeSyncOp(*G.inst(J).I);
-      if (R && isBarrierOp(*R) && R->immediate(models::OperandRole::BarrierId) == int64_t(Id))
-        ++N;
-    }
+    for (InstId J = G.block(B).Begin; J < I; ++J)
+      N += passes(J, Id);
     return N;
   };
   int64_t First = PassesAt(Ld);
   int64_t Second = Unset;
   for (BlockId Latch : Lp.Latches) {
-    const BasicBlock &LB = G.block(Latch);
-    int64_t Out = In[Latch] < 0 || LB.empty() ? In[Latch] : PassesAt(LB.End - 1);
-    // PassesAt counts before an instruction; the latch's last one may be the barrier.
-    if (Out >= 0 && !LB.empty()) {
-      models::SyncDecodeResult R = models::decodeSyncOp(*G.inst(LB.End - 1).I);
-      if (R && isBarrierOp(*R) && R->immediate(models::OperandRole::BarrierId) == int64_t(Id))
-        ++Out;
-    }
+    int64_t Out = In[Latch] < 0 ? In[Latch] : In[Latch] + Count[Latch];
     if (Out < 0 || (Second != Unset && Second != Out))
       return fail(Ld, "the rounds of the loop around it pass barrier " + std::to_string(Id) +
                       " a different number of times on different paths");
@@ -477,14 +489,8 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
   if (!HeaderLabel || H.LabelFrame != 0)
     return fail(Ld, "the loop header has no label");
   for (BlockId Latch : Lp.Latches) {
-    const BasicBlock &LB = G.block(Latch);
-    bool Falls = LB.Terminator == TerminatorKind::FallThrough ||
-                 (LB.Terminator == TerminatorKind::CondBranch && LB.Succs.size() > 1 &&
-                  LB.Succs[1] == Lp.Header);
-    bool Jumps = (LB.Terminator == TerminatorKind::Branch ||
-                  LB.Terminator == TerminatorKind::CondBranch) &&
-                 LB.Succs[0] == Lp.Header;
-    if (LB.Terminator == TerminatorKind::Switch ||
+    bool Falls = fallsInto(Latch, Lp.Header), Jumps = jumpsTo(Latch, Lp.Header);
+    if (G.block(Latch).Terminator == TerminatorKind::Switch ||
         (Falls && Latch + 1 != Lp.Header) || (!Falls && !Jumps) ||
         (Jumps && G.inst(G.terminatorInst(Latch)).Frame != 0))
       return fail(Ld, "a branch back to the loop header is not a plain branch of the kernel");
@@ -525,13 +531,10 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
   std::string Again = "$L__wsv_dispatch_done" + S;
   std::string Clone;
   llvm::raw_string_ostream CS(Clone);
-  bool EntryFalls = false;
-  for (BlockId P : H.Preds)
-    EntryFalls |= !Lp.contains(P) && P + 1 == Lp.Header &&
-                  (G.block(P).Terminator == TerminatorKind::FallThrough ||
-                   (G.block(P).Terminator == TerminatorKind::CondBranch &&
-                    G.block(P).Succs.size() > 1 && G.block(P).Succs[1] == Lp.Header));
-  if (EntryFalls)
+  // An entry that falls into the header must not fall into the copy placed before it.
+  if (llvm::any_of(H.Preds, [&](BlockId P) {
+        return !Lp.contains(P) && P + 1 == Lp.Header && fallsInto(P, Lp.Header);
+      }))
     CS << "bra.uni " << HeaderLabel->name() << "; ";
   CS << Again << ": ";
   for (InstId I = H.Begin; I < Ld; ++I) {
@@ -544,9 +547,7 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
   std::replace(Clone.begin(), Clone.end(), '\n', ' ');
   Edits.push_back({size_t(HeaderLabel->ptr() - Src.data()), 0, Clone});
   for (BlockId Latch : Lp.Latches) {
-    const BasicBlock &LB = G.block(Latch);
-    if (!((LB.Terminator == TerminatorKind::Branch || LB.Terminator == TerminatorKind::CondBranch) &&
-          LB.Succs[0] == Lp.Header))
+    if (!jumpsTo(Latch, Lp.Header))
       continue;
     ptx::Operand Target = G.inst(G.terminatorInst(Latch)).I->operands()[0];
     Edits.push_back({size_t(Target.ptr() - Src.data()), Target.text().size(), Again});
