@@ -58,25 +58,52 @@ bool enclosing(const checks::EventSite &Outer, const checks::EventSite &Inner) {
   return true;
 }
 
+/// Whether every use of the hardware barrier that CTA-wide instruction First names is itself
+/// an instruction every thread of the CTA executes with no count (`bar.sync 0` of a kernel
+/// whose threads all run the same code): then every thread passes the same instances in the
+/// same order, and the instance of one such instruction is one instance for all of them,
+/// whatever the threads passed before it.
+bool onlyCtaWideUses(const Protocol &P, const Event &First) {
+  std::optional<uint64_t> Id = First.Named.Id.constant();
+  if (First.Kind != EventKind::NamedBarrier || !Id || !checks::isCtaWideSync(P, First) ||
+      checks::alignedGranule(First) == 0)
+    return false;
+  for (const Event &E : P.Events) {
+    if (E.Kind != EventKind::NamedBarrier)
+      continue;
+    std::optional<uint64_t> Other = E.Named.Id.constant();
+    if ((!Other || *Other == *Id) && !checks::isCtaWideSync(P, E))
+      return false;
+  }
+  return true;
+}
+
 /// An init inside a role is still ordered before the other roles' use when a CTA-wide barrier
-/// separates them: the initializing thread reaches its first instance of barrier X (a
-/// `barrier.sync 1` without .aligned, which every thread of the CTA must reach from
-/// whichever branch), and every other role passes an instance of X before its use. Because
-/// the role ran no X before the init, the init precedes the completion of every instance the
-/// other roles can pass. This is how Triton's warp-specialized kernels order inits that the
-/// default partition makes after the roles split.
-const checks::EventSite *orderedByCtaBarrier(const std::vector<checks::EventSite> &Sites,
+/// separates them. Two shapes:
+///  - the initializing thread reaches its first instance of barrier X (a `barrier.sync 1`
+///    without .aligned, which every thread of the CTA must reach from whichever branch), and
+///    every other role passes an instance of X before its use. Because the role ran no X
+///    before the init, the init precedes the completion of every instance the other roles
+///    can pass. This is how Triton's warp-specialized kernels order inits that the default
+///    partition makes after the roles split;
+///  - X is an aligned `bar.sync` that every thread executes, and every use of its id is one
+///    (onlyCtaWideUses): the roles are then parts of one code that all threads run (Triton's
+///    kernels without warp specialization, whose elected lane initializes the barriers of a
+///    loop, in a persistent kernel once per tile), and the instance after the init, in the
+///    same iteration, is the one the others pass before their use in that iteration.
+const checks::EventSite *orderedByCtaBarrier(const Protocol &P,
+                                            const std::vector<checks::EventSite> &Sites,
                                             const std::vector<std::optional<uint64_t>> &Keys,
                                             size_t InitSite) {
   const checks::EventSite &I = Sites[InitSite];
-  if (!I.Loops.empty() || I.In != checks::Part::Role)
+  if (I.In != checks::Part::Role)
     return nullptr;
   std::optional<uint64_t> Key;
   const checks::EventSite *Chosen = nullptr;
   for (size_t S = 0; S < Sites.size() && !Key; ++S) {
     const checks::EventSite &B = Sites[S];
     if (B.R == I.R && B.In == checks::Part::Role && Keys[S] && B.Order > I.Order &&
-        B.Loops.empty() && covers(*B.E, *I.E)) {
+        B.Loops == I.Loops && covers(*B.E, *I.E)) {
       Key = Keys[S];
       Chosen = &B;
     }
@@ -84,6 +111,9 @@ const checks::EventSite *orderedByCtaBarrier(const std::vector<checks::EventSite
   if (!Key)
     return nullptr;
   const Event *First = Chosen->E;
+  bool Uniform = onlyCtaWideUses(P, *First);
+  if (!I.Loops.empty() && !Uniform)
+    return nullptr;
   // The barrier after the init must be the role's first instance of it: the same hardware
   // barrier passed before the init would let the others' instance complete without it.
   auto SameBarrier = [&](const Event &E, std::optional<uint64_t> K) {
@@ -96,7 +126,7 @@ const checks::EventSite *orderedByCtaBarrier(const std::vector<checks::EventSite
     std::optional<uint64_t> Id = E.Named.Id.constant();
     return !Id || Id == First->Named.Id.constant();
   };
-  for (size_t S = 0; S < Sites.size(); ++S)
+  for (size_t S = 0; S < Sites.size() && !Uniform; ++S)
     if (Sites[S].R == I.R && Sites[S].In == checks::Part::Role && Sites[S].Order < I.Order &&
         (Sites[S].E->Kind == EventKind::NamedBarrier ||
          Sites[S].E->Kind == EventKind::ClusterWait) &&
@@ -202,7 +232,7 @@ void wsv::analyzer::checks::MbarrierInitVisibility(CheckContext &Ctx) {
     if (Site.In != Part::Role || E.Kind != EventKind::Init || !E.Barrier.resolved() ||
         Done.count(E.Barrier.Array))
       continue;
-    if (const EventSite *Bar = orderedByCtaBarrier(Sites, Keys, SI)) {
+    if (const EventSite *Bar = orderedByCtaBarrier(P, Sites, Keys, SI)) {
       // Ordered for the CTA's threads; the async proxy still needs the fence.
       const ArrayUse &U = F.Uses[E.Barrier.Array];
       if ((U.AsyncProxy || U.FromPeers) && !fencedBefore(Sites, Site, *Bar)) {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------------------===//
 #include "Catalog.h"
 #include "BarrierTraffic.h"
+#include "SyncSupport.h"
 
 #include "wsv/analyzer/Checks.h"
 
@@ -20,6 +21,8 @@
 using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::traffic;
+using wsv::analyzer::checks::EventSite;
+using wsv::analyzer::checks::eventSites;
 
 namespace {
 /// The fill of the lapping stream that completes the phase the lapped wait needs: the
@@ -41,6 +44,21 @@ void wsv::analyzer::checks::MbarrierPhaseSkip(CheckContext &Ctx) {
   if (remarkIfUndecided(Ctx, F, "phase order"))
     return;
   std::set<unsigned> Done;
+  // A barrier initialized again in a loop (a persistent kernel that sets a tile's barriers up
+  // at its start and invalidates them at its end) restarts at phase 0 in each iteration; the
+  // traffic follows one initialization's phases, so its phase order is not judged.
+  for (const EventSite &Site : eventSites(P)) {
+    const Event &E = *Site.E;
+    if (E.Kind != EventKind::Init || !E.Barrier.resolved() || Site.Loops.empty() ||
+        !Done.insert(E.Barrier.Array).second)
+      continue;
+    Ctx.report(Severity::Remark,
+               "phase order of " + P.Barriers[E.Barrier.Array].Name +
+                   " not checked: it is initialized again in every iteration of the loop at "
+                   "ptx line " + std::to_string(Site.Loops.back()->Where.PtxLine) +
+                   ", and the phases are followed from one initialization",
+               E);
+  }
   for (const Expansion &X : F.Expansions) {
     if (!X.Unknown.empty())
       continue;

@@ -88,11 +88,27 @@ void MbarrierReuse(CheckContext &Ctx) {
         Before = &U;
     }
     if (Other) {
-      // An inval earlier in the same role means the memory was handed over on purpose.
+      // An inval earlier in the same role means the memory was handed over on purpose; so
+      // does one later in a loop around the init, when that loop holds every init of the
+      // barrier: it runs before the init of the next iteration (a persistent kernel that
+      // initializes a tile's barriers at its start and invalidates them at its end).
+      auto InvalLoopsBack = [&](const EventSite &I) {
+        for (const ProtocolLoop *L : S.Loops) {
+          if (!llvm::is_contained(I.Loops, L))
+            continue;
+          bool AllInits = true;
+          for (const EventSite &J : Sites)
+            AllInits &= J.E->Kind != EventKind::Init || J.E->Barrier.Array != A ||
+                        !SameSlot(*J.E) || llvm::is_contained(J.Loops, L);
+          if (AllInits)
+            return true;
+        }
+        return false;
+      };
       bool Handed = false;
       for (const EventSite &I : Sites)
         Handed |= I.E->Kind == EventKind::Inval && I.E->Barrier.Array == A && I.R == S.R &&
-                  I.Order < S.Order;
+                  !I.E->When.known() && (I.Order < S.Order || InvalLoopsBack(I));
       if (Handed)
         continue;
       Finding &F = Ctx.report(

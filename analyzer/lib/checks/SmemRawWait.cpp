@@ -86,6 +86,95 @@ Search findWait(const StageOrder &Order, const Sequence &Seq, unsigned I, const 
   return Out;
 }
 
+/// How many arrivals on hardware barrier Id (a `barrier.sync Id` of the whole CTA) a
+/// sequence makes before its step I. AtMost counts every step that may arrive there, and is
+/// nothing when one sits in a loop, names an unknown id, or gives Id a thread count. Synced
+/// is the position of the last arrival that is a sync the sequence surely passes (outside
+/// loops or earlier in the same iteration of I's, unconditional, by Threads): its instance
+/// is at least that one, since arrivals the count missed only make it later.
+struct Arrivals {
+  std::optional<unsigned> AtMost = 0;
+  unsigned Synced = 0;
+};
+Arrivals arrivalsBefore(const StageOrder &Order, const Sequence &Seq, unsigned I, uint64_t Id,
+                        const ThreadSet &Threads) {
+  Arrivals Out;
+  unsigned Sure = 0;
+  for (unsigned J = 0; J < I; ++J) {
+    const Event &E = Order.event(Seq, J);
+    if (E.Kind != EventKind::NamedBarrier || !overlaps(E.Threads, Threads))
+      continue;
+    std::optional<uint64_t> Other = E.Named.Id.constant();
+    if (Other && *Other != Id)
+      continue;
+    // A step in loops around step I too runs before it in the same iteration: at least once
+    // more (Triton's dispatch loop passes its barrier at the top of every round).
+    const auto &Loops = Seq.Steps[J].Loops, &Around = Seq.Steps[I].Loops;
+    bool Enclosing = Loops.size() <= Around.size() &&
+                     std::equal(Loops.begin(), Loops.end(), Around.begin());
+    bool Certain = Other && E.Named.Threads.absent() && Enclosing && !E.When.known() &&
+                   coveredBy(Threads, E.Threads);
+    if (!Certain || !Loops.empty() || !Out.AtMost)
+      Out.AtMost = std::nullopt;
+    else
+      ++*Out.AtMost;
+    if (Certain) {
+      ++Sure;
+      if (E.Detail != "arrive")
+        Out.Synced = Sure;
+    }
+  }
+  return Out;
+}
+
+/// Whether another role's wait on the fill barrier is ordered before the read at step I by a
+/// CTA-wide `barrier.sync X`: the waiter arrives on X at most c times before its wait, and
+/// the reader passes an instance after c of its own arrivals, so the waiter's arrival c + 1,
+/// which follows its wait, is in it. Triton's warp-specialized kernels load the query tile in
+/// the default partition, wait for it there, and release the worker warps that read it with
+/// the barrier of the warp dispatch. It counts only where the stage's fills, and every copy
+/// that completes their barrier, run outside loops: the waiter then observed the phase that
+/// the fill completes.
+bool waitedElsewhere(const StageOrder &Order, const Sequence &Seq, unsigned I, const Sample &S,
+                     const std::set<SlotRef> &Fills, unsigned Buffer) {
+  unsigned FillBarrier = Fills.begin()->Array;
+  for (const Sequence &Other : Order.sequences())
+    for (unsigned J = 0; J < Other.Steps.size(); ++J) {
+      const Event &E = Order.event(Other, J);
+      bool Fills = E.Kind == EventKind::AsyncLoad &&
+                   ((E.Dst.resolved() && E.Dst.Buffer == Buffer) ||
+                    (E.Barrier.resolved() && E.Barrier.Array == FillBarrier));
+      if (Fills && !Other.Steps[J].Loops.empty())
+        return false;
+    }
+  const Event &Read = Order.event(Seq, I);
+  std::set<uint64_t> Ids;
+  for (unsigned J = 0; J < I; ++J) {
+    const Event &E = Order.event(Seq, J);
+    if (E.Kind == EventKind::NamedBarrier && E.Named.Threads.absent() && E.Named.Id.constant())
+      Ids.insert(*E.Named.Id.constant());
+  }
+  for (const Sequence &Other : Order.sequences()) {
+    if (&Other == &Seq)
+      continue;
+    for (unsigned J = 0; J < Other.Steps.size(); ++J) {
+      const Event &W = Order.event(Other, J);
+      if (W.Kind != EventKind::Wait || !W.Barrier.resolved() || !Other.Steps[J].Loops.empty())
+        continue;
+      std::optional<SlotRef> Bar = Order.slot(W.Barrier, S);
+      if (!Bar || !Fills.count(*Bar) || !Order.runs(Other, J, S).value_or(false))
+        continue;
+      for (uint64_t Id : Ids) {
+        Arrivals Waiter = arrivalsBefore(Order, Other, J, Id, W.Threads);
+        Arrivals Reader = arrivalsBefore(Order, Seq, I, Id, Read.Threads);
+        if (Waiter.AtMost && Reader.Synced > *Waiter.AtMost)
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
 /// Whether the role has waited on a barrier an async copy completes before step I (in this
 /// iteration, an earlier one or an earlier loop).
 bool consumesFillsBefore(const StageOrder &Order, const Sequence &Seq, unsigned I) {
@@ -156,7 +245,8 @@ void wsv::analyzer::checks::SmemRawWait(CheckContext &Ctx) {
           if (Fills.empty())
             continue;
           Search Found = findWait(Order, Seq, I, S, Fills);
-          if (Found.Result == Cover::Waited)
+          if (Found.Result == Cover::Waited ||
+              waitedElsewhere(Order, Seq, I, S, Fills, At->Array))
             continue;
           // Every read of the stage after the same missing wait has the same cause: say it
           // once per role and loop body.

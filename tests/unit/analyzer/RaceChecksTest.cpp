@@ -9,6 +9,7 @@
 //    race check.
 #include "wsv/analyzer/Checks.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/analyzer/WarpDispatch.h"
 #include "wsv/ptx_parser/Parser.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -50,6 +51,9 @@ bool lint(const std::string &Path, std::vector<Finding> &Out) {
     llvm::consumeError(Parsed.takeError());
     return false;
   }
+  // As `wsv lint` does: Triton's warp dispatch through shared memory resolved first.
+  KernelNotes Notes;
+  applyWarpDispatch(*Parsed, Notes);
   llvm::Expected<CheckSelection> Sel = CheckSelection::parse(
       "-*,smem-war-release,smem-raw-wait,tcgen05-commit-multi-thread,proxy-fence-missing,"
       "bulk-store-reuse,accumulator-early-read");
