@@ -186,6 +186,26 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       It = (*It)->isTrue() ? IV.Conditions.erase(It) : It + 1;
     Sum.Inductions.push_back(std::move(IV));
   };
+  // A ring whose constant start lies outside 0 .. S - 1 (-1, so that the first update gives
+  // stage 0) is a ring from its second iteration on: (s1 + step * (i - 1)) % S there, the
+  // start itself in iteration 0. A start whose first update leaves the ring too is not a
+  // ring at all: (start + step * i) % S would be wrong in every iteration.
+  auto AddRing = [&](InductionVar IV) {
+    if (IV.Start->isConstant() && IV.Modulus->isConstant() && IV.Step->isConstant() &&
+        IV.Start->payload() >= IV.Modulus->payload()) {
+      std::optional<uint64_t> First = evalAt(IV.Update, IV.Phi, IV.Start->payload());
+      if (!First || *First >= IV.Modulus->payload())
+        return;
+      const unsigned W = IV.Phi->width();
+      IV.Peeled = Ctx.constant(*First, W);
+      const Expr *Later = Ctx.urem(
+          Ctx.add(IV.Peeled, Ctx.mul(IV.Step, Ctx.sub(IterIn(W), Ctx.constant(1, W)))),
+          IV.Modulus);
+      IV.ClosedForm = Ctx.select(Ctx.eq(Iter, Ctx.constant(0, Iter->width())), IV.Start, Later);
+      IV.Conditions.clear();
+    }
+    Add(std::move(IV));
+  };
 
   // Linear counters, rings and first-iteration flags.
   llvm::SmallVector<Candidate, 8> Rest;
@@ -214,7 +234,7 @@ void ValueBuilder::recognizeInductions(LoopId L) {
         IV.Modulus = C.Update->op(1);
         IV.ClosedForm = Ctx.urem(Ctx.add(C.Start, Ctx.mul(Step, IterIn(W))), IV.Modulus);
         IV.Conditions.push_back(Ctx.ult(C.Start, IV.Modulus));
-        Add(IV);
+        AddRing(IV);
         continue;
       }
     }
@@ -250,7 +270,7 @@ void ValueBuilder::recognizeInductions(LoopId L) {
         IV.Modulus = Modulus;
         IV.ClosedForm = Ctx.urem(Ctx.add(C.Start, IterIn(W)), Modulus);
         IV.Conditions.push_back(Ctx.ult(C.Start, Modulus));
-        Add(IV);
+        AddRing(IV);
         continue;
       }
     }
@@ -284,7 +304,7 @@ void ValueBuilder::recognizeInductions(LoopId L) {
         IV.ClosedForm =
             Ctx.urem(Ctx.add(C.Start, Ctx.mul(IV.Step, IterIn(W))), Modulus);
         IV.Conditions.push_back(Ctx.ult(C.Start, Modulus));
-        Add(IV);
+        AddRing(IV);
         continue;
       }
     }
@@ -355,6 +375,8 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       const unsigned RW = Ring.Phi->width();
       bool Matches = false;
       const Expr *Step = Ring.Step;
+      if (Ring.Peeled && !onlyMentions(Flip, Ring.Phi))
+        continue;
       if (Ring.Step->isConstant() && Ring.Modulus->isConstant() &&
           Ring.Modulus->payload() <= MaxEnumeratedModulus && onlyMentions(Flip, Ring.Phi)) {
         // Flipped once per wrap: an iteration from ring value V wraps (V + T) / S times. The
@@ -382,10 +404,26 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       IV.Kind = InductionKind::Parity;
       IV.Ring = K;
       IV.Modulus = Ring.Modulus;
+      IV.Conditions = Ring.Conditions;
+      if (Ring.Peeled) {
+        // Counted from the ring's second iteration, after the flip of the first.
+        std::optional<uint64_t> First = evalAt(Flip, Ring.Phi, Ring.Start->payload());
+        if (!First)
+          continue;
+        const Expr *One = Ctx.constant(1, RW);
+        const Expr *Count =
+            Ctx.add(Ring.Peeled, Ctx.mul(Step, Ctx.sub(Ctx.resize(Iter, RW), One)));
+        const Expr *Wraps = Ctx.urem(Ctx.udiv(Count, Ring.Modulus), Ctx.constant(2, RW));
+        const Expr *Later = Ctx.bitXor(Ctx.bitXor(C.Start, Ctx.constant(*First & 1, W)),
+                                       Ctx.resize(Wraps, W));
+        IV.ClosedForm =
+            Ctx.select(Ctx.eq(Iter, Ctx.constant(0, Iter->width())), C.Start, Later);
+        Add(IV);
+        break;
+      }
       const Expr *Count = Ctx.add(Ring.Start, Ctx.mul(Step, Ctx.resize(Iter, RW)));
       const Expr *Wraps = Ctx.urem(Ctx.udiv(Count, Ring.Modulus), Ctx.constant(2, RW));
       IV.ClosedForm = Ctx.bitXor(C.Start, Ctx.resize(Wraps, W));
-      IV.Conditions = Ring.Conditions;
       Add(IV);
       break;
     }

@@ -122,11 +122,14 @@ Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
     // When the test reads the updated counter (A = start + B) the natural condition is
     // start < Y; otherwise A <= Y suffices.
     const Expr *Start = Ctx.sub(A, B);
+    // How simple a form is: its terms, then whether it adds a constant (a persistent loop's
+    // `tile = %ctaid.x; do { ...; tile += 132; } while (tile < tiles)` tests %ctaid.x + 132,
+    // whose start %ctaid.x has as many terms but no constant).
     auto Terms = [](const Expr *E) {
       LinearForm L;
       L.Width = E->width();
       L.addScaled(E, 1);
-      return L.Terms.size();
+      return std::make_pair(L.Terms.size(), L.Constant != 0);
     };
     bool TestsUpdate = !A->isConstant() && Terms(Start) < Terms(A);
     if (A->isConstant() && B->isConstant())

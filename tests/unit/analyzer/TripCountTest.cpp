@@ -144,6 +144,31 @@ TEST(TripCountTest, PersistentTileLoop) {
       }
 }
 
+TEST(TripCountTest, PersistentTileLoopWithAConstantStep) {
+  // Triton's persistent kernels step by NUM_SMS, a constant: the test reads %ctaid.x + 132,
+  // whose start %ctaid.x has as many terms. The loop's form is exact once %ctaid.x < tiles,
+  // which the guard establishes (`%ctaid.x + 132 <= tiles` would hold only for CTAs with a
+  // second tile).
+  Analyzed A(tileLoop("", R"(
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, 132;
+)"));
+  const TripCount &T = tripOf(A, "// body");
+  ASSERT_TRUE(T.isCounted()) << T.Reason;
+  ExprContext &C = A.ctx();
+  const Expr *Tiles = A.param("tiles"), *Cta = C.specialRegister(SpecialRegister::CtaidX);
+  ASSERT_EQ(T.Conditions.size(), 1u);
+  EXPECT_EQ(T.Conditions[0].Condition, C.ult(Cta, Tiles));
+  EXPECT_TRUE(T.Conditions[0].Discharged);
+  for (uint64_t Tv : {1u, 7u, 132u, 133u, 1000u})
+    for (uint64_t Cv = 0; Cv < std::min<uint64_t>(132, Tv); ++Cv) {
+      uint64_t Count = 0;
+      for (uint64_t X = Cv; X < Tv; X += 132)
+        ++Count;
+      EXPECT_EQ(evalWith(T.Iterations, {{Tiles, Tv}, {Cta, Cv}}), Count) << Tv << " " << Cv;
+    }
+}
+
 TEST(TripCountTest, AClusterLaunchHasAtLeastOneWholeCluster) {
   // for (tile = blockIdx.x / 2; tile < tiles; tile += gridDim.x / 2) in a cluster of two:
   // the count needs gridDim.x / 2 != 0, which `.reqnctapercluster 2, 1, 1` guarantees (CUDA

@@ -64,6 +64,10 @@ struct InductionVar {
   unsigned Ring = NoIndex;
   const Expr *Next = nullptr;    ///< FirstIteration
   const Expr *ClosedForm = nullptr; ///< value in iteration i
+  /// Ring: the value of iteration 1 where the start lies outside 0 .. Modulus - 1 (Triton's
+  /// `s = -1; do { s = s + 1 > 2 ? 0 : s + 1; ... }`): the ring runs from there, and
+  /// iteration 0 keeps the start. nullptr otherwise.
+  const Expr *Peeled = nullptr;
   /// What must hold for ClosedForm to be exact (a ring's start below its modulus).
   llvm::SmallVector<const Expr *, 1> Conditions;
 };
