@@ -550,11 +550,17 @@ void Prover::run() {
   unsigned M = slotPeriod();
   if (M > 64)
     return void(unknown("the slots' period " + std::to_string(M) + " is too long"));
+  unsigned RateLcm = 1;
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
-    M = std::lcm(M, Rates[PI]);
+    RateLcm = std::lcm(RateLcm, Rates[PI]);
   if (!proveTripForms())
     return smallLaunches(R.Reason);
-  if (!findThresholds(M, {0u}))
+  // A loop of Rate k-tiles an iteration repeats every M / Rate iterations where the compiler
+  // unrolled a loop of one stage a k-tile, and every M iterations where each iteration is one
+  // stage of a wider k-tile (BLOCK_K = 128 against the 64 the domain counts in): that needs
+  // the period M * Rate, tried when the first fails.
+  if (!findThresholds(std::lcm(M, RateLcm), {0u}) &&
+      (RateLcm == 1 || M * RateLcm > 64 || !findThresholds(M * RateLcm, {0u})))
     return smallLaunches(R.Reason);
   R.Period = Period;
   R.Threshold = Threshold;

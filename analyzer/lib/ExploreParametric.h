@@ -269,6 +269,9 @@ private:
   // same expression for all; its iterations repeat with the period too (NTmin as Tmin).
   bool Tiles = false;
   const Expr *NT = nullptr;
+  /// What must hold for the tile loop to run at all (the role's condition and the loop's,
+  /// Triton's `%ctaid.x < tiles` around everything): NT counts the CTA's tiles only there.
+  const Expr *NTWhen = nullptr;
   std::vector<unsigned> TileLoop;      ///< per program, into Loops (NoIndex: none)
   std::vector<const Expr *> Grid;      ///< leaves NT and the uses read besides K
   std::vector<const Expr *> GridPrime; ///< their primed copies
@@ -282,6 +285,9 @@ private:
   /// (ShapeReadsK clear: neither the tile count nor a trip condition to check reads K; set
   /// by findTileLoops).
   std::optional<Instance> tileShape(uint64_t KValue, uint64_t Tiles) const;
+  /// The parameters tileShape gives sizes to: M and N, or the (at most two) others that the
+  /// tile count reads.
+  std::vector<std::string> shapeParams() const;
   bool ShapeReadsK = true;
   mutable std::map<uint64_t, std::optional<Instance>> TileShapes;
   mutable std::mutex TileShapesLock;
@@ -328,6 +334,14 @@ private:
   /// The largest value E takes in the grid's domain, by intervals (the width's mask when
   /// unknown).
   uint64_t upperBound(const Expr *E) const;
+  /// E with the signed shifts and comparisons that the domain keeps below the sign bit
+  /// made unsigned (upperBound decides): the same values in every lemma's domain.
+  const Expr *inDomain(const Expr *E);
+  /// E with each test `Iter + a < Trip` that the lemmas' region decides replaced by its
+  /// value: true for a <= Tail in the body (Iter + Tail < Trip), false for a >= Tail in the
+  /// last Tail iterations.
+  const Expr *decidedByTrip(const Expr *E, const Expr *Iter, const Expr *Trip, unsigned Tail,
+                            bool Body);
   /// E reads a value of the launch besides K (a Grid leaf).
   bool readsGrid(const Expr *E) const {
     return E->mentions([&](const Expr *L) {

@@ -166,7 +166,7 @@ void Prover::collectUses() {
       }
       for (auto G = Guards.rbegin(); G != Guards.rend(); ++G)
         E = Ctx.select(*G, E, c(0, E->width()));
-      Uses.push_back({E, Loop, PI, InTile});
+      Uses.push_back({inDomain(E), Loop, PI, InTile});
     };
     Add(Prog.When, NoIndex);
     std::function<void(const std::vector<RoleItem> &, unsigned)> Walk =
@@ -329,9 +329,19 @@ bool Prover::findTileLoops() {
       continue;
     // The tile count is one that all threads of a role share (B5's trip-count variant: the
     // writeback's count reads the thread, the MMA warp's does not).
-    const Expr *Trip = RP.Programs[PI].Loops[TileLoop[PI]].Trip;
-    if (!NT || (isThreadDependent(NT) && !isThreadDependent(Trip)))
-      NT = Trip;
+    const RoleProgram &Prog = RP.Programs[PI];
+    const RoleLoop &TL = Prog.Loops[TileLoop[PI]];
+    if (!NT || (isThreadDependent(NT) && !isThreadDependent(TL.Trip))) {
+      NT = TL.Trip;
+      NTWhen = nullptr;
+      for (const Expr *W : {Prog.When, TL.When}) {
+        if (!W || W->isConstant())
+          continue;
+        if (W->width() != 1)
+          W = Ctx.ne(W, c(0, W->width()));
+        NTWhen = NTWhen ? Ctx.logicalAnd(NTWhen, W) : W;
+      }
+    }
   }
   // The launch's values besides K: every parameter and grid register the tile count or a
   // step reads; each gets a primed copy for the launch it is compared with.
@@ -381,6 +391,10 @@ bool Prover::findTileLoops() {
                        "'";
     GridPrime.push_back(Ctx.param(Ctx.save(Name), 0, L->width()));
   }
+  // (Its signed forms made unsigned as in the uses, with which the lemmas compare it.)
+  NT = inDomain(NT);
+  if (NTWhen)
+    NTWhen = inDomain(NTWhen);
   auto ReadsK = [&](const Expr *E) {
     return E && E->mentions([&](const Expr *L) { return L == K; });
   };
@@ -537,10 +551,15 @@ uint64_t Prover::upperBound(const Expr *E) const {
       return std::min<uint64_t>(Mask, (1 << 16) - 1);
     return E->range().Hi;
   case ExprKind::Param:
-    // gridDomain: the grid's other parameters are below 2^20.
+    // gridDomain: the grid's other parameters are below 2^20; the domain's K below 2^24.
     if (llvm::is_contained(Grid, E))
       return std::min<uint64_t>(Mask, (1 << 20) - 1);
+    if (E == K)
+      return std::min<uint64_t>(Mask, (1 << 24) - 1);
     return E->range().Hi;
+  case ExprKind::IterationVar:
+    // An iteration of a loop that runs at most K / 64 or the tile count's times.
+    return std::min<uint64_t>(Mask, (1 << 28) - 1);
   case ExprKind::ZExt: return Op(0);
   case ExprKind::UDiv:
     return E->op(1)->isConstant() && E->op(1)->payload() ? Op(0) / E->op(1)->payload() : Op(0);
@@ -558,6 +577,92 @@ uint64_t Prover::upperBound(const Expr *E) const {
   }
   default: return Mask;
   }
+}
+
+const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *Trip,
+                                  unsigned Tail, bool Body) {
+  return Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
+    if (!N->is(ExprKind::ULt))
+      return nullptr;
+    const Expr *L = N->op(0);
+    unsigned W = L->width();
+    if (N->op(1) != Ctx.resize(Trip, W) || Trip->width() > W)
+      return nullptr;
+    uint64_t A = 0;
+    if (L->is(ExprKind::Add) && L->op(1)->isConstant() && L->op(1)->payload() < (1u << 20)) {
+      A = L->op(1)->payload();
+      L = L->op(0);
+    }
+    if (L != Ctx.resize(Iter, W))
+      return nullptr;
+    if (Body && A <= Tail)
+      return Ctx.boolean(true);
+    if (!Body && A >= Tail)
+      return Ctx.boolean(false);
+    return nullptr;
+  });
+}
+
+const Expr *Prover::inDomain(const Expr *E) {
+  // Compilers that keep sizes in signed integers (Triton's i32 K) divide with
+  // `(x + (x >>s 31 >>u 26)) >>s 6` and compare with <s; where the domain keeps the values
+  // below the sign bit those are the unsigned operations, which Z3 and shiftInvariant
+  // reason about far better (the ashr form left Z3 undecided on every lemma of Triton's
+  // persistent matmul). The domain is in every lemma's hypothesis, so the rewritten
+  // expression stands for the original.
+  llvm::DenseMap<const Expr *, const Expr *> Done;
+  std::function<const Expr *(const Expr *)> Go = [&](const Expr *N) -> const Expr * {
+    if (N->isLeaf())
+      return N;
+    auto It = Done.find(N);
+    if (It != Done.end())
+      return It->second;
+    llvm::SmallVector<const Expr *, 3> Ops;
+    for (const Expr *Op : N->ops())
+      Ops.push_back(Go(Op));
+    const Expr *Out = Ctx.rebuild(N, Ops);
+    unsigned W = Out->isLeaf() ? 0 : Out->op(0)->width();
+    auto Unsigned = [&](const Expr *X) {
+      return W >= 2 && W <= 64 && upperBound(X) < (uint64_t(1) << (W - 1));
+    };
+    if (Out->is(ExprKind::AShr) && Out->op(1)->isConstant() && Out->op(1)->payload() < W &&
+        Unsigned(Out->op(0)))
+      Out = Ctx.udiv(Out->op(0), c(uint64_t(1) << Out->op(1)->payload(), W));
+    else if (Out->is(ExprKind::SLt) || Out->is(ExprKind::SLe)) {
+      // x <s y - c (`k < k_tiles - 2`, where k_tiles - 2 may be negative) is x + c <s y.
+      const Expr *X = Out->op(0), *Y = Out->op(1);
+      auto Minus = [&](const Expr *A, const Expr *&Rest) -> uint64_t {
+        if (A->is(ExprKind::Add) && A->op(1)->isConstant() && A->op(1)->signedValue() < 0 &&
+            A->op(1)->signedValue() > -(int64_t(1) << 20)) {
+          Rest = A->op(0);
+          return uint64_t(-A->op(1)->signedValue());
+        }
+        return 0;
+      };
+      const Expr *Rest = nullptr;
+      if (uint64_t C = Minus(Y, Rest); C && W <= 62 && upperBound(X) < (uint64_t(1) << (W - 2)))
+        X = Ctx.add(X, c(C, W)), Y = Rest;
+      else if (uint64_t C = Minus(X, Rest); C && W <= 62 &&
+                                            upperBound(Y) < (uint64_t(1) << (W - 2)))
+        X = Rest, Y = Ctx.add(Y, c(C, W));
+      if (Unsigned(X) && Unsigned(Y))
+        Out = Out->is(ExprKind::SLt) ? Ctx.ult(X, Y) : Ctx.ule(X, Y);
+    }
+    // (K + c) / d with d dividing the k-tile and c < d is K / d: the domain's K is a
+    // multiple of the k-tile (Triton's cdiv(K, 64) is then the K / 64 that T counts).
+    if (K && Out->is(ExprKind::UDiv) && Out->op(1)->isConstant() &&
+        Out->op(0)->is(ExprKind::Add) && Out->op(0)->op(0) == Ctx.resize(K, W) &&
+        Out->op(0)->op(1)->isConstant()) {
+      uint64_t D = Out->op(1)->payload(), C = Out->op(0)->op(1)->payload();
+      if (D && O.TileK % D == 0 && C < D && upperBound(Out->op(0)) < ExprContext::mask(W))
+        Out = Ctx.udiv(Out->op(0)->op(0), Out->op(1));
+    }
+    if (!Out->isConstant() && Out->width() > 1 && upperBound(Out) == 0)
+      Out = c(0, Out->width());
+    Done[N] = Out;
+    return Out;
+  };
+  return Go(E);
 }
 
 const Expr *Prover::linearized(const Expr *Hyp, const Expr *Goal) {
@@ -631,6 +736,11 @@ bool Prover::decidedByTiles(const Expr *E) {
   if (NT->is(ExprKind::UDiv))
     Some = Ctx.logicalOr(Ctx.uge(NT->ops()[0], NT->ops()[1]),
                          Ctx.eq(NT->ops()[1], c(0, NT->width())));
+  // A loop that runs only where its condition holds has no tile elsewhere, whatever its
+  // closed form says there (Triton's `(tiles - %ctaid.x + 131) / 132` wraps past the grid it
+  // was written for, where the guard `%ctaid.x < tiles` keeps the loop from running).
+  if (NTWhen)
+    Some = Ctx.logicalAnd(NTWhen, Some);
   const Expr *None = Ctx.logicalNot(Some);
   // With a tile a condition on the CTA's tiles usually holds, without one it fails (`%ctaid.x
   // < tiles`): that goal is asked first, and the other only when it is not valid.
@@ -664,7 +774,7 @@ bool Prover::proveTripForms() {
                                   c(Rates[PI], TW));
       // Where the loop's condition fails it does not run, and its trip count means nothing.
       const Expr *Runs = L.When ? Ctx.logicalAnd(D, Ctx.ne(L.When, c(0, L.When->width()))) : D;
-      if (!valid(Runs, Ctx.eq(Ctx.resize(L.Trip, TW), Want),
+      if (!valid(Runs, Ctx.eq(Ctx.resize(inDomain(L.Trip), TW), Want),
                  "the loop at ptx line " +
                      std::to_string(P.Loops[L.ProtocolLoop].Where.PtxLine) + " runs (T + " +
                      std::to_string(Offset[PI]) + ") / " + std::to_string(Rates[PI]) +
@@ -677,7 +787,8 @@ bool Prover::proveTripForms() {
     for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
       if (TileLoop[PI] != NoIndex) {
         const RoleLoop &L = RP.Programs[PI].Loops[TileLoop[PI]];
-        if (L.Trip != NT && !valid(D, Ctx.eq(L.Trip, NT),
+        const Expr *Trip = inDomain(L.Trip);
+        if (Trip != NT && !valid(D, Ctx.eq(Trip, NT),
                                    RP.Programs[PI].Name + " runs as many tiles as the others"))
           return false;
       }
@@ -828,12 +939,36 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
     const RoleLoop &L = RP.Programs[U.Program].Loops[U.VaryingLoop];
     unsigned LoopPeriod = M / Rates[U.Program];
     const Expr *Iter = Ctx.iterationVar(L.Loop);
-    // Both lemmas below hold at once for an expression that does not read the parameter
-    // and comes back to itself a period later (every shift is a multiple of the period).
-    if (!U.InTile && EP == U.E && shiftInvariant(U.E, Iter, LoopPeriod))
+    unsigned C0 = Thresholds[U.Program];
+    // Inside the body (k + E < trip) a test `k + a < trip` with a <= E holds, in the tail
+    // (k >= trip - E) one with a >= E fails, under K and, shifted, under K' alike: Triton's
+    // prefetch guard `k < k_tiles - 2` is decided so.
+    const Expr *TripHere = inDomain(L.Trip);
+    const Expr *InBody = decidedByTrip(U.E, Iter, TripHere, E, true);
+    const Expr *InTail = decidedByTrip(U.E, Iter, TripHere, E, false);
+    // An expression that reads neither the launch nor the tile and comes back to itself a
+    // period later (every shift is a multiple of the period) needs no query, from the
+    // threshold on: the first lemma below asks no more, and the tail's iterations come after
+    // a whole cycle that starts at the threshold (findThresholds makes Tmin so).
+    auto Launch = [&](const Expr *X) {
+      return X->mentions([&](const Expr *Leaf) {
+        return Leaf == K || llvm::is_contained(this->Grid, Leaf) ||
+               (U.InTile && Leaf->is(ExprKind::IterationVar) && Leaf != Iter &&
+                Leaf == Ctx.iterationVar(
+                            RP.Programs[U.Program].Loops[TileLoop[U.Program]].Loop));
+      });
+    };
+    bool FirstHolds = !Launch(InBody) && shiftInvariant(InBody, Iter, LoopPeriod, C0);
+    bool TailHolds = !E || (!Launch(InTail) && shiftInvariant(InTail, Iter, LoopPeriod, C0));
+    if (FirstHolds && TailHolds)
       continue;
+    // One that repeats only past its first iterations (a ring that starts at -1 is
+    // `i == 0 ? -1 : (i - 1) % 3`) needs a higher threshold: said at once, rather than after
+    // Z3 gave up on the division at this one.
+    bool LaterOnly = !FirstHolds && !Launch(InBody) &&
+                     shiftInvariant(InBody, Iter, LoopPeriod, uint64_t(1) << 20);
     unsigned IW = Iter->width();
-    const Expr *Trip = Resize(L.Trip), *Kth = Ctx.resize(Iter, TW);
+    const Expr *Trip = Resize(inDomain(L.Trip)), *Kth = Ctx.resize(Iter, TW);
     // (k < Trip first: k + E must not wrap around.)
     const Expr *Body = Ctx.logicalAnd(Ctx.ult(Kth, Trip), Ctx.ult(Ctx.add(Kth, c(E, TW)), Trip));
     const Expr *Tail = Ctx.logicalAnd(Ctx.ult(Kth, Trip), Ctx.logicalNot(Body));
@@ -841,16 +976,16 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
       return Ctx.substitute(EP, Iter,
                             Ctx.add(Iter, Ctx.mul(Ctx.resize(By, IW), c(LoopPeriod, IW))));
     };
-    unsigned C0 = Thresholds[U.Program];
     const Expr *PassOk = Ctx.logicalAnd(
         Ctx.ule(Pass, J), Ctx.logicalOr(Ctx.eq(Pass, c(0, TW)), Ctx.uge(Iter, c(C0, IW))));
-    Lemmas.push_back({Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Body, PassOk)),
-                      Ctx.eq(U.E, Shift(Pass)),
-                      Where + " repeats every " + std::to_string(LoopPeriod) +
-                          " iterations from iteration " + std::to_string(C0) +
-                          " up to the last " + std::to_string(E),
-                      false, U.Program});
-    if (E)
+    if (!FirstHolds)
+      Lemmas.push_back({Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Body, PassOk)),
+                        LaterOnly ? Ctx.boolean(false) : Ctx.eq(U.E, Shift(Pass)),
+                        Where + " repeats every " + std::to_string(LoopPeriod) +
+                            " iterations from iteration " + std::to_string(C0) +
+                            " up to the last " + std::to_string(E),
+                        false, U.Program});
+    if (E && !TailHolds)
       Lemmas.push_back({Ctx.logicalAnd(Hyp, Tail), Ctx.eq(U.E, Shift(J)),
                         Where + " in the last " + std::to_string(E) +
                             " iterations depends only on the distance to the end"});

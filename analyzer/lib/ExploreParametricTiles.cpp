@@ -42,16 +42,34 @@ std::optional<Instance> Prover::tileLaunch(uint64_t KValue, uint64_t Count) cons
   return Found;
 }
 
+std::vector<std::string> Prover::shapeParams() const {
+  // The reference kernels' sizes are named M and N (their launch description names the
+  // parameters); other compilers' are param_15 and param_16: then whichever parameters
+  // other than K the tile count reads, if there are at most two.
+  std::set<std::string> Read;
+  NT->mentions([&](const Expr *L) {
+    if (L->is(ExprKind::Param) && L != K)
+      Read.insert(paramName(L));
+    return false;
+  });
+  if (Read.count("M") || Read.count("N") || Read.size() > 2)
+    return {"M", "N"};
+  return {Read.begin(), Read.end()};
+}
+
 std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const {
   std::optional<Instance> Best;
   uint64_t BestArea = UINT64_MAX;
+  std::vector<std::string> Dims = shapeParams();
   for (uint64_t A = 1; A <= 32; ++A)
-    for (uint64_t B = 1; B <= 32 && A * B * 16384 < BestArea; ++B)
+    for (uint64_t B = 1; B <= (Dims.size() > 1 ? 32 : 1) && A * B * 16384 < BestArea; ++B)
       for (uint64_t Clusters : {1u, 2u, 4u})
         for (bool Last : {false, true}) {
           Instance I = launch(KValue);
-          I.Params["M"] = 128 * A;
-          I.Params["N"] = 128 * B;
+          if (Dims.size() > 0)
+            I.Params[Dims[0]] = 128 * A;
+          if (Dims.size() > 1)
+            I.Params[Dims[1]] = 128 * B;
           I.GridCtas = Clusters * RP.ClusterSize;
           I.FirstCta = Last ? I.GridCtas - RP.ClusterSize : 0;
           auto Value = [&](const Expr *L) -> std::optional<uint64_t> {
@@ -485,15 +503,18 @@ void Prover::runTiles() {
     return void(unknown(FirstBound));
   }
   collectUses();
-  unsigned M = slotPeriod();
+  unsigned M = slotPeriod(), RateLcm = 1;
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
-    M = std::lcm(M, Rates[PI]);
-  if (M > 16)
-    return void(unknown("the slots' period " + std::to_string(M) +
+    RateLcm = std::lcm(RateLcm, Rates[PI]);
+  if (std::lcm(M, RateLcm) > 16)
+    return void(unknown("the slots' period " + std::to_string(std::lcm(M, RateLcm)) +
                         " is too long for tiles and k-tiles together"));
   if (!proveTripForms())
     return;
-  if (!findThresholds(M, {0u, 1u}))
+  // As for one tile (ExploreParametric.cpp): M * Rate where each iteration is one stage of
+  // a k-tile wider than the domain's.
+  if (!findThresholds(std::lcm(M, RateLcm), {0u, 1u}) &&
+      (RateLcm == 1 || M * RateLcm > 16 || !findThresholds(M * RateLcm, {0u, 1u})))
     return;
   R.Period = Period;
   R.Threshold = Threshold;

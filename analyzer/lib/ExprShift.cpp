@@ -24,38 +24,41 @@ namespace {
 uint64_t mask(unsigned W) { return W >= 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1; }
 
 /// m and b with E = m*X + b, where E is X, constants, sums and products by constants, with
-/// 0 <= m <= 16 and 0 <= b < 2^20 (so that m*X + b < 2^31 for X < 2^26).
-bool smallLinear(const Expr *E, const Expr *X, uint64_t &M, uint64_t &B) {
+/// 0 <= m <= 16 and |b| < 2^20 (so that m*X + b < 2^31 for X < 2^26). A constant with its top
+/// bit set reads as negative (i - 1 is i + 0xffffffff).
+bool smallLinear(const Expr *E, const Expr *X, uint64_t &M, int64_t &B) {
+  const int64_t Bound = int64_t(1) << 20;
   if (E == X) {
     M = 1, B = 0;
     return true;
   }
   if (E->isConstant()) {
-    M = 0, B = E->payload();
-    return B < (uint64_t(1) << 20);
+    M = 0, B = E->signedValue();
+    return B < Bound && B > -Bound;
   }
   if (E->kind() == ExprKind::ZExt)
     return smallLinear(E->op(0), X, M, B);
-  uint64_t M0, B0, M1, B1;
+  uint64_t M0, M1;
+  int64_t B0, B1;
   if (E->kind() == ExprKind::Add && smallLinear(E->op(0), X, M0, B0) &&
       smallLinear(E->op(1), X, M1, B1)) {
     M = M0 + M1, B = B0 + B1;
-    return M <= 16 && B < (uint64_t(1) << 20);
+    return M <= 16 && B < Bound && B > -Bound;
   }
   if (E->kind() == ExprKind::Mul && E->op(1)->isConstant() &&
       smallLinear(E->op(0), X, M0, B0)) {
     uint64_t F = E->op(1)->payload();
     if (F > 16)
       return false;
-    M = M0 * F, B = B0 * F;
-    return M <= 16 && B < (uint64_t(1) << 20);
+    M = M0 * F, B = B0 * int64_t(F);
+    return M <= 16 && B < Bound && B > -Bound;
   }
   return false;
 }
 
 class Shift {
 public:
-  Shift(const Expr *X, uint64_t Q) : X(X), Q(Q) {}
+  Shift(const Expr *X, uint64_t Q, uint64_t MinX) : X(X), Q(Q), MinX(MinX) {}
 
   /// c (modulo 2^width) with E(X + Q*S) = E(X) + c*S, or nothing.
   std::optional<uint64_t> of(const Expr *E) {
@@ -71,7 +74,7 @@ public:
 
 private:
   const Expr *X;
-  uint64_t Q;
+  uint64_t Q, MinX;
   llvm::DenseMap<const Expr *, std::optional<uint64_t>> Memo;
 
   /// 0 when no operand moves.
@@ -87,10 +90,31 @@ private:
   /// The coefficient of a division or residue's dividend when it is exact: a small linear
   /// form, whose shift m*Q the divisor D divides.
   std::optional<uint64_t> exactQuotient(const Expr *A, uint64_t D) {
-    uint64_t M, B;
-    if (!D || A->width() < 32 || !smallLinear(A, X, M, B) || (M * Q) % D)
-      return std::nullopt;
+    uint64_t M;
+    int64_t B;
+    if (!D || A->width() < 32 || !smallLinear(A, X, M, B) || (M * Q) % D ||
+        int64_t(M * MinX) + B < 0)
+      return std::nullopt; // (a dividend below 0 would wrap)
     return M * Q / D;
+  }
+
+  /// The value of a condition that is the same for X and every X + Q*S with X >= MinX:
+  /// m*X + b == k (or !=) with m >= 1, false once m*MinX + b > k.
+  std::optional<bool> decided(const Expr *C) {
+    bool Negated = C->kind() == ExprKind::Not;
+    if (Negated)
+      C = C->op(0);
+    if (C->kind() != ExprKind::Eq)
+      return std::nullopt;
+    const Expr *L = C->op(0), *R = C->op(1);
+    if (L->isConstant())
+      std::swap(L, R);
+    uint64_t M;
+    int64_t B;
+    if (!R->isConstant() || L->width() < 32 || !smallLinear(L, X, M, B) || M == 0 ||
+        int64_t(M * MinX) + B <= R->signedValue() || R->signedValue() < 0)
+      return std::nullopt;
+    return Negated;
   }
 
   std::optional<uint64_t> compute(const Expr *E) {
@@ -121,12 +145,20 @@ private:
       if (std::optional<uint64_t> CA = of(A); CA && *CA == 0)
         return 0;
       return exactQuotient(A, 1);
+    case ExprKind::Select:
+      if (std::optional<bool> Taken = decided(A))
+        return of(E->op(*Taken ? 1 : 2));
+      return still(E);
     case ExprKind::UDiv:
+      if (std::optional<uint64_t> CA = of(A); CA && *CA == 0)
+        return still(E); // a dividend that does not move
       if (Const)
         return exactQuotient(A, Const->payload());
       return still(E);
     case ExprKind::URem:
     case ExprKind::And: {
+      if (std::optional<uint64_t> CA = of(A); CA && *CA == 0)
+        return still(E);
       // A residue by 2^k (or the mask 2^k - 1) keeps the low k bits: modular arithmetic.
       if (Const) {
         uint64_t V = Const->payload();
@@ -154,7 +186,7 @@ private:
 
 } // namespace
 
-bool wsv::analyzer::shiftInvariant(const Expr *E, const Expr *X, uint64_t Q) {
-  std::optional<uint64_t> C = Shift(X, Q).of(E);
+bool wsv::analyzer::shiftInvariant(const Expr *E, const Expr *X, uint64_t Q, uint64_t MinX) {
+  std::optional<uint64_t> C = Shift(X, Q, MinX).of(E);
   return C && *C == 0;
 }

@@ -355,6 +355,61 @@ TEST_F(ShiftTest, ResiduesAndMasksOfLinearFormsComeBack) {
   }
 }
 
+/// Checks E(x) == E(x + Q*s) by evaluation for MinX <= x < MinX + 200, s < 8.
+bool holdsFrom(const Expr *E, const Expr *X, uint64_t Q, uint64_t MinX) {
+  for (uint64_t V = MinX; V < MinX + 200; ++V)
+    for (uint64_t S = 0; S < 8; ++S) {
+      auto At = [&](uint64_t XV) {
+        return ExprContext::evaluate(
+            E, [&](const Expr *L) -> std::optional<uint64_t> {
+              return L == X ? std::optional<uint64_t>(XV) : std::nullopt;
+            });
+      };
+      if (At(V) != At(V + Q * S))
+        return false;
+    }
+  return true;
+}
+
+TEST_F(ShiftTest, ARingThatStartsAtMinusOneComesBackFromItsSecondIteration) {
+  // Triton's `s = -1; s = s + 1 > 2 ? 0 : s + 1` and the phase flipped on its wrap, as the
+  // induction analysis gives them: iteration 0 keeps the start.
+  const Expr *X = C.iterationVar(0);
+  const Expr *First = C.eq(i(), c(0));
+  const Expr *Before = C.sub(i(), c(1));
+  const Expr *Ring = C.select(First, c(0xffffffff), C.urem(Before, c(3)));
+  const Expr *Stage = C.add(Ring, c(1));
+  const Expr *Wrap = C.select(C.slt(Stage, c(3)), c(0), c(1));
+  const Expr *Phase =
+      C.bitXor(C.select(First, c(0), C.urem(C.udiv(Before, c(3)), c(2))), Wrap);
+  // From iteration 1 on the choice is decided and i - 1 does not wrap.
+  EXPECT_TRUE(shiftInvariant(Phase, X, 6, 1));
+  EXPECT_TRUE(holdsFrom(Phase, X, 6, 1));
+  EXPECT_TRUE(shiftInvariant(Stage, X, 3, 1));
+  EXPECT_TRUE(holdsFrom(Stage, X, 3, 1));
+  // From iteration 0 it is not shown (the rule cannot tell that iteration 0 happens to agree).
+  EXPECT_FALSE(shiftInvariant(Phase, X, 6));
+  // Three iterations flip the phase.
+  EXPECT_FALSE(shiftInvariant(Phase, X, 3, 1));
+  EXPECT_FALSE(holdsFrom(Phase, X, 3, 1));
+  // i - 2 below 2 would wrap: a minimum of 1 does not make (i - 2) % 3 exact.
+  const Expr *Two = C.urem(C.sub(i(), c(2)), c(3));
+  EXPECT_FALSE(shiftInvariant(Two, X, 3, 1));
+  EXPECT_TRUE(shiftInvariant(Two, X, 3, 2));
+  EXPECT_TRUE(holdsFrom(Two, X, 3, 2));
+  // A choice on i == 5 is not decided from 1 on.
+  EXPECT_FALSE(shiftInvariant(C.select(C.eq(i(), c(5)), c(1), c(0)), X, 6, 1));
+}
+
+TEST_F(ShiftTest, AQuotientOfSomethingThatDoesNotMoveDoesNotMove) {
+  // (stage * 8) / 8 of a stage that comes back: the dividend is no linear form of i.
+  const Expr *X = C.iterationVar(0);
+  const Expr *Stage = C.select(C.ult(C.urem(i(), c(3)), c(2)), C.urem(i(), c(3)), c(0));
+  const Expr *E = C.udiv(C.mul(Stage, c(8)), c(8));
+  EXPECT_TRUE(shiftInvariant(E, X, 3));
+  EXPECT_TRUE(holdsFrom(E, X, 3, 0));
+}
+
 TEST_F(ShiftTest, NarrowDivisionsAreNotTakenForExact) {
   // At 16 bits i / 3 wraps long before 2^26: the rule does not apply.
   const Expr *X = C.iterationVar(0);

@@ -341,10 +341,11 @@ private:
 };
 
 /// Whether E(X + Q*S) == E(X) for every S >= 0, shown from E's form alone (sums, products
-/// by constants, divisions and residues of small linear forms of X, bit masks), for X a leaf
-/// whose values stay below 2^26 (an iteration number of the periodicity lemmas); false when
-/// not shown. ExprShift.cpp gives the rules.
-bool shiftInvariant(const Expr *E, const Expr *X, uint64_t Q);
+/// by constants, divisions and residues of small linear forms of X, bit masks, choices on
+/// X == k that X >= MinX decides), for X a leaf whose values stay in MinX .. 2^26 (an
+/// iteration number of the periodicity lemmas, from a threshold on); false when not shown.
+/// ExprShift.cpp gives the rules.
+bool shiftInvariant(const Expr *E, const Expr *X, uint64_t Q, uint64_t MinX = 0);
 
 } // namespace analyzer
 } // namespace wsv
