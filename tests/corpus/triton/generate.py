@@ -134,6 +134,81 @@ def define_kernels():
             c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
 
     @triton.jit
+    def matmul_persistent_nested(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr,
+                                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                 BLOCK_K: tl.constexpr):
+        # The persistent loop without flatten: the k-loop's pipeline is set up per tile, its
+        # barriers initialized at the tile's start and invalidated at its end, by one elected
+        # lane of code that every thread runs.
+        start = tl.program_id(0)
+        tiles_m = tl.cdiv(M, BLOCK_M)
+        tiles_n = tl.cdiv(N, BLOCK_N)
+        k_tiles = tl.cdiv(K, BLOCK_K)
+        for tile in tl.range(start, tiles_m * tiles_n, NUM_SMS):
+            pid_m = tile // tiles_n
+            pid_n = tile % tiles_n
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k in range(k_tiles):
+                a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+                b = b_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
+                acc = tl.dot(a, b.T, acc)
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+    @triton.jit
+    def attention(q_desc, k_desc, v_desc, o_desc, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+        # Flash attention's forward pass (online softmax): the query tile is loaded once before
+        # the loop; K and V tiles stream through barrier rings. Warp-specialized on sm_100a,
+        # the default warps load the query tile and wait for it, and the MMA warp reads it.
+        start_m = tl.program_id(0)
+        off_hz = tl.program_id(1)
+        qo_off = off_hz * N_CTX + start_m * BLOCK_M
+        m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+        acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+        q = q_desc.load([qo_off, 0])
+        qk_scale = sm_scale * 1.44269504
+        for start_n in tl.range(0, N_CTX, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
+            k = k_desc.load([off_hz * N_CTX + start_n, 0])
+            qk = tl.dot(q, k.T)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+            p = tl.math.exp2(qk)
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            v = v_desc.load([off_hz * N_CTX + start_n, 0])
+            acc = tl.dot(p.to(tl.float16), v, acc)
+            m_i = m_ij
+        acc = acc / l_i[:, None]
+        o_desc.store([qo_off, 0], acc.to(tl.float16))
+
+    @triton.jit
+    def layernorm(X, Y, W, B, stride, N, eps, BLOCK: tl.constexpr):
+        # Three passes over a row with pointer loads and reductions: no barriers but bar.sync.
+        row = tl.program_id(0)
+        X += row * stride
+        Y += row * stride
+        _mean = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            _mean += tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        mean = tl.sum(_mean, axis=0) / N
+        _var = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+            x = tl.where(cols < N, x - mean, 0.)
+            _var += x * x
+        rstd = 1 / tl.sqrt(tl.sum(_var, axis=0) / N + eps)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            mask = cols < N
+            x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
+            y = (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask)
+            tl.store(Y + cols, y, mask=mask)
+
+    @triton.jit
     def softmax(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols, BLOCK: tl.constexpr):
         # Row-wise softmax over a persistent row loop: warp shuffles and a shared-memory
         # reduction, no warp specialization at all (most real kernels look like this).
@@ -152,11 +227,13 @@ def define_kernels():
         tl.atomic_add(out_ptr, tl.sum(x, axis=0))
 
     return dict(matmul_pipelined=matmul_pipelined, matmul_tma=matmul_tma,
-                matmul_persistent=matmul_persistent, softmax=softmax, sum_atomic=sum_atomic)
+                matmul_persistent=matmul_persistent,
+                matmul_persistent_nested=matmul_persistent_nested, attention=attention,
+                layernorm=layernorm, softmax=softmax, sum_atomic=sum_atomic)
 
 
-def desc(block):
-    return "tensordesc<fp16[%d, %d]>" % block
+def desc(block, dtype="fp16"):
+    return "tensordesc<%s[%d, %d]>" % ((dtype,) + tuple(block))
 
 
 def divisibility_attrs(signature):
@@ -177,14 +254,24 @@ def corpus_entries():
     pointer_mm_consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 128,
                          "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}
 
-    def tma_sig(bm, bn, bk, persistent):
-        sig = {"a_desc": desc((bm, bk)), "b_desc": desc((bn, bk)), "c_desc": desc((bm, bn)),
-               "M": "i32", "N": "i32", "K": "i32"}
+    def tma_sig(bm, bn, bk, persistent, dtype="fp16", ws=True):
+        sig = {"a_desc": desc((bm, bk), dtype), "b_desc": desc((bn, bk), dtype),
+               "c_desc": desc((bm, bn)), "M": "i32", "N": "i32", "K": "i32"}
         if persistent:
             sig["NUM_SMS"] = "constexpr"
-        sig.update({"BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr",
-                    "WARP_SPECIALIZE": "constexpr"})
+        sig.update({"BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"})
+        if ws:
+            sig["WARP_SPECIALIZE"] = "constexpr"
         return sig
+
+    def attention_sig():
+        return {"q_desc": desc((128, 64)), "k_desc": desc((64, 64)), "v_desc": desc((64, 64)),
+                "o_desc": desc((128, 64)), "sm_scale": "fp32", "N_CTX": "i32",
+                "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+                "WARP_SPECIALIZE": "constexpr"}
+
+    def attention_consts(ws):
+        return {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "WARP_SPECIALIZE": ws}
 
     def tma_consts(bm, bn, bk, ws, persistent):
         consts = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "WARP_SPECIALIZE": ws}
@@ -215,6 +302,24 @@ def corpus_entries():
          tma_consts(128, 128, 64, False, True), 90, dict(num_warps=8, num_stages=3)),
         ("matmul_persistent_ws", "matmul_persistent", tma_sig(128, 256, 64, True),
          tma_consts(128, 256, 64, True, True), 100, dict(num_warps=4, num_stages=3)),
+        # fp8 operands with a 128-wide k-tile: each iteration is one stage of twice the
+        # k-tile wsv counts K in.
+        ("matmul_fp8_ws", "matmul_tma", tma_sig(64, 128, 128, False, "fp8e4nv"),
+         tma_consts(64, 128, 128, True, False), 90, dict(num_warps=4, num_stages=3)),
+        ("matmul_persistent_nested", "matmul_persistent_nested",
+         tma_sig(128, 128, 64, True, ws=False),
+         {"NUM_SMS": 132, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, 90,
+         dict(num_warps=8, num_stages=3)),
+        # Attention without warp specialization on sm_90a (Triton 3.9 does not split this loop
+        # there), and with it on sm_100a.
+        ("attention", "attention", attention_sig(), attention_consts(False), 90,
+         dict(num_warps=4, num_stages=3)),
+        ("attention_ws", "attention", attention_sig(), attention_consts(True), 100,
+         dict(num_warps=4, num_stages=3)),
+        ("layernorm", "layernorm", {"X": "*fp16", "Y": "*fp16", "W": "*fp16", "B": "*fp16",
+                                    "stride": "i32", "N": "i32", "eps": "fp32",
+                                    "BLOCK": "constexpr"}, {"BLOCK": 1024}, 90,
+         dict(num_warps=8)),
         ("softmax", "softmax", {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32",
                                 "out_stride": "i32", "n_rows": "i32", "n_cols": "i32",
                                 "BLOCK": "constexpr"}, {"BLOCK": 1024}, 90, dict(num_warps=8)),
