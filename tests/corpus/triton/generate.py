@@ -115,14 +115,14 @@ def define_kernels():
     @triton.jit
     def matmul_persistent(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr,
                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                          WARP_SPECIALIZE: tl.constexpr):
-        # One program per SM walks the output tiles; flatten=True fuses the tile and K loops so
-        # the pipeline (and its barrier phases) carries across tiles.
+                          WARP_SPECIALIZE: tl.constexpr, FLATTEN: tl.constexpr = True):
+        # One program per SM walks the output tiles; flatten fuses the tile and K loops so the
+        # pipeline (and its barrier phases) carries across tiles (else once per tile).
         start = tl.program_id(0)
         tiles_m = tl.cdiv(M, BLOCK_M)
         tiles_n = tl.cdiv(N, BLOCK_N)
         k_tiles = tl.cdiv(K, BLOCK_K)
-        for tile in tl.range(start, tiles_m * tiles_n, NUM_SMS, flatten=True,
+        for tile in tl.range(start, tiles_m * tiles_n, NUM_SMS, flatten=FLATTEN,
                              warp_specialize=WARP_SPECIALIZE):
             pid_m = tile // tiles_n
             pid_n = tile % tiles_n
@@ -134,25 +134,22 @@ def define_kernels():
             c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
 
     @triton.jit
-    def matmul_persistent_nested(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr,
-                                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                                 BLOCK_K: tl.constexpr):
-        # The persistent loop without flatten: the k-loop's pipeline is set up per tile, its
-        # barriers initialized at the tile's start and invalidated at its end, by one elected
-        # lane of code that every thread runs.
-        start = tl.program_id(0)
-        tiles_m = tl.cdiv(M, BLOCK_M)
-        tiles_n = tl.cdiv(N, BLOCK_N)
-        k_tiles = tl.cdiv(K, BLOCK_K)
-        for tile in tl.range(start, tiles_m * tiles_n, NUM_SMS):
-            pid_m = tile // tiles_n
-            pid_n = tile % tiles_n
-            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-            for k in range(k_tiles):
-                a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
-                b = b_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
-                acc = tl.dot(a, b.T, acc)
-            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+    def softmax(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols, BLOCK: tl.constexpr):
+        # Row-wise softmax over a persistent row loop: warp shuffles and a shared-memory
+        # reduction, no warp specialization at all (most real kernels look like this).
+        for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=2):
+            cols = tl.arange(0, BLOCK)
+            x = tl.load(in_ptr + row * in_stride + cols, mask=cols < n_cols, other=-float("inf"))
+            x = x - tl.max(x, axis=0)
+            e = tl.exp(x)
+            tl.store(out_ptr + row * out_stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+    @triton.jit
+    def sum_atomic(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
+        # Block reduction finished with a global float atomic.
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(in_ptr + offs, mask=offs < n, other=0.0)
+        tl.atomic_add(out_ptr, tl.sum(x, axis=0))
 
     @triton.jit
     def attention(q_desc, k_desc, v_desc, o_desc, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
@@ -208,27 +205,8 @@ def define_kernels():
             y = (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask)
             tl.store(Y + cols, y, mask=mask)
 
-    @triton.jit
-    def softmax(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols, BLOCK: tl.constexpr):
-        # Row-wise softmax over a persistent row loop: warp shuffles and a shared-memory
-        # reduction, no warp specialization at all (most real kernels look like this).
-        for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=2):
-            cols = tl.arange(0, BLOCK)
-            x = tl.load(in_ptr + row * in_stride + cols, mask=cols < n_cols, other=-float("inf"))
-            x = x - tl.max(x, axis=0)
-            e = tl.exp(x)
-            tl.store(out_ptr + row * out_stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
-
-    @triton.jit
-    def sum_atomic(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
-        # Block reduction finished with a global float atomic.
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        x = tl.load(in_ptr + offs, mask=offs < n, other=0.0)
-        tl.atomic_add(out_ptr, tl.sum(x, axis=0))
-
     return dict(matmul_pipelined=matmul_pipelined, matmul_tma=matmul_tma,
-                matmul_persistent=matmul_persistent,
-                matmul_persistent_nested=matmul_persistent_nested, attention=attention,
+                matmul_persistent=matmul_persistent, attention=attention,
                 layernorm=layernorm, softmax=softmax, sum_atomic=sum_atomic)
 
 
@@ -262,6 +240,8 @@ def corpus_entries():
         sig.update({"BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"})
         if ws:
             sig["WARP_SPECIALIZE"] = "constexpr"
+        if persistent:
+            sig["FLATTEN"] = "constexpr"
         return sig
 
     def attention_sig():
@@ -276,7 +256,7 @@ def corpus_entries():
     def tma_consts(bm, bn, bk, ws, persistent):
         consts = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "WARP_SPECIALIZE": ws}
         if persistent:
-            consts["NUM_SMS"] = 132
+            consts.update(NUM_SMS=132, FLATTEN=True)
         return consts
 
     return [
@@ -306,9 +286,11 @@ def corpus_entries():
         # k-tile wsv counts K in.
         ("matmul_fp8_ws", "matmul_tma", tma_sig(64, 128, 128, False, "fp8e4nv"),
          tma_consts(64, 128, 128, True, False), 90, dict(num_warps=4, num_stages=3)),
-        ("matmul_persistent_nested", "matmul_persistent_nested",
-         tma_sig(128, 128, 64, True, ws=False),
-         {"NUM_SMS": 132, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, 90,
+        # Not flattened: the k-loop's pipeline is set up per tile, its barriers initialized at
+        # the tile's start and invalidated at its end, by one elected lane of code that every
+        # thread runs.
+        ("matmul_persistent_nested", "matmul_persistent", tma_sig(128, 128, 64, True),
+         dict(tma_consts(128, 128, 64, False, True), FLATTEN=False), 90,
          dict(num_warps=8, num_stages=3)),
         # Attention without warp specialization on sm_90a (Triton 3.9 does not split this loop
         # there), and with it on sm_100a.
