@@ -94,12 +94,17 @@ int Simulator::firstOpenExit(const State &St) const {
   // None fixed yet: every agent is in its main steps; one that went past an exit (its next
   // step lies after it, or it finished) ran more tiles than leaving there gives, and going
   // past one never comes undone.
+  // An agent that arrived at the barrier of the step an exit is at has begun that step:
+  // it went on past the exit as much as one whose next step lies beyond (in a real launch
+  // with the tiles that exit stands for, no thread reaches that barrier).
   int First = 0;
   for (unsigned B = 0; B < S.Agents.size(); ++B) {
     const ConcreteAgent &Ag = S.Agents[B];
     uint32_t Pc = St.Agents[B].Pc;
+    bool Begun = begun(St.Agents[B]);
     while (First < int(Ag.Exits.size()) &&
-           (Pc >= Ag.Steps.size() || Pc > Ag.Exits[First].At))
+           (Pc >= Ag.Steps.size() || Pc > Ag.Exits[First].At ||
+            (Begun && Pc == Ag.Exits[First].At)))
       ++First;
   }
   return First;
@@ -117,7 +122,7 @@ bool Simulator::cycleExitOpen(const State &St, int I, uint32_t Laps) const {
     // Steps from the cycle's end on are outside it (the main steps after the tile loop,
     // and the blocks after exits, which no agent is in while no exit is fixed).
     if (BS.Pc >= Ag.CycleEnd || BS.Laps > Laps ||
-        (BS.Laps == Laps && BS.Pc > Ag.Exits[I].At))
+        (BS.Laps == Laps && (BS.Pc > Ag.Exits[I].At || (begun(BS) && BS.Pc == Ag.Exits[I].At))))
       return false;
   }
   return true;
@@ -138,7 +143,7 @@ bool Simulator::exitOpen(const State &St, int I, uint32_t Laps, int FirstExit) c
 
 int Simulator::exitNow(const State &St, unsigned Agent) const {
   int I = ExitAt[Agent][St.Agents[Agent].Pc];
-  if (I < 0)
+  if (I < 0 || begun(St.Agents[Agent]))
     return -1;
   int FirstExit = St.TailExit < 0 && !ExitInCycle[I] ? firstOpenExit(St) : 0;
   return exitOpen(St, I, St.Agents[Agent].Laps, FirstExit) ? I : -1;

@@ -288,6 +288,8 @@ private:
   /// The parameters tileShape gives sizes to: M and N, or the (at most two) others that the
   /// tile count reads.
   std::vector<std::string> shapeParams() const;
+  /// `M, N < 2^20, %nctaid.x < 2^16`: the launches a statement for every tile count covers.
+  std::string gridBounds() const;
   bool ShapeReadsK = true;
   mutable std::map<uint64_t, std::optional<Instance>> TileShapes;
   mutable std::mutex TileShapesLock;

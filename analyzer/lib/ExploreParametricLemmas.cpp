@@ -558,8 +558,21 @@ uint64_t Prover::upperBound(const Expr *E) const {
       return std::min<uint64_t>(Mask, (1 << 24) - 1);
     return E->range().Hi;
   case ExprKind::IterationVar:
-    // An iteration of a loop that runs at most K / 64 or the tile count's times.
+    // An iteration of a loop runs below its trip count (at most K / 64, or the tile count).
+    for (const RoleProgram &Prog : RP.Programs)
+      for (const RoleLoop &L : Prog.Loops)
+        if (L.Loop == E->payload() && L.Trip &&
+            !L.Trip->mentions([](const Expr *X) { return X->is(ExprKind::IterationVar); })) {
+          uint64_t Trip = upperBound(L.Trip);
+          return std::min<uint64_t>({Mask, Trip ? Trip - 1 : 0, (1 << 28) - 1});
+        }
     return std::min<uint64_t>(Mask, (1 << 28) - 1);
+  case ExprKind::AShr:
+    // Of a value below the sign bit, a logical shift.
+    if (E->op(1)->isConstant() && E->op(1)->payload() < E->width() &&
+        Op(0) < (uint64_t(1) << (E->width() - 1)))
+      return Op(0) >> E->op(1)->payload();
+    return Mask;
   case ExprKind::ZExt: return Op(0);
   case ExprKind::UDiv:
     return E->op(1)->isConstant() && E->op(1)->payload() ? Op(0) / E->op(1)->payload() : Op(0);
@@ -586,11 +599,28 @@ const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *T
       return nullptr;
     const Expr *L = N->op(0);
     unsigned W = L->width();
-    if (N->op(1) != Ctx.resize(Trip, W) || Trip->width() > W)
+    bool Scaled = false;
+    if (K && N->op(1) == Ctx.resize(K, W)) {
+      // The scaled form: the trip must be K / s for the scale s found below.
+      const Expr *M = L->is(ExprKind::Add) ? L->op(0) : L;
+      Scaled = M->is(ExprKind::Mul) && M->op(1)->isConstant() &&
+               Ctx.resize(Trip, W) == Ctx.udiv(Ctx.resize(K, W), M->op(1));
+    }
+    if (!Scaled && (N->op(1) != Ctx.resize(Trip, W) || Trip->width() > W))
       return nullptr;
     uint64_t A = 0;
     if (L->is(ExprKind::Add) && L->op(1)->isConstant() && L->op(1)->payload() < (1u << 20)) {
       A = L->op(1)->payload();
+      L = L->op(0);
+    }
+    // s * k + a < K with K / s the trip and s dividing the k-tile (so that K is a multiple
+    // of s in the domain) is k + a / s < K / s: Triton's `start_n < N_CTX - 128` counts in
+    // elements.
+    if (Scaled && L->is(ExprKind::Mul) && L->op(1)->isConstant()) {
+      uint64_t Scale = L->op(1)->payload();
+      if (!Scale || A % Scale || O.TileK % Scale)
+        return nullptr;
+      A /= Scale;
       L = L->op(0);
     }
     if (L != Ctx.resize(Iter, W))

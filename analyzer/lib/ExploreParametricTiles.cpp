@@ -15,6 +15,7 @@
 #include <future>
 #include <mutex>
 #include <numeric>
+#include <set>
 #include <tuple>
 
 using namespace wsv;
@@ -61,8 +62,10 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
   std::optional<Instance> Best;
   uint64_t BestArea = UINT64_MAX;
   std::vector<std::string> Dims = shapeParams();
-  for (uint64_t A = 1; A <= 32; ++A)
-    for (uint64_t B = 1; B <= (Dims.size() > 1 ? 32 : 1) && A * B * 16384 < BestArea; ++B)
+  // Up to 64 x 64 tiles of 128: a grid fixed in the code (Triton's NUM_SMS = 132) gives a
+  // CTA a ninth tile only past 8 * 132 tiles.
+  for (uint64_t A = 1; A <= 64; ++A)
+    for (uint64_t B = 1; B <= (Dims.size() > 1 ? 64 : 1) && A * B * 16384 < BestArea; ++B)
       for (uint64_t Clusters : {1u, 2u, 4u})
         for (bool Last : {false, true}) {
           Instance I = launch(KValue);
@@ -741,6 +744,19 @@ void Prover::runTiles() {
                             : "every " + R.Parameter + " = " + std::to_string(O.TileK) +
                                   "*j with j >= " + std::to_string(O.MinTiles) + " and " +
                                   R.Parameter + " < 2^24") +
-                    ", and every grid and tile count (M, N < 2^20, %nctaid.x < 2^16)";
+                    ", and every grid and tile count (" + gridBounds() + ")";
+}
+
+std::string Prover::gridBounds() const {
+  // gridDomain's bounds, named: the parameters the tile count reads (M and N of the
+  // reference kernels, param_15 and param_16 of Triton's) below 2^20, the grid below 2^16.
+  std::set<std::string> Params; // (sorted: Grid follows the leaves' addresses)
+  for (const Expr *L : Grid)
+    if (L->is(ExprKind::Param))
+      Params.insert(paramName(L));
+  std::string Names;
+  for (const std::string &N : Params)
+    Names += (Names.empty() ? "" : ", ") + N;
+  return (Names.empty() ? std::string() : Names + " < 2^20, ") + "%nctaid.x < 2^16";
 }
 

@@ -130,6 +130,9 @@ struct AgentState {
   uint32_t Occurrence = 0, InnerLaps = 0;
 };
 
+/// Whether an agent has begun its current step: arrived at the bar.sync it now waits at.
+inline bool begun(const AgentState &A) { return A.Arrived; }
+
 /// Adds V to a sorted list of distinct values (AgentState::Unfenced, Unpublished).
 inline void insertSorted(llvm::SmallVectorImpl<uint32_t> &List, uint32_t V) {
   auto It = std::lower_bound(List.begin(), List.end(), V);

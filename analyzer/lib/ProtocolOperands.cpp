@@ -133,6 +133,23 @@ void resolveBytes(BuildState &S) {
       Ev.BytesFrom = BytesOrigin::AllocationBound;
       continue;
     }
+    // The last buffer of its shared memory has no next slot to end it; barriers that start
+    // after it do (Triton's query tile, right before its barriers). Only the copy's bytes
+    // take that bound: other data may lie between, so it is not the buffer's size.
+    if (Smem.resolved() && !S.P.Buffers[Smem.Buffer].Stride) {
+      const Buffer &B = S.P.Buffers[Smem.Buffer];
+      int64_t Start = B.Offset + Smem.ByteOffset;
+      std::optional<uint64_t> Bound;
+      for (const BarrierArray &A : S.P.Barriers)
+        if (A.Base == B.Base && A.Offset > Start &&
+            (!Bound || uint64_t(A.Offset - Start) < *Bound))
+          Bound = uint64_t(A.Offset - Start);
+      if (Bound) {
+        Ev.Bytes = ProtocolValue::of(S.ctx().constant(*Bound, 32));
+        Ev.BytesFrom = BytesOrigin::AllocationBound;
+        continue;
+      }
+    }
     Ev.BytesFrom = BytesOrigin::Unknown;
     Ev.Bytes = ProtocolValue::unknown(
         "the tensor map's box is not in the PTX and no launch description gives it");
