@@ -44,6 +44,18 @@ DONE:
 )";
 }
 
+/// E in iteration It of the loop whose iteration number is I, with every shared symbol at
+/// 0x1000.
+std::optional<uint64_t> atIteration(const Expr *E, const Expr *I, uint64_t It) {
+  return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
+    if (L == I)
+      return It;
+    if (L->is(ExprKind::Symbol))
+      return 0x1000;
+    return std::nullopt;
+  });
+}
+
 struct RingCase {
   const char *Name;
   const char *Update;
@@ -310,18 +322,9 @@ LOOP:
   const Expr *Addr = V.closedForm(V.operand(Wait, 1));
   for (uint64_t It = 0; It < 10; ++It) {
     uint64_t K = It + 1; // the k-tile this iteration handles
-    auto At = [&](const Expr *E) {
-      return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
-        if (L == I)
-          return It;
-        if (L->is(ExprKind::Symbol))
-          return 0x1000;
-        return std::nullopt;
-      });
-    };
     // A producer's phase on empty starts at 1 and flips each round of 4 stages.
-    EXPECT_EQ(At(Parity), 1 ^ ((K / 4) & 1)) << "k-tile " << K;
-    EXPECT_EQ(At(Addr), 0x1000 + (K % 4) * 8) << "k-tile " << K;
+    EXPECT_EQ(atIteration(Parity, I, It), 1 ^ ((K / 4) & 1)) << "k-tile " << K;
+    EXPECT_EQ(atIteration(Addr, I, It), 0x1000 + (K % 4) * 8) << "k-tile " << K;
   }
   // The ring starts at 1: its closed form needs 1 < 4, which holds, so no condition is left.
   const LoopSummary &S = V.loopSummary(A.loopOf("// k-tile 1 + i"));
@@ -332,12 +335,11 @@ LOOP:
   }
 }
 
-TEST(InductionTest, ARingThatStartsAtMinusOneBeginsAtStageZero) {
-  // Triton: the stage starts at -1 and is advanced at the top of each iteration
-  // (`s = s + 1 > 2 ? 0 : s + 1`), the phase flips when it wraps. Iteration i waits on
-  // full[i % 3] with parity (i / 3) & 1. Read as a ring from -1, (-1 + i) % 3 would put
-  // iteration 0 on stage 1 (2^32 - 1 is a multiple of 3).
-  Analyzed A(R"(
+/// A loop over n iterations that starts the stage %r3 at Start, advances it with Advance at
+/// the top of each iteration (the phase %r4 flipped by %r9 where it wraps) and waits on
+/// full[stage] with the phase.
+std::string ringFromKernel(const char *Start, const char *Advance) {
+  return std::string(R"(
 .visible .entry k(.param .u32 n)
 {
   .reg .pred %p<6>;
@@ -345,15 +347,11 @@ TEST(InductionTest, ARingThatStartsAtMinusOneBeginsAtStageZero) {
   .shared .align 8 .b8 full[24];
   ld.param.u32 %r1, [n];
   mov.u32 %r2, full;
-  mov.u32 %r3, -1;
+  mov.u32 %r3, )") + Start + R"(;
   mov.u32 %r4, 0;
   mov.u32 %r5, 0;
 LOOP:
-  add.s32 %r8, %r3, 1;
-  setp.gt.s32 %p3, %r8, 2;
-  selp.u32 %r9, 1, 0, %p3;
-  selp.b32 %r3, 0, %r8, %p3;
-  xor.b32 %r4, %r4, %r9;
+)" + Advance + R"(
   shl.b32 %r6, %r3, 3;
   add.s32 %r7, %r2, %r6;
   mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], %r4;  // k-tile i
@@ -362,7 +360,20 @@ LOOP:
   @%p1 bra LOOP;
   ret;
 }
-)");
+)";
+}
+
+TEST(InductionTest, ARingThatStartsAtMinusOneBeginsAtStageZero) {
+  // Triton: the stage starts at -1 and is advanced at the top of each iteration
+  // (`s = s + 1 > 2 ? 0 : s + 1`), the phase flips when it wraps. Iteration i waits on
+  // full[i % 3] with parity (i / 3) & 1. Read as a ring from -1, (-1 + i) % 3 would put
+  // iteration 0 on stage 1 (2^32 - 1 is a multiple of 3).
+  Analyzed A(ringFromKernel("-1", R"(
+  add.s32 %r8, %r3, 1;
+  setp.gt.s32 %p3, %r8, 2;
+  selp.u32 %r9, 1, 0, %p3;
+  selp.b32 %r3, 0, %r8, %p3;
+  xor.b32 %r4, %r4, %r9;)"));
   ExprContext &C = A.ctx();
   const ValueAnalysis &V = A.values();
   InstId Wait = A.inst("// k-tile i");
@@ -370,17 +381,8 @@ LOOP:
   const Expr *Parity = V.closedForm(V.operand(Wait, 2));
   const Expr *Addr = V.closedForm(V.operand(Wait, 1));
   for (uint64_t It = 0; It < 14; ++It) {
-    auto At = [&](const Expr *E) {
-      return ExprContext::evaluate(E, [&](const Expr *L) -> std::optional<uint64_t> {
-        if (L == I)
-          return It;
-        if (L->is(ExprKind::Symbol))
-          return 0x1000;
-        return std::nullopt;
-      });
-    };
-    EXPECT_EQ(At(Parity), (It / 3) & 1) << "iteration " << It;
-    EXPECT_EQ(At(Addr), 0x1000 + (It % 3) * 8) << "iteration " << It;
+    EXPECT_EQ(atIteration(Parity, I, It), (It / 3) & 1) << "iteration " << It;
+    EXPECT_EQ(atIteration(Addr, I, It), 0x1000 + (It % 3) * 8) << "iteration " << It;
   }
   // The ring is one from its second iteration: no condition on its start is left open.
   const LoopSummary &S = V.loopSummary(A.loopOf("// k-tile i"));
@@ -397,29 +399,10 @@ LOOP:
 TEST(InductionTest, ARingWhoseStartNeverEntersItIsNoRing) {
   // s = 7; s = s == 2 ? 0 : s + 1 with 3 stages: from 7 the counter counts up past the ring
   // (8, 9, ...), so no closed form of a ring may be given for it.
-  Analyzed A(R"(
-.visible .entry k(.param .u32 n)
-{
-  .reg .pred %p<6>;
-  .reg .b32 %r<20>;
-  .shared .align 8 .b8 full[24];
-  ld.param.u32 %r1, [n];
-  mov.u32 %r2, full;
-  mov.u32 %r3, 7;
-  mov.u32 %r5, 0;
-LOOP:
+  Analyzed A(ringFromKernel("7", R"(
   setp.eq.s32 %p3, %r3, 2;
   add.s32 %r8, %r3, 1;
-  selp.b32 %r3, 0, %r8, %p3;
-  shl.b32 %r6, %r3, 3;
-  add.s32 %r7, %r2, %r6;
-  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], 0;  // k-tile i
-  add.s32 %r5, %r5, 1;
-  setp.lt.u32 %p1, %r5, %r1;
-  @%p1 bra LOOP;
-  ret;
-}
-)");
+  selp.b32 %r3, 0, %r8, %p3;)"));
   const LoopSummary &S = A.values().loopSummary(A.loopOf("// k-tile i"));
   for (const InductionVar &IV : S.Inductions)
     EXPECT_NE(IV.Kind, InductionKind::Ring);
