@@ -28,6 +28,11 @@ const char *wsv::analyzer::toString(NameOrigin O) {
   return "fallback";
 }
 
+bool wsv::analyzer::slotBounded(const Protocol &P, const Event &E) {
+  const BufferRef &Smem = E.Kind == EventKind::AsyncStore ? E.Src : E.Dst;
+  return Smem.resolved() && P.Buffers[Smem.Buffer].SlotBytes.has_value();
+}
+
 const char *wsv::analyzer::toString(BytesOrigin O) {
   switch (O) {
   case BytesOrigin::None: return "none";

@@ -24,7 +24,9 @@ std::string copyBytes(const Protocol &P, const Event &E) {
   case BytesOrigin::TensorBox:
     return bytes(P, E.Bytes) + " (tensor box)";
   case BytesOrigin::AllocationBound:
-    return "at most " + bytes(P, E.Bytes) + " (the slot; the box is not known)";
+    return "at most " + bytes(P, E.Bytes) +
+           (slotBounded(P, E) ? " (the slot; the box is not known)"
+                              : " (up to the barriers after its buffer; the box is not known)");
   case BytesOrigin::Unknown:
     return "unknown bytes (" + E.Bytes.Unknown + ")";
   case BytesOrigin::None:

@@ -276,8 +276,12 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
     if (E.BytesFrom == BytesOrigin::TensorBox)
       BoxCopies[*Bytes].push_back(E.Where.PtxLine);
     else if (E.BytesFrom == BytesOrigin::AllocationBound)
-      TS.Assumptions.push_back("the copy at " + at(E) + " fills its whole " +
-                               std::to_string(*Bytes) + "-byte slot (box size not known)");
+      TS.Assumptions.push_back(
+          "the copy at " + at(E) +
+          (slotBounded(P, E) ? " fills its whole " + std::to_string(*Bytes) + "-byte slot"
+                             : " moves the " + std::to_string(*Bytes) +
+                                   " bytes up to the barriers after its buffer") +
+          " (box size not known)");
     TrackedBuffer(O, E.Dst);
     if (O.Buffer != NoIndex && O.BufferSlot != O.Slot) {
       // Completion is counted per barrier slot; a buffer slot that is a different closed

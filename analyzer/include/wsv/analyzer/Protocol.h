@@ -190,7 +190,8 @@ enum class BytesOrigin : uint8_t {
   Operand,         ///< written in the instruction (bulk copies)
   Fixed,           ///< fixed by the opcode (try_cancel's 16-byte response)
   TensorBox,       ///< the tensor map's box, from the kernel's launch description
-  AllocationBound, ///< at most the destination buffer's slot (the box is not known)
+  AllocationBound, ///< at most the buffer's slot, or up to the barriers after it (the box
+                   ///< is not known; slotBounded tells which)
   Unknown,
 };
 const char *toString(BytesOrigin O);
@@ -344,6 +345,10 @@ struct Protocol {
                     const std::function<void(const Event &,
                                              llvm::ArrayRef<const ProtocolLoop *>)> &F) const;
 };
+
+/// For a copy whose bytes are an AllocationBound: whether the bound is its buffer slot's
+/// size (false: the bytes up to the barriers after a buffer of unknown size).
+bool slotBounded(const Protocol &P, const Event &E);
 
 } // namespace analyzer
 } // namespace wsv
