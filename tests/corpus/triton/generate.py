@@ -205,9 +205,61 @@ def define_kernels():
             y = (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask)
             tl.store(Y + cols, y, mask=mask)
 
+    @triton.jit
+    def matmul_subtile(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                       WARP_SPECIALIZE: tl.constexpr):
+        # The persistent matmul whose epilogue stores the tile in two halves, each a TMA store
+        # from its own staging buffer.
+        start = tl.program_id(0)
+        tiles_n = tl.cdiv(N, BLOCK_N)
+        k_tiles = tl.cdiv(K, BLOCK_K)
+        for tile in tl.range(start, tl.cdiv(M, BLOCK_M) * tiles_n, NUM_SMS, flatten=True,
+                             warp_specialize=WARP_SPECIALIZE):
+            pid_m = tile // tiles_n
+            pid_n = tile % tiles_n
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k in range(k_tiles):
+                a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+                b = b_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
+                acc = tl.dot(a, b.T, acc)
+            acc = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+            acc0, acc1 = tl.split(acc)
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc0.to(tl.float16))
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], acc1.to(tl.float16))
+
+    @triton.jit
+    def attention_causal(q_desc, k_desc, v_desc, o_desc, sm_scale, N_CTX,
+                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+        # Causal attention: the K/V loop of query block m runs over blocks 0 .. m only, so its
+        # trip count depends on the program's position in the grid.
+        start_m = tl.program_id(0)
+        off_hz = tl.program_id(1)
+        qo_off = off_hz * N_CTX + start_m * BLOCK_M
+        offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+        acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+        q = q_desc.load([qo_off, 0])
+        for start_n in tl.range(0, (start_m + 1) * BLOCK_M, BLOCK_N):
+            k = k_desc.load([off_hz * N_CTX + start_n, 0])
+            qk = tl.dot(q, k.T) * sm_scale
+            offs_n = start_n + tl.arange(0, BLOCK_N)
+            qk = tl.where(offs_m[:, None] >= offs_n[None, :], qk, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            p = tl.math.exp2(qk - m_ij[:, None])
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            v = v_desc.load([off_hz * N_CTX + start_n, 0])
+            acc = tl.dot(p.to(tl.float16), v, acc)
+            m_i = m_ij
+        o_desc.store([qo_off, 0], (acc / l_i[:, None]).to(tl.float16))
+
     return dict(matmul_pipelined=matmul_pipelined, matmul_tma=matmul_tma,
                 matmul_persistent=matmul_persistent, attention=attention,
-                layernorm=layernorm, softmax=softmax, sum_atomic=sum_atomic)
+                layernorm=layernorm, softmax=softmax, sum_atomic=sum_atomic,
+                matmul_subtile=matmul_subtile, attention_causal=attention_causal)
 
 
 def desc(block, dtype="fp16"):
@@ -244,14 +296,27 @@ def corpus_entries():
             sig["FLATTEN"] = "constexpr"
         return sig
 
-    def attention_sig():
-        return {"q_desc": desc((128, 64)), "k_desc": desc((64, 64)), "v_desc": desc((64, 64)),
-                "o_desc": desc((128, 64)), "sm_scale": "fp32", "N_CTX": "i32",
-                "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
-                "WARP_SPECIALIZE": "constexpr"}
+    def unflattened(args):
+        # matmul_subtile always flattens: it takes no FLATTEN.
+        return {k: v for k, v in args.items() if k != "FLATTEN"}
+
+    def subtiled(sig):
+        # Its C descriptor is one half tile, the box of each store.
+        return dict(unflattened(sig), c_desc=desc((128, 64)))
+
+    def attention_sig(ws=True):
+        sig = {"q_desc": desc((128, 64)), "k_desc": desc((64, 64)), "v_desc": desc((64, 64)),
+               "o_desc": desc((128, 64)), "sm_scale": "fp32", "N_CTX": "i32",
+               "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+        if ws:
+            sig["WARP_SPECIALIZE"] = "constexpr"
+        return sig
 
     def attention_consts(ws):
-        return {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64, "WARP_SPECIALIZE": ws}
+        consts = {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64}
+        if ws is not None:
+            consts["WARP_SPECIALIZE"] = ws
+        return consts
 
     def tma_consts(bm, bn, bk, ws, persistent):
         consts = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "WARP_SPECIALIZE": ws}
@@ -302,6 +367,16 @@ def corpus_entries():
                                     "stride": "i32", "N": "i32", "eps": "fp32",
                                     "BLOCK": "constexpr"}, {"BLOCK": 1024}, 90,
          dict(num_warps=8)),
+        ("matmul_subtile", "matmul_subtile", subtiled(tma_sig(128, 128, 64, True)),
+         unflattened(tma_consts(128, 128, 64, False, True)), 90,
+         dict(num_warps=8, num_stages=3)),
+        ("matmul_subtile_ws", "matmul_subtile", subtiled(tma_sig(128, 128, 64, True)),
+         unflattened(tma_consts(128, 128, 64, True, True)), 100,
+         dict(num_warps=4, num_stages=3)),
+        ("attention_causal", "attention_causal", attention_sig(False), attention_consts(None),
+         90, dict(num_warps=4, num_stages=3)),
+        ("attention_causal", "attention_causal", attention_sig(False), attention_consts(None),
+         100, dict(num_warps=4, num_stages=3)),
         ("softmax", "softmax", {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32",
                                 "out_stride": "i32", "n_rows": "i32", "n_cols": "i32",
                                 "BLOCK": "constexpr"}, {"BLOCK": 1024}, 90, dict(num_warps=8)),
