@@ -2,6 +2,8 @@
 //
 // ExploreParametric.cpp says what the argument is. The prover's parts live in these files:
 // ExploreParametricLemmas.cpp (the parameter, the loops, and Z3's lemmas over them),
+// ExploreParametricForms.cpp (the lemmas' expressions in the domain's terms),
+// ExploreParametricQueries.cpp (putting the lemmas to Z3),
 // ExploreParametric.cpp (the k-loop's classes and their explorations),
 // ExploreParametricTiles.cpp (persistent kernels: classes of tiles and k-tiles),
 // ExploreCoverage.cpp (larger launches that run what small ones did not),

@@ -108,7 +108,7 @@ void MbarrierReuse(CheckContext &Ctx) {
       bool Handed = false;
       for (const EventSite &I : Sites)
         Handed |= I.E->Kind == EventKind::Inval && I.E->Barrier.Array == A && I.R == S.R &&
-                  !I.E->When.known() && (I.Order < S.Order || InvalLoopsBack(I));
+                  (I.Order < S.Order || (!I.E->When.known() && InvalLoopsBack(I)));
       if (Handed)
         continue;
       Finding &F = Ctx.report(

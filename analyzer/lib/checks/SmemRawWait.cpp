@@ -21,6 +21,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::checks;
@@ -141,19 +143,22 @@ bool waitedElsewhere(const StageOrder &Order, const Sequence &Seq, unsigned I, c
   for (const Sequence &Other : Order.sequences())
     for (unsigned J = 0; J < Other.Steps.size(); ++J) {
       const Event &E = Order.event(Other, J);
-      bool Fills = E.Kind == EventKind::AsyncLoad &&
-                   ((E.Dst.resolved() && E.Dst.Buffer == Buffer) ||
-                    (E.Barrier.resolved() && E.Barrier.Array == FillBarrier));
-      if (Fills && !Other.Steps[J].Loops.empty())
+      bool Filling = E.Kind == EventKind::AsyncLoad &&
+                     ((E.Dst.resolved() && E.Dst.Buffer == Buffer) ||
+                      (E.Barrier.resolved() && E.Barrier.Array == FillBarrier));
+      if (Filling && !Other.Steps[J].Loops.empty())
         return false;
     }
+  // The reader's side, once per barrier id it passes before the read.
   const Event &Read = Order.event(Seq, I);
-  std::set<uint64_t> Ids;
+  std::map<uint64_t, unsigned> ReaderSynced;
   for (unsigned J = 0; J < I; ++J) {
     const Event &E = Order.event(Seq, J);
     if (E.Kind == EventKind::NamedBarrier && E.Named.Threads.absent() && E.Named.Id.constant())
-      Ids.insert(*E.Named.Id.constant());
+      ReaderSynced.try_emplace(*E.Named.Id.constant());
   }
+  for (auto &[Id, Synced] : ReaderSynced)
+    Synced = arrivalsBefore(Order, Seq, I, Id, Read.Threads).Synced;
   for (const Sequence &Other : Order.sequences()) {
     if (&Other == &Seq)
       continue;
@@ -164,10 +169,9 @@ bool waitedElsewhere(const StageOrder &Order, const Sequence &Seq, unsigned I, c
       std::optional<SlotRef> Bar = Order.slot(W.Barrier, S);
       if (!Bar || !Fills.count(*Bar) || !Order.runs(Other, J, S).value_or(false))
         continue;
-      for (uint64_t Id : Ids) {
+      for (const auto &[Id, Synced] : ReaderSynced) {
         Arrivals Waiter = arrivalsBefore(Order, Other, J, Id, W.Threads);
-        Arrivals Reader = arrivalsBefore(Order, Seq, I, Id, Read.Threads);
-        if (Waiter.AtMost && Reader.Synced > *Waiter.AtMost)
+        if (Waiter.AtMost && Synced > *Waiter.AtMost)
           return true;
       }
     }

@@ -1,0 +1,268 @@
+//===- ExploreParametricForms.cpp - the lemmas' expressions in the domain's terms -----===//
+//
+// What the domain (K a multiple of the k-tile below 2^24, the grid's values below 2^20 and
+// 2^16) lets the lemmas say of an expression before Z3 sees it: bounds on its values
+// (upperBound), signed arithmetic made unsigned (inDomain), tests of the iteration number
+// that the lemma's region decides (decidedByTrip), products and divisions of unknowns made
+// variables of their own (linearized), and conditions that only say whether the CTA has a
+// tile (decidedByTiles, abstractDecided).
+//
+//===----------------------------------------------------------------------------------===//
+#include "ExploreParametric.h"
+
+#include <functional>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+using namespace wsv::analyzer::parametric;
+
+uint64_t Prover::upperBound(const Expr *E) const {
+  const uint64_t Mask = ExprContext::mask(E->width());
+  auto Op = [&](unsigned I) { return upperBound(E->op(I)); };
+  switch (E->kind()) {
+  case ExprKind::Constant: return E->payload();
+  case ExprKind::SpecialReg:
+    // gridDomain: %ctaid.x < %nctaid.x < 2^16, or %ctaid.x < 2^16 without %nctaid.x.
+    if (llvm::is_contained(Grid, E) && (E->specialRegister() == SpecialRegister::CtaidX ||
+                                        E->specialRegister() == SpecialRegister::NctaidX))
+      return std::min<uint64_t>(Mask, (1 << 16) - 1);
+    return E->range().Hi;
+  case ExprKind::Param:
+    // gridDomain: the grid's other parameters are below 2^20; the domain's K below 2^24.
+    if (llvm::is_contained(Grid, E))
+      return std::min<uint64_t>(Mask, (1 << 20) - 1);
+    if (E == K)
+      return std::min<uint64_t>(Mask, (1 << 24) - 1);
+    return E->range().Hi;
+  case ExprKind::IterationVar:
+    // An iteration of a loop runs below its trip count (at most K / 64, or the tile count).
+    for (const RoleProgram &Prog : RP.Programs)
+      for (const RoleLoop &L : Prog.Loops)
+        if (L.Loop == E->payload() && L.Trip &&
+            !L.Trip->mentions([](const Expr *X) { return X->is(ExprKind::IterationVar); })) {
+          uint64_t Trip = upperBound(L.Trip);
+          return std::min<uint64_t>({Mask, Trip ? Trip - 1 : 0, (1 << 28) - 1});
+        }
+    return std::min<uint64_t>(Mask, (1 << 28) - 1);
+  case ExprKind::AShr:
+    // Of a value below the sign bit, a logical shift.
+    if (E->op(1)->isConstant() && E->op(1)->payload() < E->width() &&
+        Op(0) < (uint64_t(1) << (E->width() - 1)))
+      return Op(0) >> E->op(1)->payload();
+    return Mask;
+  case ExprKind::ZExt: return Op(0);
+  case ExprKind::UDiv:
+    return E->op(1)->isConstant() && E->op(1)->payload() ? Op(0) / E->op(1)->payload() : Op(0);
+  case ExprKind::URem:
+    return E->op(1)->isConstant() && E->op(1)->payload()
+               ? std::min(Op(0), E->op(1)->payload() - 1)
+               : Op(0);
+  case ExprKind::Add: {
+    uint64_t A = Op(0), B = Op(1);
+    return A <= Mask - B ? A + B : Mask; // past the mask it may wrap: anything
+  }
+  case ExprKind::Mul: {
+    uint64_t A = Op(0), B = Op(1);
+    return B == 0 || A <= Mask / B ? A * B : Mask;
+  }
+  default: return Mask;
+  }
+}
+
+const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *Trip,
+                                  unsigned Tail, bool Body) {
+  return Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
+    if (!N->is(ExprKind::ULt) || Trip->width() > N->op(0)->width())
+      return nullptr;
+    unsigned W = N->op(0)->width();
+    // s * k + a < X (s = 1 unless scaled) with the constant a split off.
+    const Expr *L = N->op(0);
+    uint64_t A = 0;
+    if (L->is(ExprKind::Add) && L->op(1)->isConstant() && L->op(1)->payload() < (1u << 20)) {
+      A = L->op(1)->payload();
+      L = L->op(0);
+    }
+    if (N->op(1) != Ctx.resize(Trip, W)) {
+      // s * k + a < K with K / s the trip and s dividing the k-tile (so that K is a
+      // multiple of s in the domain) is k + a / s < K / s: Triton's `start_n < N_CTX - 128`
+      // counts in elements.
+      if (!K || N->op(1) != Ctx.resize(K, W) || !L->is(ExprKind::Mul) ||
+          !L->op(1)->isConstant() ||
+          Ctx.resize(Trip, W) != Ctx.udiv(Ctx.resize(K, W), L->op(1)))
+        return nullptr;
+      uint64_t Scale = L->op(1)->payload();
+      if (!Scale || A % Scale || O.TileK % Scale)
+        return nullptr;
+      A /= Scale;
+      L = L->op(0);
+    }
+    if (L != Ctx.resize(Iter, W))
+      return nullptr;
+    if (Body && A <= Tail)
+      return Ctx.boolean(true);
+    if (!Body && A >= Tail)
+      return Ctx.boolean(false);
+    return nullptr;
+  });
+}
+
+const Expr *Prover::inDomain(const Expr *E) {
+  // Compilers that keep sizes in signed integers (Triton's i32 K) divide with
+  // `(x + (x >>s 31 >>u 26)) >>s 6` and compare with <s; where the domain keeps the values
+  // below the sign bit those are the unsigned operations, which Z3 and shiftInvariant
+  // reason about far better (the ashr form left Z3 undecided on every lemma of Triton's
+  // persistent matmul). The domain is in every lemma's hypothesis, so the rewritten
+  // expression stands for the original.
+  llvm::DenseMap<const Expr *, const Expr *> Done;
+  std::function<const Expr *(const Expr *)> Go = [&](const Expr *N) -> const Expr * {
+    if (N->isLeaf())
+      return N;
+    auto It = Done.find(N);
+    if (It != Done.end())
+      return It->second;
+    llvm::SmallVector<const Expr *, 3> Ops;
+    for (const Expr *Op : N->ops())
+      Ops.push_back(Go(Op));
+    const Expr *Out = Ctx.rebuild(N, Ops);
+    unsigned W = Out->isLeaf() ? 0 : Out->op(0)->width();
+    auto Unsigned = [&](const Expr *X) {
+      return W >= 2 && W <= 64 && upperBound(X) < (uint64_t(1) << (W - 1));
+    };
+    if (Out->is(ExprKind::AShr) && Out->op(1)->isConstant() && Out->op(1)->payload() < W &&
+        Unsigned(Out->op(0)))
+      Out = Ctx.udiv(Out->op(0), c(uint64_t(1) << Out->op(1)->payload(), W));
+    else if (Out->is(ExprKind::SLt) || Out->is(ExprKind::SLe)) {
+      // x <s y - c (`k < k_tiles - 2`, where k_tiles - 2 may be negative) is x + c <s y.
+      const Expr *X = Out->op(0), *Y = Out->op(1);
+      auto Minus = [&](const Expr *A, const Expr *&Rest) -> uint64_t {
+        if (A->is(ExprKind::Add) && A->op(1)->isConstant() && A->op(1)->signedValue() < 0 &&
+            A->op(1)->signedValue() > -(int64_t(1) << 20)) {
+          Rest = A->op(0);
+          return uint64_t(-A->op(1)->signedValue());
+        }
+        return 0;
+      };
+      const Expr *Rest = nullptr;
+      if (uint64_t C = Minus(Y, Rest); C && W <= 62 && upperBound(X) < (uint64_t(1) << (W - 2)))
+        X = Ctx.add(X, c(C, W)), Y = Rest;
+      else if (uint64_t C = Minus(X, Rest); C && W <= 62 &&
+                                            upperBound(Y) < (uint64_t(1) << (W - 2)))
+        X = Rest, Y = Ctx.add(Y, c(C, W));
+      if (Unsigned(X) && Unsigned(Y))
+        Out = Out->is(ExprKind::SLt) ? Ctx.ult(X, Y) : Ctx.ule(X, Y);
+    }
+    // (K + c) / d with d dividing the k-tile and c < d is K / d: the domain's K is a
+    // multiple of the k-tile (Triton's cdiv(K, 64) is then the K / 64 that T counts).
+    if (K && Out->is(ExprKind::UDiv) && Out->op(1)->isConstant() &&
+        Out->op(0)->is(ExprKind::Add) && Out->op(0)->op(0) == Ctx.resize(K, W) &&
+        Out->op(0)->op(1)->isConstant()) {
+      uint64_t D = Out->op(1)->payload(), C = Out->op(0)->op(1)->payload();
+      if (D && O.TileK % D == 0 && C < D && upperBound(Out->op(0)) < ExprContext::mask(W))
+        Out = Ctx.udiv(Out->op(0)->op(0), Out->op(1));
+    }
+    if (!Out->isConstant() && Out->width() > 1 && upperBound(Out) == 0)
+      Out = c(0, Out->width());
+    Done[N] = Out;
+    return Out;
+  };
+  return Go(E);
+}
+
+const Expr *Prover::linearized(const Expr *Hyp, const Expr *Goal) {
+  // Each product of two unknowns, and each division by one, becomes a variable of its own,
+  // at most what the domain lets the product be: a claim for every value of it, stronger
+  // than the one for the product, and linear.
+  llvm::DenseMap<const Expr *, const Expr *> Fresh;
+  const Expr *Bounds = Ctx.constant(1, 1);
+  auto Replace = [&](const Expr *N) -> const Expr * {
+    bool Product = N->is(ExprKind::Mul) && !N->op(0)->isConstant() && !N->op(1)->isConstant();
+    bool Quotient = (N->is(ExprKind::UDiv) || N->is(ExprKind::URem)) && !N->op(1)->isConstant();
+    if (!Product && !Quotient)
+      return nullptr;
+    auto [It, New] = Fresh.try_emplace(N, nullptr);
+    if (New) {
+      It->second = Ctx.param(Ctx.save("wsv.linear" + std::to_string(Fresh.size())), 0,
+                             N->width());
+      uint64_t Hi = upperBound(N);
+      if (Hi < ExprContext::mask(N->width()))
+        Bounds = Ctx.logicalAnd(Bounds, Ctx.ule(It->second, c(Hi, N->width())));
+    }
+    return It->second;
+  };
+  const Expr *LinearHyp = Ctx.rewrite(Hyp, Replace), *LinearGoal = Ctx.rewrite(Goal, Replace);
+  if (Fresh.empty())
+    return nullptr;
+  return Ctx.implies(Ctx.logicalAnd(LinearHyp, Bounds), LinearGoal);
+}
+
+const Expr *Prover::abstractDecided(const Expr *E) {
+  return Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
+    if (N->width() != 1 || N->isLeaf() || !readsTileCount(N) ||
+        N->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); }) ||
+        !decidedByTiles(N))
+      return nullptr;
+    auto [It, New] = DecidedLeaves.try_emplace(N, nullptr);
+    if (New)
+      It->second = Ctx.param(Ctx.save("wsv.has_tile." + std::to_string(DecidedLeaves.size())),
+                             0, 1);
+    return It->second;
+  });
+}
+
+bool Prover::readsTileCount(const Expr *E) const {
+  return E->mentions([&](const Expr *L) {
+    return NT->mentions([&](const Expr *N) { return N == L; });
+  });
+}
+
+bool Prover::decidedByTiles(const Expr *E) {
+  if (!Tiles || E->width() != 1)
+    return false;
+  auto [It, New] = Decided.emplace(E, false);
+  if (!New)
+    return It->second;
+  // Its negation is decided alike (`M / 128 * N / 128 <= %ctaid.x` after `%ctaid.x <
+  // M / 128 * N / 128`: about half a second of Z3 each for B3).
+  if (auto Neg = Decided.find(Ctx.logicalNot(E)); Neg != Decided.end())
+    return It->second = Neg->second;
+  bool Iter = E->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); });
+  if (Iter)
+    return false;
+  // What reads none of the tile count's values (B5's `%cluster_ctarank == 0`) is not decided
+  // by it (it would have to be constant): no queries (four failing ones took 90 ms).
+  if (!readsTileCount(E))
+    return false;
+  const Expr *D = domain(K);
+  // NT = X / Y is nonzero exactly when X >= Y or Y = 0 (a bit-vector division by zero gives
+  // all ones), which Z3 finds far easier than the division.
+  const Expr *Some = Ctx.ne(NT, c(0, NT->width()));
+  if (NT->is(ExprKind::UDiv))
+    Some = Ctx.logicalOr(Ctx.uge(NT->ops()[0], NT->ops()[1]),
+                         Ctx.eq(NT->ops()[1], c(0, NT->width())));
+  // A loop that runs only where its condition holds has no tile elsewhere, whatever its
+  // closed form says there (Triton's `(tiles - %ctaid.x + 131) / 132` wraps past the grid it
+  // was written for, where the guard `%ctaid.x < tiles` keeps the loop from running).
+  if (NTWhen)
+    Some = Ctx.logicalAnd(NTWhen, Some);
+  const Expr *None = Ctx.logicalNot(Some);
+  // With a tile a condition on the CTA's tiles usually holds, without one it fails (`%ctaid.x
+  // < tiles`): that goal is asked first, and the other only when it is not valid.
+  auto Fixed = [&](const Expr *Case, bool HoldsFirst) {
+    const Expr *Holds = E, *Fails = Ctx.logicalNot(E);
+    for (const Expr *Goal : {HoldsFirst ? Holds : Fails, HoldsFirst ? Fails : Holds}) {
+      // The tile count (M / 256 * N / 256) as a number of its own first: linear, the
+      // claim takes Z3 milliseconds where the product took up to a second (B3).
+      if (const Expr *Linear = linearized(Ctx.logicalAnd(D, Case), Goal)) {
+        ++R.SolverQueries;
+        if (gridZ3().isValid(Linear).Answer == SolverAnswer::Yes)
+          return true;
+      }
+      SolverResult V = gridZ3().isValid(Ctx.implies(Ctx.logicalAnd(D, Case), Goal));
+      ++R.SolverQueries;
+      if (V.Answer == SolverAnswer::Yes)
+        return true;
+    }
+    return false;
+  };
+  return It->second = Fixed(Some, true) && Fixed(None, false);
+}
