@@ -61,7 +61,7 @@ using namespace wsv::analyzer::parametric;
 Instance Prover::launch(uint64_t KValue) const {
   Instance I;
   I.Params = O.Params;
-  if (K)
+  if (K && !KStandIn)
     I.Params[R.Parameter] = KValue;
   I.GridCtas = RP.ClusterSize;
   return I;
@@ -441,7 +441,9 @@ bool Prover::findThresholds(unsigned M, std::initializer_list<unsigned> TileThre
                                     Offset[PI]);
         }
         Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
-        NTmin = Ct + M;
+        // Where no k-loop varies, the tail is the tile loop's: its last Tail tiles come
+        // after the cycle (a causal k-loop's diagonal tiles, `i < NT - 2`).
+        NTmin = Ct + M + (KStandIn ? Tail : 0);
       };
       for (;;) {
         Configure(Level, E);

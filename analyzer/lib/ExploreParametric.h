@@ -160,6 +160,10 @@ private:
   /// The persistent kernels' argument for one K (these k-tiles) and every tile count: the
   /// small launches and the classes of K are that K's only (searchFixedValues).
   std::optional<uint64_t> OnlyTV;
+  /// No trip count reads a parameter of the kernel's besides the tile loop's: K is a leaf
+  /// of the argument's own that no program reads (with OnlyTV its one class), never set in
+  /// a launch nor named in a verdict.
+  bool KStandIn = false;
   /// Where the programs have a restriction (and no launch is given in full): the small
   /// launches' end waits for the restricted argument, whose proof covers every launch
   /// where the term is 0.
@@ -316,6 +320,9 @@ private:
   bool makeTilePeriodic(ConcreteSystem &S, std::optional<uint64_t> TPeriodic,
                         std::optional<uint64_t> NTPeriodic) const;
   void runTiles();
+  /// Z3 shows that no launch of the domain gives a CTA Count tiles (Periodic: Count + i *
+  /// Period for any i >= 0), so that the class of that count has nothing to explore.
+  bool noTileCount(uint64_t Count, bool Periodic);
   unsigned slotPeriod() const;
   unsigned deepestRing() const;
   /// Sets Period, Thresholds, TailLength, TileThreshold, Tmin and NTmin to the first

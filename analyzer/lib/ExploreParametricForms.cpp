@@ -83,17 +83,37 @@ const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *T
       L = L->op(0);
     }
     if (N->op(1) != Ctx.resize(Trip, W)) {
-      // s * k + a < K with K / s the trip and s dividing the k-tile (so that K is a
-      // multiple of s in the domain) is k + a / s < K / s: Triton's `start_n < N_CTX - 128`
-      // counts in elements.
-      if (!K || N->op(1) != Ctx.resize(K, W) || !L->is(ExprKind::Mul) ||
-          !L->op(1)->isConstant() ||
-          Ctx.resize(Trip, W) != Ctx.udiv(Ctx.resize(K, W), L->op(1)))
+      // s * k + a < X with (X + b) / s the trip and X a multiple of s is k + a / s + b / s
+      // < the trip (a a multiple of s too). X is K, whose domain makes it a multiple of the
+      // k-tile (Triton's `start_n < N_CTX - 128` counts in elements), or a product by a
+      // multiple of s (a causal k-loop of (%ctaid.x * 128 + 191) / 64 tiles tests `i * 64
+      // < %ctaid.x * 128`: its last two are the diagonal's).
+      if (!L->is(ExprKind::Mul) || !L->op(1)->isConstant())
         return nullptr;
-      uint64_t Scale = L->op(1)->payload();
-      if (!Scale || A % Scale || O.TileK % Scale)
+      const uint64_t Scale = L->op(1)->payload();
+      const Expr *X = N->op(1), *Over = Ctx.resize(Trip, W);
+      if (!Scale || A % Scale || !Over->is(ExprKind::UDiv) || Over->op(1) != L->op(1))
         return nullptr;
-      A /= Scale;
+      uint64_t B = 0;
+      const Expr *Sum = Over->op(0);
+      if (Sum != X) {
+        if (!Sum->is(ExprKind::Add) || Sum->op(0) != X || !Sum->op(1)->isConstant())
+          return nullptr;
+        B = Sum->op(1)->payload();
+        // X + b must not wrap in the domain.
+        if (upperBound(Sum) >= ExprContext::mask(W) || B >= (1u << 20))
+          return nullptr;
+      }
+      const bool OfK = K && X == Ctx.resize(K, W) && O.TileK % Scale == 0;
+      // A product wraps to a multiple of s only for s a power of two: it must not wrap,
+      // nor s * k + a.
+      const bool Product = X->is(ExprKind::Mul) && X->op(1)->isConstant() &&
+                           X->op(1)->payload() % Scale == 0 &&
+                           upperBound(X) < ExprContext::mask(W) &&
+                           upperBound(N->op(0)) < ExprContext::mask(W);
+      if (!OfK && !Product)
+        return nullptr;
+      A = A / Scale + B / Scale;
       L = L->op(0);
     }
     if (L != Ctx.resize(Iter, W))

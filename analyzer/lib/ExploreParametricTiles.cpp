@@ -38,7 +38,7 @@ std::optional<Instance> Prover::tileLaunch(uint64_t KValue, uint64_t Count) cons
       It->second = tileShape(KValue, Count);
     Found = It->second;
   }
-  if (Found && K)
+  if (Found && K && !KStandIn)
     Found->Params[R.Parameter] = KValue;
   return Found;
 }
@@ -62,8 +62,47 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
   std::optional<Instance> Best;
   uint64_t BestArea = UINT64_MAX;
   std::vector<std::string> Dims = shapeParams();
-  // Up to 64 x 64 tiles of 128: a grid fixed in the code (Triton's NUM_SMS = 132) gives a
-  // CTA a ninth tile only past 8 * 132 tiles.
+  // Launch I if CTA I.FirstCta runs Count tiles in it and its trip conditions hold, and
+  // its sizes' product (Area) is the smallest yet.
+  auto Consider = [&](const Instance &I, uint64_t Area) {
+    auto Value = [&](const Expr *L) -> std::optional<uint64_t> {
+      if (L == K)
+        return KValue;
+      if (L->is(ExprKind::SpecialReg))
+        return L->specialRegister() == SpecialRegister::CtaidX   ? I.FirstCta
+               : L->specialRegister() == SpecialRegister::NctaidX ? I.GridCtas
+                                                                  : std::optional<uint64_t>();
+      if (L->is(ExprKind::Param)) {
+        auto It = I.Params.find(paramName(L));
+        if (It != I.Params.end())
+          return It->second;
+      }
+      return std::nullopt;
+    };
+    std::optional<uint64_t> V = ExprContext::evaluate(NT, Value);
+    // Where the loop's condition fails the CTA has no tile, whatever NT says. (One that
+    // reads the thread is not the launch's to decide.)
+    if (std::optional<uint64_t> Enters =
+            NTWhen ? ExprContext::evaluate(NTWhen, Value) : std::nullopt;
+        V && Enters && !*Enters)
+      V = 0;
+    if (!V || *V != Count)
+      return;
+    // A condition that reads the thread is the instantiation's: where it fails for some
+    // threads (a step of 0), their loop never ends or they part (Forever).
+    for (size_t LI = 0; LI < P.Loops.size(); ++LI)
+      for (const auto &[Cond, Established] : RP.TripConditions[LI])
+        if (!Established && !(P.Loops[LI].Forever && isThreadDependent(Cond))) {
+          std::optional<uint64_t> C = ExprContext::evaluate(Cond, Value);
+          if (!C || !*C)
+            return;
+        }
+    BestArea = Area;
+    Best = I;
+  };
+  // Sizes in tiles of 128, up to 64 x 64 of them: a grid fixed in the code (Triton's
+  // NUM_SMS = 132) gives a CTA a ninth tile only past 8 * 132 tiles. The first or the last
+  // cluster of 1, 2 or 4.
   for (uint64_t A = 1; A <= 64; ++A)
     for (uint64_t B = 1; B <= (Dims.size() > 1 ? 64 : 1) && A * B * 16384 < BestArea; ++B)
       for (uint64_t Clusters : {1u, 2u, 4u})
@@ -75,36 +114,27 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
             I.Params[Dims[1]] = 128 * B;
           I.GridCtas = Clusters * RP.ClusterSize;
           I.FirstCta = Last ? I.GridCtas - RP.ClusterSize : 0;
-          auto Value = [&](const Expr *L) -> std::optional<uint64_t> {
-            if (L == K)
-              return KValue;
-            if (L->is(ExprKind::SpecialReg))
-              return L->specialRegister() == SpecialRegister::CtaidX   ? I.FirstCta
-                     : L->specialRegister() == SpecialRegister::NctaidX ? I.GridCtas
-                                                                        : std::optional<uint64_t>();
-            if (L->is(ExprKind::Param)) {
-              auto It = I.Params.find(paramName(L));
-              if (It != I.Params.end())
-                return It->second;
-            }
-            return std::nullopt;
-          };
-          std::optional<uint64_t> V = ExprContext::evaluate(NT, Value);
-          if (!V || *V != Count)
-            continue;
-          bool Ok = true;
-          // A condition that reads the thread is the instantiation's: where it fails for
-          // some threads (a step of 0), their loop never ends or they part (Forever).
-          for (size_t LI = 0; LI < P.Loops.size(); ++LI)
-            for (const auto &[Cond, Established] : RP.TripConditions[LI])
-              if (!Established && !(P.Loops[LI].Forever && isThreadDependent(Cond))) {
-                std::optional<uint64_t> C = ExprContext::evaluate(Cond, Value);
-                Ok &= C && *C;
-              }
-          if (Ok && A * B * 16384 < BestArea) {
-            BestArea = A * B * 16384;
-            Best = I;
-          }
+          Consider(I, A * B * 16384);
+        }
+  if (Best)
+    return Best;
+  // Counts those launches do not give: where the count is not in tiles of 128 (softmax's
+  // rows, one or more a CTA: 1 to 64 of them) or depends on which cluster runs it (a
+  // causal k-loop of 2 (c + 1) tiles in cluster c): every cluster of grids of up to 64
+  // clusters, sizes from 1.
+  const uint64_t Most = Dims.size() > 1 ? 16 : 64;
+  for (uint64_t Clusters = 1; Clusters <= 64; Clusters *= 2)
+    for (uint64_t First = 0; First < Clusters; ++First)
+      for (uint64_t A = 1; A <= (Dims.empty() ? 1 : Most); ++A)
+        for (uint64_t B = 1; B <= (Dims.size() > 1 ? Most : 1) && A * B < BestArea; ++B) {
+          Instance I = launch(KValue);
+          if (Dims.size() > 0)
+            I.Params[Dims[0]] = A;
+          if (Dims.size() > 1)
+            I.Params[Dims[1]] = B;
+          I.GridCtas = Clusters * RP.ClusterSize;
+          I.FirstCta = First * RP.ClusterSize;
+          Consider(I, A * B);
         }
   return Best;
 }
@@ -392,9 +422,12 @@ bool Prover::mergeTileCycle(llvm::ArrayRef<const ConcreteSystem *> Small,
 void Prover::runTiles() {
   auto Launch = [&](uint64_t TV, uint64_t NTV) { return tileLaunch(TV * O.TileK, NTV); };
   // A class's K, in what explorations are called: `K = 640 + 8j tiles`.
+  // (Nothing where K stands in for no parameter.)
   auto KText = [&](uint64_t TV, bool TP) {
+    if (KStandIn)
+      return std::string();
     return R.Parameter + " = " + std::to_string(TV * O.TileK) +
-           (TP ? " + " + std::to_string(Period) + "j tiles" : "");
+           (TP ? " + " + std::to_string(Period) + "j tiles" : "") + ", ";
   };
   // One class: its launch, its system (periodic in the tiles, the k-tiles or both), and
   // what it is called; Error when it cannot be built.
@@ -409,7 +442,7 @@ void Prover::runTiles() {
     Class C;
     C.TV = TV, C.NTV = NTV, C.TP = TP, C.NP = NP;
     C.I = Launch(TV, NTV);
-    C.What = KText(TV, TP) + ", " + std::to_string(NTV) +
+    C.What = KText(TV, TP) + std::to_string(NTV) +
              (NP ? " + " + std::to_string(Period) + "i" : "") + " tile(s) per CTA";
     if (!C.I) {
       C.Error = "no launch found where a CTA runs " + std::to_string(NTV) + " tiles";
@@ -451,8 +484,8 @@ void Prover::runTiles() {
           R.Verdict = E.Verdict;
           R.Found = std::move(E);
           R.Launch = *L;
-          R.Reason = R.Parameter + " = " + std::to_string(TJ * O.TileK) + ", " +
-                     std::to_string(NJ) + " tile(s) per CTA: " + R.Found.Message;
+          R.Reason = KText(TJ, false) + std::to_string(NJ) + " tile(s) per CTA: " +
+                     R.Found.Message;
           return false;
         }
       }
@@ -471,6 +504,16 @@ void Prover::runTiles() {
   // k-tiles runs out of states first). One that runs out of states says nothing about the
   // others: launches no larger in either count are still tried, so that a bug in the
   // second tile is found even when many k-tiles of one tile are too many states.
+  // Tile counts that no launch gives a CTA (a causal k-loop of 2 (c + 1) tiles in CTA c
+  // has no odd count): where no launch is found, Z3 shows there is none, and the class has
+  // nothing to explore.
+  std::set<std::pair<bool, uint64_t>> NoLaunch; // (periodic, count)
+  auto Absent = [&](uint64_t TV, uint64_t NTV, bool NP) {
+    if (Launch(TV, NTV) || !noTileCount(NTV, NP))
+      return false;
+    NoLaunch.insert({NP, NTV});
+    return true;
+  };
   unsigned Ring = deepestRing();
   std::vector<std::pair<uint64_t, uint64_t>> Small, Bounded;
   for (uint64_t NTV : {1u, 2u}) {
@@ -478,7 +521,8 @@ void Prover::runTiles() {
     for (uint64_t TV = O.MinTiles + 2; TV < O.MinTiles + Ring; ++TV)
       Order.push_back(TV);
     for (uint64_t TV : Order)
-      if (!llvm::is_contained(Small, std::pair{TV, NTV}) && (!OnlyTV || TV == *OnlyTV))
+      if (!llvm::is_contained(Small, std::pair{TV, NTV}) && (!OnlyTV || TV == *OnlyTV) &&
+          !Absent(TV, NTV, false))
         Small.push_back({TV, NTV});
   }
   std::string FirstBound;
@@ -531,7 +575,8 @@ void Prover::runTiles() {
     if (!OnlyTV || (TV < Tmin ? TV == *OnlyTV : *OnlyTV >= Tmin && *OnlyTV % Period == TV % Period))
       TClasses.push_back({TV, TV >= Tmin});
   for (uint64_t NTV = 0; NTV < NTmin + Period; ++NTV)
-    NTClasses.push_back({NTV, NTV >= NTmin});
+    if (!Absent(TClasses.empty() ? O.MinTiles : TClasses.front().first, NTV, NTV >= NTmin))
+      NTClasses.push_back({NTV, NTV >= NTmin});
   // Per class of K, the periodic tile counts are one job, explored as one system
   // (mergeTileCounts): they share the cycle of the first Period tiles, which each explored
   // on its own again (H5: 778,000 states in all instead of 1.9 million; B5 1.7 million
@@ -605,7 +650,7 @@ void Prover::runTiles() {
     Class M;
     M.TV = Like.TV, M.NTV = Like.NTV, M.TP = Like.TP, M.NP = Like.NP;
     M.I = Like.I;
-    M.What = KText(Like.TV, Like.TP) + ", " + Counts + " tiles per CTA";
+    M.What = KText(Like.TV, Like.TP) + Counts + " tiles per CTA";
     return M;
   };
   auto Merge = [&](Work &W, size_t First, size_t Last) {
@@ -740,11 +785,43 @@ void Prover::runTiles() {
     W = Work();
   }
   R.Verdict = ExploreVerdict::Clean;
+  std::string Never;
+  for (auto [NP, Count] : NoLaunch)
+    Never += (Never.empty() ? "" : ", ") + std::to_string(Count) +
+             (NP ? " + " + std::to_string(Period) + "i" : "");
+  if (!Never.empty())
+    Never = "; Z3: no launch gives a CTA " + Never + (KStandIn ? " iterations" : " tiles");
+  if (KStandIn) {
+    // No parameter of the kernel's sets a k-loop: the tile loop's trip count is what the
+    // launch varies (softmax's rows, a causal k-loop's diagonal).
+    std::set<unsigned> Loops;
+    for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+      if (TileLoop[PI] != NoIndex)
+        Loops.insert(P.Loops[RP.Programs[PI].Loops[TileLoop[PI]].ProtocolLoop].Where.PtxLine);
+    std::string Lines;
+    for (unsigned L : Loops)
+      Lines += (Lines.empty() ? "" : ", ") + std::to_string(L);
+    return void(R.ForParameters = "every launch and every trip count of the loop at ptx line " +
+                                  Lines + " (" + gridBounds() + Never + ")");
+  }
   R.ForParameters = (OnlyTV ? R.Parameter + " = " + std::to_string(*OnlyTV * O.TileK)
                             : "every " + R.Parameter + " = " + std::to_string(O.TileK) +
                                   "*j with j >= " + std::to_string(O.MinTiles) + " and " +
                                   R.Parameter + " < 2^24") +
-                    ", and every grid and tile count (" + gridBounds() + ")";
+                    ", and every grid and tile count (" + gridBounds() + Never + ")";
+}
+
+bool Prover::noTileCount(uint64_t Count, bool Periodic) {
+  // The CTA's tiles: NT where its loop runs, none elsewhere.
+  unsigned W = NT->width();
+  const Expr *Runs = NTWhen ? Ctx.select(NTWhen, NT, c(0, W)) : NT;
+  const Expr *Is = Ctx.eq(Runs, c(Count, W));
+  if (Periodic)
+    Is = Ctx.logicalAnd(Ctx.uge(Runs, c(Count, W)),
+                        Ctx.eq(Ctx.urem(Ctx.sub(Runs, c(Count, W)), c(Period, W)), c(0, W)));
+  ++R.SolverQueries;
+  return gridZ3().isValid(Ctx.implies(domain(K), Ctx.logicalNot(Is))).Answer ==
+         SolverAnswer::Yes;
 }
 
 std::string Prover::gridBounds() const {

@@ -223,6 +223,14 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       V.Assumptions.push_back("these values only: no statement for other launches (" +
                               E.NotForEvery + ")");
       V.Reason = E.NotRun; // not an assumption: what the proof of this launch did not need
+    } else if (E.Parameter.empty() && E.Tiles && E.Verdict == ExploreVerdict::Clean) {
+      // No k-loop varies: the periodicity is the tile loop's alone.
+      V.Assumptions.push_back(
+          "Z3 proved (" + std::to_string(E.SolverQueries) + " queries) that the steps repeat every " +
+          std::to_string(E.Period) + " iteration(s) of the loop over the grid from iteration " +
+          std::to_string(E.TileThreshold) +
+          (E.Tail ? " up to the last " + std::to_string(E.Tail) : std::string()) + ", so that " +
+          std::to_string(E.Runs.size()) + " explorations stand for every trip count of it");
     } else if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean) {
       V.Assumptions.push_back(
           "Z3 proved (" + std::to_string(E.SolverQueries) + " queries) that the steps repeat every " +
