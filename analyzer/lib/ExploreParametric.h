@@ -350,7 +350,8 @@ private:
   const Expr *inDomain(const Expr *E);
   /// E with each test `Iter + a < Trip` that the lemmas' region decides replaced by its
   /// value: true for a <= Tail in the body (Iter + Tail < Trip), false for a >= Tail in the
-  /// last Tail iterations.
+  /// last Tail iterations; there, one with a < Tail by a leaf of its own (the tail lemma
+  /// compares iterations at the same distance from the end, where it has one value).
   const Expr *decidedByTrip(const Expr *E, const Expr *Iter, const Expr *Trip, unsigned Tail,
                             bool Body);
   /// E reads a value of the launch besides K (a Grid leaf).

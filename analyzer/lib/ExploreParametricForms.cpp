@@ -122,6 +122,12 @@ const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *T
       return Ctx.boolean(true);
     if (!Body && A >= Tail)
       return Ctx.boolean(false);
+    // In the tail an iteration stands for the one j periods later, the trip count being j
+    // periods longer: `k + a < trip` has one value in both, whatever it is. A leaf of its
+    // own, the same for both launches, stands for it (causal attention's diagonal tests
+    // `i + 1 < trip` to `i + 3 < trip` in its last iterations).
+    if (!Body)
+      return Ctx.param(Ctx.save("wsv.tail_test_" + std::to_string(A)), 0, 1);
     return nullptr;
   });
 }

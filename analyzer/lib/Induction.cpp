@@ -26,6 +26,7 @@ const char *wsv::analyzer::toString(InductionKind K) {
   case InductionKind::Alternating: return "alternating";
   case InductionKind::FirstIteration: return "first-iteration";
   case InductionKind::Lagged: return "lagged";
+  case InductionKind::Carried: return "carried";
   }
   return "?";
 }
@@ -469,6 +470,40 @@ void ValueBuilder::recognizeLagged(LoopId L, llvm::ArrayRef<const Expr *> Phis) 
         Changed = true;
         break;
       }
+      if (!Agree || Sum.induction(Phi) || Update->mentions([&](const Expr *X) { return X == Phi; }))
+        continue;
+      // A value computed from other induction variables in one iteration and read in the
+      // next (Triton's `bar = empty + 8 * stage` at the end of the body, waited on at the top
+      // of the next): in iteration i > 0, the latch value as of iteration i - 1. Every leaf
+      // of that must be the iteration number or a value the loop does not change.
+      const Expr *Before = atIteration(Update, L, Previous);
+      if (!Before || Before == Update)
+        continue;
+      bool Closed = !Before->mentions([&](const Expr *Leaf) {
+        return Leaf != Iter && !isInvariant(Leaf, L);
+      });
+      if (!Closed)
+        continue;
+      InductionVar IV;
+      IV.Kind = InductionKind::Carried;
+      IV.Register = Info.Register;
+      IV.Phi = Phi;
+      IV.Start = Info.Incoming[0].second;
+      IV.Update = Update;
+      // Only where the start is what the latch value gives for iteration -1 (the stage
+      // before the first): then one form serves every iteration. `i == 0 ? empty + 8 :
+      // empty + 8 * ((i + 1) % 2)` is right too, but names no barrier array: the checks took
+      // it for a barrier of its own that nothing arrives on (false errors), where an
+      // unresolved barrier is only a remark.
+      if (Ctx.substitute(Before, Iter, Ctx.constant(0, Iter->width())) != IV.Start)
+        continue;
+      IV.ClosedForm = Before;
+      // What the variables it reads assume.
+      for (const InductionVar &Other : Sum.Inductions)
+        if (Update->mentions([&](const Expr *X) { return X == Other.Phi || X == Other.Update; }))
+          IV.Conditions.append(Other.Conditions.begin(), Other.Conditions.end());
+      Sum.Inductions.push_back(std::move(IV));
+      Changed = true;
     }
   }
 }

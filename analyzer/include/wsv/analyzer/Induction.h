@@ -48,6 +48,8 @@ enum class InductionKind : uint8_t {
   Alternating,    ///< Start ^ (i & 1)
   FirstIteration, ///< Start in iteration 0, Next afterwards
   Lagged,         ///< Start in iteration 0, then what induction variable Ring was one before
+  Carried,        ///< Start in iteration 0, then its latch value as of the iteration before:
+                  ///< a function of other induction variables and loop invariants
 };
 const char *toString(InductionKind K);
 
