@@ -601,7 +601,8 @@ void Prover::runTiles() {
   // A job's classes, and how many of them are the small counts ahead of the periodic ones
   // that mergeTileCycle may join (0: none to join).
   std::vector<std::pair<std::vector<Job>, size_t>> Jobs;
-  bool Cycle = O.MergeTileCounts && O.MergeTileCycle && TileThreshold == 0;
+  // (It stands for every count from 1: not where some have no launch.)
+  bool Cycle = O.MergeTileCounts && O.MergeTileCycle && TileThreshold == 0 && NoLaunch.empty();
   for (auto [TV, TP] : TClasses) {
     std::vector<Job> Periodic, SmallCounts;
     for (auto [NTV, NP] : NTClasses) {

@@ -262,12 +262,17 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       V.ForParameters = E.ForParameters;
       V.LaunchOnly = E.WholeLaunch;
       if (Prop == Property::StageSafety)
-        V.Assumptions.push_back("shared-memory stages and bulk-store staging only: reads of "
-                                "wgmma and tcgen05 accumulators are not modeled (the lint "
-                                "check accumulator-early-read looks for them)");
+        V.Assumptions.push_back(
+            "shared-memory stages, bulk-store staging (fence.proxy.async included) and wgmma "
+            "accumulators: tcgen05 accumulators in tensor memory are not modeled beyond reads "
+            "after their dealloc (the lint check accumulator-early-read looks for reads before "
+            "the MMAs' commit)");
       if (Prop == Property::BarrierHygiene)
-        V.Assumptions.push_back("fence.mbarrier_init and proxy fences are judged by the lint "
-                                "checks, not by this model");
+        V.Assumptions.push_back(
+            "barrier hygiene here: barriers used after an init that fence.mbarrier_init "
+            "published, no arrival beyond the count or after the CTA left, no plain store into "
+            "a valid barrier, one thread count per named barrier, collectives run by whole "
+            "warps and warpgroups; the lint checks judge the other rules");
       return V;
     }
     if (E.Verdict == ExploreVerdict::Unknown) { // the first run's unknown never gets here
