@@ -452,16 +452,20 @@ void ValueBuilder::recognizeLagged(LoopId L, llvm::ArrayRef<const Expr *> Phis) 
       const Expr *Update = Info.Incoming[1].second;
       bool Agree = llvm::all_of(llvm::drop_begin(Info.Incoming),
                                 [&](const auto &In) { return In.second == Update; });
-      for (unsigned K = 0; K < Sum.Inductions.size() && Agree; ++K) {
-        const InductionVar &Led = Sum.Inductions[K];
-        if (Led.Phi != Update || Led.Phi->width() != Phi->width())
-          continue;
+      auto Variable = [&](InductionKind Kind) {
         InductionVar IV;
-        IV.Kind = InductionKind::Lagged;
+        IV.Kind = Kind;
         IV.Register = Info.Register;
         IV.Phi = Phi;
         IV.Start = Info.Incoming[0].second;
         IV.Update = Update;
+        return IV;
+      };
+      for (unsigned K = 0; K < Sum.Inductions.size() && Agree; ++K) {
+        const InductionVar &Led = Sum.Inductions[K];
+        if (Led.Phi != Update || Led.Phi->width() != Phi->width())
+          continue;
+        InductionVar IV = Variable(InductionKind::Lagged);
         IV.Ring = K;
         IV.ClosedForm = Ctx.select(Ctx.eq(Iter, Ctx.constant(0, Iter->width())), IV.Start,
                                    Ctx.substitute(Led.ClosedForm, Iter, Previous));
@@ -484,12 +488,7 @@ void ValueBuilder::recognizeLagged(LoopId L, llvm::ArrayRef<const Expr *> Phis) 
       });
       if (!Closed)
         continue;
-      InductionVar IV;
-      IV.Kind = InductionKind::Carried;
-      IV.Register = Info.Register;
-      IV.Phi = Phi;
-      IV.Start = Info.Incoming[0].second;
-      IV.Update = Update;
+      InductionVar IV = Variable(InductionKind::Carried);
       // Only where the start is what the latch value gives for iteration -1 (the stage
       // before the first): then one form serves every iteration. `i == 0 ? empty + 8 :
       // empty + 8 * ((i + 1) % 2)` is right too, but names no barrier array: the checks took

@@ -337,8 +337,16 @@ LOOP:
 
 /// A loop over n iterations that starts the stage %r3 at Start, advances it with Advance at
 /// the top of each iteration (the phase %r4 flipped by %r9 where it wraps) and waits on
-/// full[stage] with the phase.
-std::string ringFromKernel(const char *Start, const char *Advance) {
+/// full[stage] with the phase. Carried: the address %r7 of full[stage] is computed at the
+/// end of each iteration instead, after Advance, for the next iteration's wait at its top
+/// (Triton's Blackwell causal attention carries `empty + 8 * stage` so); it enters as
+/// full + Start.
+std::string ringFromKernel(const char *Start, const char *Advance, bool Carried = false) {
+  const std::string Address = R"(
+  shl.b32 %r6, %r3, 3;
+  add.s32 %r7, %r2, %r6;)";
+  const std::string Wait = R"(
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], %r4;  // k-tile i)";
   return std::string(R"(
 .visible .entry k(.param .u32 n)
 {
@@ -347,14 +355,10 @@ std::string ringFromKernel(const char *Start, const char *Advance) {
   .shared .align 8 .b8 full[24];
   ld.param.u32 %r1, [n];
   mov.u32 %r2, full;
-  mov.u32 %r3, )") + Start + R"(;
+  mov.u32 %r3, )") + (Carried ? "0" : Start) + R"(;
   mov.u32 %r4, 0;
-  mov.u32 %r5, 0;
-LOOP:
-)" + Advance + R"(
-  shl.b32 %r6, %r3, 3;
-  add.s32 %r7, %r2, %r6;
-  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], %r4;  // k-tile i
+  mov.u32 %r5, 0;)" + (Carried ? std::string("\n  add.s32 %r7, %r2, ") + Start + ";" : "") +
+         "\nLOOP:" + (Carried ? Wait + Advance + Address : Advance + Address + Wait) + R"(
   add.s32 %r5, %r5, 1;
   setp.lt.u32 %p1, %r5, %r1;
   @%p1 bra LOOP;
@@ -363,17 +367,20 @@ LOOP:
 )";
 }
 
+/// Triton's stage advance: `s = s + 1 > 2 ? 0 : s + 1`, the phase flipped where it wraps.
+constexpr const char *TritonAdvance = R"(
+  add.s32 %r8, %r3, 1;
+  setp.gt.s32 %p3, %r8, 2;
+  selp.u32 %r9, 1, 0, %p3;
+  selp.b32 %r3, 0, %r8, %p3;
+  xor.b32 %r4, %r4, %r9;)";
+
 TEST(InductionTest, ARingThatStartsAtMinusOneBeginsAtStageZero) {
   // Triton: the stage starts at -1 and is advanced at the top of each iteration
   // (`s = s + 1 > 2 ? 0 : s + 1`), the phase flips when it wraps. Iteration i waits on
   // full[i % 3] with parity (i / 3) & 1. Read as a ring from -1, (-1 + i) % 3 would put
   // iteration 0 on stage 1 (2^32 - 1 is a multiple of 3).
-  Analyzed A(ringFromKernel("-1", R"(
-  add.s32 %r8, %r3, 1;
-  setp.gt.s32 %p3, %r8, 2;
-  selp.u32 %r9, 1, 0, %p3;
-  selp.b32 %r3, 0, %r8, %p3;
-  xor.b32 %r4, %r4, %r9;)"));
+  Analyzed A(ringFromKernel("-1", TritonAdvance));
   ExprContext &C = A.ctx();
   const ValueAnalysis &V = A.values();
   InstId Wait = A.inst("// k-tile i");
@@ -408,43 +415,10 @@ TEST(InductionTest, ARingWhoseStartNeverEntersItIsNoRing) {
     EXPECT_NE(IV.Kind, InductionKind::Ring);
 }
 
-/// A loop over n iterations whose stage %r3 runs 0, 1, 2, 0, ... and whose barrier address
-/// %r7 is computed at the end of the body, for the next iteration's wait at its top (Triton's
-/// Blackwell causal attention carries `empty + 8 * stage` so). It enters as Start.
-std::string carriedAddressKernel(const char *Start) {
-  return std::string(R"(
-.visible .entry k(.param .u32 n)
-{
-  .reg .pred %p<6>;
-  .reg .b32 %r<20>;
-  .shared .align 8 .b8 full[24];
-  ld.param.u32 %r1, [n];
-  mov.u32 %r2, full;
-  mov.u32 %r3, 0;
-  mov.u32 %r4, 0;
-  mov.u32 %r5, 0;
-  add.s32 %r7, %r2, )") + Start + R"(;
-LOOP:
-  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], %r4;  // k-tile i
-  add.s32 %r8, %r3, 1;
-  setp.gt.s32 %p3, %r8, 2;
-  selp.u32 %r9, 1, 0, %p3;
-  selp.b32 %r3, 0, %r8, %p3;
-  xor.b32 %r4, %r4, %r9;
-  shl.b32 %r6, %r3, 3;
-  add.s32 %r7, %r2, %r6;
-  add.s32 %r5, %r5, 1;
-  setp.lt.u32 %p1, %r5, %r1;
-  @%p1 bra LOOP;
-  ret;
-}
-)";
-}
-
 TEST(InductionTest, AnAddressComputedForTheNextIterationIsItsStage) {
   // %r7 is full + 8 * stage as of the end of the iteration before: full[i % 3] in
   // iteration i, the start being full[0], what the update gives for iteration -1.
-  Analyzed A(carriedAddressKernel("0"));
+  Analyzed A(ringFromKernel("0", TritonAdvance, /*Carried=*/true));
   ExprContext &C = A.ctx();
   const ValueAnalysis &V = A.values();
   InstId Wait = A.inst("// k-tile i");
@@ -463,7 +437,7 @@ TEST(InductionTest, ACarriedAddressThatStartsElsewhereHasNoClosedForm) {
   // Entering as full[2] while the update gives full[0] for iteration 0's predecessor: right
   // only as `i == 0 ? full + 16 : full + 8 * (i % 3)`, which names no barrier array. wsv
   // leaves it unresolved (a remark) rather than take it for a barrier of its own.
-  Analyzed A(carriedAddressKernel("16"));
+  Analyzed A(ringFromKernel("16", TritonAdvance, /*Carried=*/true));
   const LoopSummary &S = A.values().loopSummary(A.loopOf("// k-tile i"));
   for (const InductionVar &IV : S.Inductions)
     EXPECT_NE(IV.Kind, InductionKind::Carried);
