@@ -344,6 +344,15 @@ void ValueBuilder::compute(InstId I, const State &S, llvm::SmallVectorImpl<const
     if (Hi) {
       if (!T.Signed && W <= 64)
         return Set(Ctx.mulhiu(A, B));
+      // Signed: the unsigned high half less b where a < 0 and a where b < 0, modulo 2^W
+      // (a = a_u - 2^W [a < 0]; the 2^2W term leaves no high bits). Triton divides its i32
+      // sizes by constants so (`mul.hi.s32 %r, %x, 1041204193` for / 132).
+      if (W <= 64 && (!A->isConstant() || !B->isConstant())) {
+        const Expr *Zero = Ctx.constant(0, W);
+        const Expr *Hi = Ctx.sub(Ctx.sub(Ctx.mulhiu(A, B), Ctx.select(Ctx.slt(A, Zero), B, Zero)),
+                                 Ctx.select(Ctx.slt(B, Zero), A, Zero));
+        return Set(Hi);
+      }
       if (!A->isConstant() || !B->isConstant())
         return Opaque("high half of a signed product");
       unsigned __int128 Full =

@@ -58,6 +58,44 @@ TEST(ValuesTest, ArithmeticOnThreadIdsAndParameters) {
   EXPECT_EQ(V("%r16")->kind(), ExprKind::MulHiU);
 }
 
+TEST(ValuesTest, SignedHighHalfOfAProductEvaluatesLikeTheHardware) {
+  // Triton divides its i32 sizes by a constant with mul.hi.s32 (tiles / 132 as `mul.hi.s32
+  // %r, %x, 1041204193`, then shifts): its value must evaluate on every launch, negative
+  // operands included (tiles - %ctaid.x past the grid), as the hardware computes it.
+  Analyzed A(R"(
+.visible .entry k(.param .u32 x, .param .u32 y)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u32 %r1, [x];
+  ld.param.u32 %r2, [y];
+  mul.hi.s32 %r3, %r1, 1041204193;
+  mul.hi.s32 %r4, %r1, %r2;
+  mul.hi.s64 %rd3, %rd1, %rd2;
+  ret;                                  // end
+}
+)");
+  const Expr *X = A.param("x"), *Y = A.param("y");
+  auto Eval = [&](const char *R, int32_t XV, int32_t YV) {
+    return ExprContext::evaluate(A.before("// end", R), [&](const Expr *L) -> std::optional<uint64_t> {
+      if (L == X)
+        return uint32_t(XV);
+      if (L == Y)
+        return uint32_t(YV);
+      return std::nullopt;
+    });
+  };
+  for (int32_t XV : {0, 1, 131, 132, 4095, 65536, -1, -132, -4096, INT32_MAX, INT32_MIN})
+    for (int32_t YV : {0, 1, -1, 7, -7, 1041204193, INT32_MAX, INT32_MIN}) {
+      uint32_t Want = uint32_t(uint64_t(int64_t(XV) * int64_t(YV)) >> 32);
+      EXPECT_EQ(Eval("%r4", XV, YV), Want) << XV << " * " << YV;
+    }
+  for (int32_t XV : {0, 131, 132, 263, 264, 100000, -1, -131, -132, -133})
+    EXPECT_EQ(Eval("%r3", XV, 0), uint32_t(uint64_t(int64_t(XV) * 1041204193) >> 32)) << XV;
+  // (An operand with no value stays unknown: %rd1, %rd2 are never written.)
+  EXPECT_FALSE(Eval("%rd3", 1, 1).has_value());
+}
+
 TEST(ValuesTest, SharedSymbolsAndAddresses) {
   Analyzed A(R"(
 .extern .shared .align 1024 .b8 smem[];
