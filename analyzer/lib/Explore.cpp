@@ -328,7 +328,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
       if (Nodes.size() > Options.MaxStates) {
         R.Verdict = ExploreVerdict::Unknown;
         R.Message = "state bound of " + std::to_string(Options.MaxStates) +
-                    " reached before every schedule was explored";
+                    " reached before every schedule was explored (--max-states raises it)";
         R.States = Nodes.size();
         return R;
       }

@@ -159,7 +159,7 @@ bool Prover::explore(const ConcreteSystem &S, const std::string &What, const Ins
     E.Verdict = ExploreVerdict::Unknown;
     E.States = EO.MaxStates + 1;
     E.Message = "state bound of " + std::to_string(EO.MaxStates) +
-                " reached before every schedule was explored";
+                " reached before every schedule was explored (--max-states raises it)";
   } else if (Done) {
     E = *Done;
   } else {
