@@ -99,8 +99,20 @@ std::string Prover::fixedValues() const {
   return Fixed;
 }
 
-bool Prover::coversFixedK() const {
-  if (!K || R.WholeLaunch)
+bool Prover::coversFixedValues() const {
+  if (R.WholeLaunch)
+    return true;
+  // A statement for every tile count covers the launch's sizes below 2^20 and grids below
+  // 2^16 (gridDomain): M = 2,000,000 fixed is not among them.
+  if (Tiles) {
+    for (const Expr *L : Grid)
+      if (L->is(ExprKind::Param))
+        if (std::optional<uint64_t> V = fixedValue(paramName(L)); V && *V >= (uint64_t(1) << 20))
+          return false;
+    if (O.Launch && O.Launch->GridCtas >= (uint64_t(1) << 16))
+      return false;
+  }
+  if (!K || KStandIn)
     return true;
   std::optional<uint64_t> V = fixedValue(R.Parameter);
   return !V || (*V % O.TileK == 0 && *V >= O.TileK * O.MinTiles && *V < (uint64_t(1) << 24));

@@ -332,11 +332,12 @@ void Prover::finishSmall(SmallLaunches Small) {
 void Prover::runAndFallBack() {
   FallsBack = true;
   fallBack();
-  // A bug of a launch without the values fixed, or a proof whose values of K leave out
-  // the one fixed (K = 100 where the statement is for K = 64*j): not the verdict asked for.
+  // A bug of a launch without the values fixed, or a proof whose values leave out the ones
+  // fixed (K = 100 where the statement is for K = 64*j, M = 2^21 where it is for M < 2^20):
+  // not the verdict asked for.
   if ((R.Verdict != ExploreVerdict::Clean && R.Verdict != ExploreVerdict::Unknown &&
        !hasFixedValues(R.Launch)) ||
-      (R.Verdict == ExploreVerdict::Clean && !coversFixedK()))
+      (R.Verdict == ExploreVerdict::Clean && !coversFixedValues()))
     searchFixedValues();
 }
 

@@ -152,9 +152,10 @@ private:
   void searchFixedValues();
   /// `K = 320, a grid of 8 CTAs`: the values fixed, in words.
   std::string fixedValues() const;
-  /// Whether R's proof for every K covers the value fixed for K (a multiple of the k-tile
-  /// in the argument's range), where one is.
-  bool coversFixedK() const;
+  /// Whether R's proof for every K covers the values fixed: K's (a multiple of the k-tile
+  /// in the argument's range), and for a statement over tile counts the sizes it reads
+  /// (below 2^20) and the grid (below 2^16).
+  bool coversFixedValues() const;
   /// coverSteps looks only at launches with the fixed values (searchFixedValues).
   bool OnlyFixed = false;
   /// The persistent kernels' argument for one K (these k-tiles) and every tile count: the
