@@ -46,27 +46,26 @@ bool Prover::findParameter() {
                (E->specialRegister() == SpecialRegister::CtaidX ||
                 E->specialRegister() == SpecialRegister::NctaidX);
       });
-      if (Grid) {
-        Tiles = true;
-        L.Trip->mentions([&](const Expr *E) {
-          if (E->is(ExprKind::Param))
-            TileLeaves.insert(E);
-          return false;
-        });
-        continue; // findTileLoops
-      }
+      // (A loop over the grid's tiles: findTileLoops.)
+      Tiles |= Grid;
       L.Trip->mentions([&](const Expr *E) {
         if (E->is(ExprKind::Param))
-          Leaves.insert(E);
+          (Grid ? TileLeaves : Leaves).insert(E);
         return false;
       });
     }
-  if (Leaves.size() > 1) {
-    std::string Names;
-    for (const Expr *L : Leaves)
-      Names += (Names.empty() ? "" : ", ") + paramName(L);
-    return unknown("trip counts depend on several parameters (" + Names + ")");
-  }
+  // `K, M`: the parameters' names in order (the leaves' order is their addresses').
+  auto Names = [&](const std::set<const Expr *> &Of) {
+    std::set<std::string> Sorted;
+    for (const Expr *L : Of)
+      Sorted.insert(paramName(L));
+    std::string Out;
+    for (const std::string &N : Sorted)
+      Out += (Out.empty() ? "" : ", ") + N;
+    return Out;
+  };
+  if (Leaves.size() > 1)
+    return unknown("trip counts depend on several parameters (" + Names(Leaves) + ")");
   if (Leaves.empty() && !Tiles)
     return true; // every trip count is a constant: one instance is every launch
   if (Leaves.empty()) {
@@ -76,17 +75,10 @@ bool Prover::findParameter() {
     // trivially, and it is named nowhere (KStandIn). A count of tiles times k-tiles (a
     // persistent matmul's loops flattened into one) reads three sizes, more than the
     // launches that stand for the tile counts give values to.
-    if (TileLeaves.size() > 2) {
-      std::set<std::string> Sorted; // (the leaves' order is their addresses')
-      for (const Expr *L : TileLeaves)
-        Sorted.insert(paramName(L));
-      std::string Names;
-      for (const std::string &N : Sorted)
-        Names += (Names.empty() ? "" : ", ") + N;
+    if (TileLeaves.size() > 2)
       return unknown("the tile loop's trip count varies but no k-loop's does, and it reads " +
-                     std::to_string(TileLeaves.size()) + " parameters (" + Names +
+                     std::to_string(TileLeaves.size()) + " parameters (" + Names(TileLeaves) +
                      "): tiles and k-tiles in one loop?");
-    }
     K = Ctx.param(Ctx.save("wsv.k"), 0, 32);
     KStandIn = true;
     OnlyTV = O.MinTiles;

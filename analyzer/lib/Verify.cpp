@@ -223,25 +223,26 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       V.Assumptions.push_back("these values only: no statement for other launches (" +
                               E.NotForEvery + ")");
       V.Reason = E.NotRun; // not an assumption: what the proof of this launch did not need
-    } else if (E.Parameter.empty() && E.Tiles && E.Verdict == ExploreVerdict::Clean) {
-      // No k-loop varies: the periodicity is the tile loop's alone.
-      V.Assumptions.push_back(
-          "Z3 proved (" + std::to_string(E.SolverQueries) + " queries) that the steps repeat every " +
-          std::to_string(E.Period) + " iteration(s) of the loop over the grid from iteration " +
-          std::to_string(E.TileThreshold) +
-          (E.Tail ? " up to the last " + std::to_string(E.Tail) : std::string()) + ", so that " +
-          std::to_string(E.Runs.size()) + " explorations stand for every trip count of it");
-    } else if (!E.Parameter.empty() && E.Verdict == ExploreVerdict::Clean) {
-      V.Assumptions.push_back(
-          "Z3 proved (" + std::to_string(E.SolverQueries) + " queries) that the steps repeat every " +
-          std::to_string(E.Period) + " k-tiles from k-tile " + std::to_string(E.Threshold) +
-          (E.Tail ? " up to the last " + std::to_string(E.Tail) : std::string()) +
-          (E.Tiles ? " and every " + std::to_string(E.Period) + " tiles from tile " +
-                         std::to_string(E.TileThreshold)
-                   : std::string()) +
-          ", so that " + std::to_string(E.Runs.size()) + " explorations stand for " +
-          (E.OnlyK ? E.Parameter + " = " + std::to_string(*E.OnlyK) + " and every tile count"
-                   : "every " + E.Parameter + (E.Tiles ? " and tile count" : "")));
+    } else if (E.Verdict == ExploreVerdict::Clean && (!E.Parameter.empty() || E.Tiles)) {
+      // Without a parameter no k-loop varies: the periodicity is the tile loop's alone.
+      const bool KLoop = !E.Parameter.empty();
+      const std::string Tail = E.Tail ? " up to the last " + std::to_string(E.Tail) : "";
+      const std::string Repeats =
+          KLoop ? std::to_string(E.Period) + " k-tiles from k-tile " +
+                      std::to_string(E.Threshold) + Tail +
+                      (E.Tiles ? " and every " + std::to_string(E.Period) +
+                                     " tiles from tile " + std::to_string(E.TileThreshold)
+                               : std::string())
+                : std::to_string(E.Period) +
+                      " iteration(s) of the loop over the grid from iteration " +
+                      std::to_string(E.TileThreshold) + Tail;
+      const std::string For =
+          !KLoop   ? "every trip count of it"
+          : E.OnlyK ? E.Parameter + " = " + std::to_string(*E.OnlyK) + " and every tile count"
+                    : "every " + E.Parameter + (E.Tiles ? " and tile count" : "");
+      V.Assumptions.push_back("Z3 proved (" + std::to_string(E.SolverQueries) +
+                              " queries) that the steps repeat every " + Repeats + ", so that " +
+                              std::to_string(E.Runs.size()) + " explorations stand for " + For);
       if (!E.Elsewhere.empty())
         V.Assumptions.push_back("these values only: no statement for other launches (" +
                                 E.Elsewhere + ")");
