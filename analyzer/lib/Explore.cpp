@@ -374,6 +374,10 @@ std::string wsv::analyzer::describe(const ConcreteSystem &S, const ScheduleStep 
     D += " " + std::to_string(C.NamedId) + ", " + std::to_string(C.Count);
     break;
   case StepKind::GroupWait: D += " " + std::to_string(C.WaitN); break;
+  case StepKind::TmemRead:
+    if (C.TmemEnd - C.TmemFirst < (1u << 16))
+      D += " of columns " + std::to_string(C.TmemFirst) + " to " + std::to_string(C.TmemEnd - 1);
+    break;
   default: break;
   }
   for (unsigned B : C.Reads)

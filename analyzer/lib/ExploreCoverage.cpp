@@ -49,7 +49,8 @@ bool wsv::analyzer::parametric::programsRead(const RolePrograms &RP,
       if (readsLeaf(L.Trip, Is) || readsLeaf(L.When, Is))
         return true;
     for (const RoleStep &S : R.Steps)
-      if (readsLeaf(S.When, Is) || readsLeaf(S.Barrier.Slot, Is) || readsLeaf(S.Count, Is))
+      if (readsLeaf(S.When, Is) || readsLeaf(S.Barrier.Slot, Is) || readsLeaf(S.Count, Is) ||
+          readsLeaf(S.TmemColumn, Is))
         return true;
   }
   return false;

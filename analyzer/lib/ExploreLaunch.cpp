@@ -80,7 +80,8 @@ std::string wsv::analyzer::systemKey(const ConcreteSystem &S) {
                          uint64_t(C.Parity), uint64_t(C.PerCopy), uint64_t(C.Queue),
                          uint64_t(C.WaitN), uint64_t(C.ReadOnly), uint64_t(C.NamedId),
                          uint64_t(C.Arriving), uint64_t(C.Columns), uint64_t(C.Flag + 1),
-                         uint64_t(C.Accumulators)})
+                         uint64_t(C.Accumulators), uint64_t(C.TmemFirst),
+                         uint64_t(C.TmemEnd), uint64_t(C.TmemPair)})
         W.put(V);
       W.putList(C.Targets);
       W.putList(C.Reads);

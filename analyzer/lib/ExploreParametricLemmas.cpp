@@ -215,7 +215,7 @@ void Prover::collectUses() {
             const RoleStep &S = Prog.Steps[It.Index];
             for (const Expr *E : {S.When, S.Count, S.TxBytes, S.Parity, S.Bytes, S.CtaMask,
                                   S.WaitN, S.NamedId, S.NamedThreads, S.Columns,
-                                  S.Barrier.Slot, S.Barrier.PeerRank})
+                                  S.Barrier.Slot, S.Barrier.PeerRank, S.TmemColumn})
               Add(E, In);
             for (const auto &[Cond, N] : S.Threads.Conditional)
               Add(Cond, In);
@@ -380,7 +380,7 @@ bool Prover::findTileLoops() {
     for (const RoleStep &St : Prog.Steps)
       for (const Expr *E : {St.When, St.Count, St.TxBytes, St.Parity, St.Bytes, St.CtaMask,
                             St.WaitN, St.NamedId, St.NamedThreads, St.Columns, St.Barrier.Slot,
-                            St.Barrier.PeerRank})
+                            St.Barrier.PeerRank, St.TmemColumn})
         Collect(E);
     for (const RoleStep &St : Prog.Steps) {
       for (const auto &[Cond, N] : St.Threads.Conditional)

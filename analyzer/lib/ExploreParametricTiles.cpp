@@ -223,7 +223,8 @@ bool sameStep(const ConcreteStep &A, const ConcreteStep &B) {
          A.WaitN == B.WaitN && A.ReadOnly == B.ReadOnly && A.NamedId == B.NamedId &&
          A.Arriving == B.Arriving && A.Columns == B.Columns &&
          A.Iterations == B.Iterations && A.Flag == B.Flag &&
-         A.Accumulators == B.Accumulators && A.Undefined == B.Undefined;
+         A.Accumulators == B.Accumulators && A.TmemFirst == B.TmemFirst &&
+         A.TmemEnd == B.TmemEnd && A.TmemPair == B.TmemPair && A.Undefined == B.Undefined;
 }
 
 /// The iteration of loop TL a step is in (-1: not in it).

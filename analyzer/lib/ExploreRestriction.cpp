@@ -60,7 +60,7 @@ void forEachExpr(RoleProgram &Pr, const std::function<void(const Expr *&)> &F) {
     for (const Expr **E : {&St.When, &St.Count, &St.TxBytes, &St.Parity, &St.SkipEntry,
                            &St.SkipLatch, &St.Bytes, &St.CtaMask, &St.WaitN, &St.NamedId,
                            &St.NamedThreads, &St.Columns, &St.Barrier.Slot,
-                           &St.Barrier.PeerRank, &St.Barrier.Address})
+                           &St.Barrier.PeerRank, &St.Barrier.Address, &St.TmemColumn})
       Opt(*E);
     for (auto &[Cond, N] : St.Threads.Conditional)
       Opt(Cond);

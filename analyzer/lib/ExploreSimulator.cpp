@@ -14,6 +14,26 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   ClusterBit = Bits++;
   TmemBase = Bits;
   Bits += S.ClusterSize;
+  // The accumulators tcgen05.mma writes: one resource per CTA and distinct column range
+  // (B5's two buffers of 256 columns), so that a read of one buffer does not depend on the
+  // MMAs of the other; more than eight ranges (or one not known) share one resource.
+  for (const ConcreteAgent &Ag : S.Agents)
+    for (const ConcreteStep &C : Ag.Steps)
+      if (C.Kind == StepKind::MmaIssue && C.Queue == AsyncQueue::Tcgen05 &&
+          !llvm::is_contained(TmemRegions, std::pair{C.TmemFirst, C.TmemEnd}))
+        TmemRegions.push_back({C.TmemFirst, C.TmemEnd});
+  if (TmemRegions.size() > 8)
+    TmemRegions.assign(1, {0, 1u << 16});
+  TmemAccBase = Bits;
+  Bits += S.ClusterSize * std::max<size_t>(1, TmemRegions.size());
+  TmemLdBase = Bits;
+  Bits += S.ClusterSize * std::max<size_t>(1, TmemRegions.size());
+  for (const ConcreteAgent &Ag : S.Agents) {
+    TmemReadRegions.push_back(0);
+    for (const ConcreteStep &C : Ag.Steps)
+      if (C.Kind == StepKind::TmemRead)
+        TmemReadRegions.back() |= tmemRegions(C.TmemFirst, C.TmemEnd);
+  }
   QueueBase = Bits;
   Bits += 3 * S.Agents.size();
   AliveBase = Bits;
@@ -78,6 +98,8 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
         ClusterCount = std::max<uint64_t>(ClusterCount, C.Count);
   Suffix.resize(S.Agents.size());
   EnablingSuffix.resize(S.Agents.size());
+  EnablingSuffixLate.resize(S.Agents.size());
+  CommitLate.resize(S.Agents.size());
   StepFootprint.resize(S.Agents.size());
   StepEnabling.resize(S.Agents.size());
   ExitAt.resize(S.Agents.size());
@@ -102,9 +124,21 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     }
     Suffix[A].assign(Steps.size() + 1, Footprint(3 * Words, 0));
     EnablingSuffix[A].assign(Steps.size() + 1, Footprint(3 * Words, 0));
+    EnablingSuffixLate[A].assign(Steps.size() + 1, Footprint(3 * Words, 0));
     for (size_t I = 0; I < Steps.size(); ++I) {
       StepFootprint[A].push_back(footprint(A, Steps[I]));
       StepEnabling[A].push_back(enables(Steps[I]));
+      CommitLate[A].push_back(StepEnabling[A].back());
+      if (Steps[I].Kind == StepKind::MmaCommit) {
+        Enabling &L = CommitLate[A].back();
+        L.Arrivals.clear();
+        L.Plain.clear();
+        if (Steps[I].Count > 1)
+          for (unsigned B : Steps[I].Targets) {
+            L.Arrivals.push_back({B, Steps[I].Count - 1});
+            L.Plain.push_back({B, Steps[I].Count - 1});
+          }
+      }
       // Going on past an exit decides that no agent leaves there (commutes(): a leaving
       // taken alone must not be overtaken by it).
       if (ExitAt[A][I] >= 0)
@@ -117,13 +151,17 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       for (unsigned W = 0; W < 3 * Words; ++W) {
         Suffix[A][I][W] = (Ends ? 0 : Suffix[A][I + 1][W]) | StepFootprint[A][I][W];
         EnablingSuffix[A][I][W] = Ends ? 0 : EnablingSuffix[A][I + 1][W];
+        EnablingSuffixLate[A][I][W] = Ends ? 0 : EnablingSuffixLate[A][I + 1][W];
       }
-      for (auto [B, N] : StepEnabling[A][I].Arrivals)
-        add(EnablingSuffix[A][I], B);
-      for (auto [B, N] : StepEnabling[A][I].Bytes)
-        add(EnablingSuffix[A][I], B);
-      for (auto [B, N] : StepEnabling[A][I].Expects)
-        add(EnablingSuffix[A][I], B);
+      for (auto [Into, From] : {std::pair{&EnablingSuffix[A][I], &StepEnabling[A][I]},
+                                std::pair{&EnablingSuffixLate[A][I], &CommitLate[A][I]}}) {
+        for (auto [B, N] : From->Arrivals)
+          add(*Into, B);
+        for (auto [B, N] : From->Bytes)
+          add(*Into, B);
+        for (auto [B, N] : From->Expects)
+          add(*Into, B);
+      }
     }
     // Inside a cycle the whole cycle may still come.
     // Before an exit, the block after it is future too (the exits come before the cycles:
@@ -136,6 +174,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
           for (unsigned W = 0; W < 3 * Words; ++W) {
             Suffix[A][I][W] |= Suffix[A][Block][W];
             EnablingSuffix[A][I][W] |= EnablingSuffix[A][Block][W];
+            EnablingSuffixLate[A][I][W] |= EnablingSuffixLate[A][Block][W];
           }
     }
     std::vector<std::pair<uint32_t, uint32_t>> Cycles = Ag.InnerCycles;
@@ -147,6 +186,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
         for (unsigned W = 0; W < 3 * Words; ++W) {
           Suffix[A][I][W] |= Suffix[A][Begin][W];
           EnablingSuffix[A][I][W] |= EnablingSuffix[A][Begin][W];
+          EnablingSuffixLate[A][I][W] |= EnablingSuffixLate[A][Begin][W];
         }
     }
     InnerEndAt.emplace_back(Steps.size(), -1);
@@ -511,6 +551,19 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     for (unsigned B : C.Reads)
       if ((O = checkAccess(St, B, false, true, T)).K != Outcome::Kind::Ok)
         return O;
+    if (C.Queue == AsyncQueue::Tcgen05 && !IgnoreRaces)
+      if (std::optional<ScheduleStep> Reader =
+              tmemReader(St, A.Cta, C.TmemPair, tmemRegions(C.TmemFirst, C.TmemEnd))) {
+        const ConcreteStep &L = S.Agents[Reader->Agent].Steps[Reader->Step];
+        O.K = Outcome::Kind::Race;
+        O.Message = "the tcgen05.mma of " + A.Name + " writes TMEM " + columns(C) +
+                    " while the tcgen05.ld of " + S.Agents[Reader->Agent].Name +
+                    " that reads " + columns(L) +
+                    " may still run: no wait on a barrier that its reader arrives on after "
+                    "tcgen05.wait::ld came first";
+        O.With = *Reader;
+        return O;
+      }
     if (C.Queue == AsyncQueue::Tcgen05) {
       // Past a race, operations issued since the last commit are seen only through the
       // next commit's arrival, which waits for all of them and for the first as much as
@@ -652,6 +705,22 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
       O.With = T;
       return O;
     }
+    if (!IgnoreRaces)
+      if (std::optional<ScheduleStep> Writer = tmemWriter(St, A.Cta, C)) {
+        const ConcreteStep &M = S.Agents[Writer->Agent].Steps[Writer->Step];
+        O.K = Outcome::Kind::Race;
+        O.Message = "tcgen05.ld of " + A.Name + " reads TMEM " + columns(C) +
+                    " while the tcgen05.mma of " + S.Agents[Writer->Agent].Name +
+                    " that writes " + columns(M) +
+                    " may still run: no wait on a barrier that a tcgen05.commit after it "
+                    "arrives on came first";
+        O.With = *Writer;
+        return O;
+      }
+    AS.TmemLoading |= tmemRegions(C.TmemFirst, C.TmemEnd);
+    break;
+  case StepKind::TmemWait:
+    AS.TmemLoading = 0;
     break;
   case StepKind::AccumulatorRead:
     // The agent's own wgmma operations write its accumulators until a wait_group retires
@@ -820,4 +889,47 @@ std::vector<BlockedAgent> Simulator::blocked(const State &St) const {
     if (St.Agents[A].Pc < S.Agents[A].Steps.size())
       Out.push_back({A, St.Agents[A].Pc, waitReason(St, A)});
   return Out;
+}
+
+std::optional<ScheduleStep> Simulator::tmemWriter(const State &St, unsigned Cta,
+                                                  const ConcreteStep &Read) const {
+  // A tcgen05.mma writes its accumulator until it completes, which the model lets happen
+  // any time before the commit after it arrives: a read of its columns before that races.
+  // One of .cta_group::2 writes the columns of both CTAs of its pair.
+  for (unsigned W = 0; W < S.Agents.size(); ++W) {
+    const ConcreteAgent &Ag = S.Agents[W];
+    if (Ag.Cta != Cta && Ag.Cta / 2 != Cta / 2)
+      continue;
+    for (uint32_t Op : St.Agents[W].Tcgen05.inFlight()) {
+      const ConcreteStep &M = Ag.Steps[Op];
+      if (M.Kind != StepKind::MmaIssue || (Ag.Cta != Cta && !M.TmemPair))
+        continue;
+      if (M.TmemFirst < Read.TmemEnd && Read.TmemFirst < M.TmemEnd)
+        return ScheduleStep{ScheduleStep::Kind::Execute, W, Op, 0};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ScheduleStep> Simulator::tmemReader(const State &St, unsigned Cta, bool Pair,
+                                                  uint32_t Mask) const {
+  // A tcgen05.ld reads until its thread's tcgen05.wait::ld: an MMA that overwrites its
+  // columns before then races, whichever barrier ordered the MMA after the tcgen05.ld.
+  for (unsigned R = 0; R < S.Agents.size(); ++R) {
+    const ConcreteAgent &Ag = S.Agents[R];
+    uint32_t Reading = St.Agents[R].TmemLoading & Mask;
+    if (!Reading || (Ag.Cta != Cta && !(Pair && Ag.Cta / 2 == Cta / 2)))
+      continue;
+    for (uint32_t Pc = std::min<size_t>(St.Agents[R].Pc, Ag.Steps.size()); Pc-- > 0;)
+      if (Ag.Steps[Pc].Kind == StepKind::TmemRead &&
+          (tmemRegions(Ag.Steps[Pc].TmemFirst, Ag.Steps[Pc].TmemEnd) & Reading))
+        return ScheduleStep{ScheduleStep::Kind::Execute, R, Pc, 0};
+  }
+  return std::nullopt;
+}
+
+std::string Simulator::columns(const ConcreteStep &C) {
+  if (C.TmemFirst == 0 && C.TmemEnd >= (1u << 16))
+    return "columns not known (taken as all of them)";
+  return "columns " + std::to_string(C.TmemFirst) + " to " + std::to_string(C.TmemEnd - 1);
 }

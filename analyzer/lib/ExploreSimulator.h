@@ -128,6 +128,9 @@ struct AgentState {
   /// Persistent periodic systems: inner cycles left so far (the tile it is in, counted over
   /// every pass of the outer cycle) and passes of the current one completed.
   uint32_t Occurrence = 0, InnerLaps = 0;
+  /// Bit R: a tcgen05.ld of the agent may still read the columns TmemRegions[R] of its CTA
+  /// (no tcgen05.wait::ld since), which a tcgen05.mma must not overwrite yet.
+  uint32_t TmemLoading = 0;
 };
 
 /// Whether an agent has begun its current step: arrived at the bar.sync it now waits at.
@@ -319,6 +322,16 @@ private:
   }
   bool Periodic = false;
   std::string waitReason(const State &St, unsigned Agent) const;
+  /// A tcgen05.mma in flight that writes TMEM columns Read reads in CTA Cta (its own, or
+  /// the pair's with .cta_group::2): the step that issued it.
+  std::optional<ScheduleStep> tmemWriter(const State &St, unsigned Cta,
+                                         const ConcreteStep &Read) const;
+  /// An agent of CTA Cta (or, with Pair, of the other CTA of its pair) whose tcgen05.ld may
+  /// still read a region of Mask: the tcgen05.ld, last of the agent's before its position.
+  std::optional<ScheduleStep> tmemReader(const State &St, unsigned Cta, bool Pair,
+                                         uint32_t Mask) const;
+  /// `columns 0 to 255` of an MMA or tcgen05.ld.
+  static std::string columns(const ConcreteStep &C);
   Outcome execute(State &St, unsigned Agent, unsigned Choice = 0) const;
   Outcome complete(State &St, const ScheduleStep &T) const;
   /// Races of a read (Write false) or write of buffer slot B by step T.
@@ -492,6 +505,18 @@ private:
   /// elsewhere reads it; its exit, when every one of its agents may finish first, writes
   /// it), whether an open exit of a merged system is left (steps past an exit read it,
   /// leaving there alone writes it: commutes()), and the parts of slots (PartBase).
+  /// TmemAccBase + CTA * TmemRegions.size() + R: whether a tcgen05.mma in flight writes the
+  /// columns TmemRegions[R] of the CTA's tensor memory (MMAs update it, tcgen05.ld reads
+  /// it); TmemLdBase + the same: whether a tcgen05.ld still reads them (tcgen05.ld and
+  /// wait::ld update it, MMAs read it). The regions are the MMAs' distinct column ranges.
+  unsigned TmemAccBase = 0, TmemLdBase = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> TmemRegions;
+  /// Per agent: the regions its tcgen05.ld steps read (what its wait::ld ends).
+  std::vector<uint32_t> TmemReadRegions;
+  /// The regions that columns [First, End) overlap, a bit each.
+  uint32_t tmemRegions(uint32_t First, uint32_t End) const;
+  /// Adds the regions Mask of CTA Cta, from Base, to F as reads or updates.
+  void touchTmem(Footprint &F, unsigned Base, unsigned Cta, uint32_t Mask, bool Read) const;
   unsigned NamedBase = 0, ClusterBit = 0, TmemBase = 0, QueueBase = 0, AliveBase = 0,
            ExitBit = 0;
   /// Per agent, per program counter: the union of the footprints of the steps from there on.
@@ -499,6 +524,11 @@ private:
   /// Per agent, per program counter: the barrier instances the steps from there on (the
   /// whole cycle inside one) bring arrivals or bytes to.
   std::vector<std::vector<Footprint>> EnablingSuffix;
+  /// The same where the agent's tcgen05 work in flight completes next (touchedFirst's
+  /// Completing): a tcgen05.commit it issues later arrives from the issuing lane only once
+  /// that work is done, so what it brings first is its other lanes' arrivals (CommitLate).
+  std::vector<std::vector<Footprint>> EnablingSuffixLate;
+  std::vector<std::vector<Enabling>> CommitLate;
   /// Per agent, per step: its footprint and what it brings to barrier phases.
   std::vector<std::vector<Footprint>> StepFootprint;
   std::vector<std::vector<Enabling>> StepEnabling;

@@ -33,6 +33,7 @@ void State::save(KeyWriter &Out) const {
     Out.put(A.Occurrence);
     Out.put(A.InnerLaps);
     Out.put(A.Probed);
+    Out.put(A.TmemLoading);
     Out.putList(A.Unfenced);
     Out.putList(A.Unpublished);
   }
@@ -93,6 +94,7 @@ void State::load(llvm::StringRef Bytes) {
     A.Occurrence = U32();
     A.InnerLaps = U32();
     A.Probed = U32();
+    A.TmemLoading = U32();
     A.Unfenced.resize(In.get());
     for (uint32_t &U : A.Unfenced)
       U = U32();

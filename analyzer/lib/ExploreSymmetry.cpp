@@ -45,7 +45,8 @@ bool sameStep(const ConcreteStep &A, const ConcreteStep &B,
       A.Writes != B.Writes || A.PerCopy != B.PerCopy || A.Queue != B.Queue ||
       A.WaitN != B.WaitN || A.ReadOnly != B.ReadOnly || A.Arriving != B.Arriving ||
       A.Columns != B.Columns || A.Iterations != B.Iterations ||
-      A.Accumulators != B.Accumulators)
+      A.Accumulators != B.Accumulators || A.TmemFirst != B.TmemFirst ||
+      A.TmemEnd != B.TmemEnd || A.TmemPair != B.TmemPair)
     return false;
   if (!isNamed(A))
     return A.NamedId == B.NamedId;

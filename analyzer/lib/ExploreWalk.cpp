@@ -300,6 +300,10 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
   // Walks agent B from From; true as soon as a step it may take conflicts.
   auto Walk = [&](unsigned B, uint32_t From, WalkContext Done) {
     const ConcreteAgent &Ag = S.Agents[B];
+    // B's tcgen05 work in flight completes with the transition: its later commits arrive
+    // from the issuing lane only after it (CommitLate).
+    const bool Late = B == Completing;
+    const std::vector<Enabling> &Brings = Late ? CommitLate[B] : StepEnabling[B];
     std::vector<uint32_t> &Seen = X.Walked[B];
     // Where a pass ends the walk goes both ways, each with the phases needed up to there.
     llvm::SmallVector<std::pair<uint32_t, WalkContext>, 2> Work;
@@ -312,7 +316,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       auto Again = [&](uint32_t At) {
         if (Hits(Suffix[B][At]))
           return true;
-        Anything(EnablingSuffix[B][At]);
+        Anything(Late ? EnablingSuffixLate[B][At] : EnablingSuffix[B][At]);
         ClusterThreads = UINT64_MAX;
         Ends[B] = true;
         return false;
@@ -361,7 +365,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
             return true;
           }
           for (uint32_t I = NextEnabling[B][Pc]; I < End;) {
-            Add(StepEnabling[B][I]);
+            Add(Brings[I]);
             I = I + 1 < End ? NextEnabling[B][I + 1] : End;
           }
           if (Entered) {
@@ -399,7 +403,7 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
         } else if (Hits(StepFootprint[B][Pc])) {
           return true;
         }
-        Add(StepEnabling[B][Pc]);
+        Add(Brings[Pc]);
         if (C.Kind == StepKind::ClusterArrive && ClusterThreads != UINT64_MAX)
           ClusterThreads += (C.Arriving + 31) / 32 * 32;
         if (Ag.hasCycle() && Pc + 1 == Ag.CycleEnd)

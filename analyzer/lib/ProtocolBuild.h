@@ -38,6 +38,8 @@ struct EventInfo {
   const Expr *DstAddress = nullptr;
   const Expr *SrcAddress = nullptr;
   llvm::SmallVector<const Expr *, 2> ReadAddresses;
+  /// tcgen05.mma's accumulator, tcgen05.ld's source: a TMEM address (resolveTmemColumns).
+  const Expr *TmemAddress = nullptr;
   /// The tensor map parameter a TMA copy uses, when it can be told.
   std::optional<unsigned> TensorMapParam;
   enum class Phase : uint8_t { Prologue, Main, Epilogue } Where = Phase::Main;

@@ -360,6 +360,13 @@ bool Collector::fillFromSyncOp(InstId I, const models::SyncOp &Op, bool InSpinWa
                  std::to_string(Op.ShapeK);
     else
       E.Detail = std::string("tcgen05.mma") + (Op.WarpSpecialized ? ".ws" : "");
+    if (Op.Kind == SyncKind::Tcgen05Mma) {
+      Info.TmemAddress = operandValue(I, Op, OperandRole::DTmem);
+      // The instruction descriptor's bits 17-22 hold N / 8 (PTX ISA, "Instruction
+      // descriptor"): the accumulator's columns, one 32-bit column per element of a row.
+      if (const Expr *Desc = operandValue(I, Op, OperandRole::InstrDesc); Desc && Desc->isConstant())
+        E.TmemColumns = static_cast<uint32_t>(((Desc->payload() >> 17) & 0x3f) << 3);
+    }
     for (OperandRole R : {OperandRole::ADesc, OperandRole::BDesc})
       if (Op.has(R))
         if (const Expr *A = descriptorAddress(operandValue(I, Op, R)))
@@ -372,6 +379,17 @@ bool Collector::fillFromSyncOp(InstId I, const models::SyncOp &Op, bool InSpinWa
     break;
   case SyncKind::Tcgen05Ld:
     E.Kind = EventKind::TmemLoad;
+    Info.TmemAddress = operandValue(I, Op, OperandRole::TmemAddr);
+    // Each repetition (.num) reads ShapeN bits of a lane: 32x32b one column, 16x64b two,
+    // 16x128b four, 16x256b eight; 16x32bx2 one at the address and one at the half-split
+    // offset after it.
+    if (Op.Repeat && Op.ShapeN >= 32) {
+      E.TmemColumns = Op.Repeat * (Op.ShapeN / 32);
+      if (Op.has(OperandRole::HalfSplitOffset)) {
+        std::optional<int64_t> Off = Op.immediate(OperandRole::HalfSplitOffset);
+        E.TmemColumns = Off && *Off >= 0 ? E.TmemColumns + static_cast<uint32_t>(*Off) : 0;
+      }
+    }
     break;
   case SyncKind::Tcgen05St:
   case SyncKind::Tcgen05Cp:

@@ -13,6 +13,8 @@
 
 #include "wsv/analyzer/Barriers.h"
 
+#include <set>
+
 using namespace wsv;
 using namespace wsv::analyzer;
 
@@ -156,6 +158,39 @@ void resolveBytes(BuildState &S) {
   }
 }
 
+/// Columns of tensor memory: a TMEM address is the one tcgen05.alloc wrote into shared
+/// memory (loaded back by its users) plus a column in the low 16 bits and a lane in the high
+/// ones. With that load counted as 0 what is left is the column and lane, which each launch
+/// evaluates; an address that reads anything else stays unknown (the whole of TMEM).
+void resolveTmemColumns(BuildState &S) {
+  std::set<const Expr *> Words;
+  for (unsigned E = 0; E < S.P.Events.size(); ++E)
+    if (S.P.Events[E].Kind == EventKind::Alloc && S.Info[E].DstAddress)
+      Words.insert(S.Info[E].DstAddress);
+  if (Words.empty())
+    return;
+  ExprContext &Ctx = S.ctx();
+  for (unsigned E = 0; E < S.P.Events.size(); ++E) {
+    const Expr *Address = S.Info[E].TmemAddress;
+    if (!Address)
+      continue;
+    bool Based = false;
+    const Expr *Relative = Ctx.rewrite(Address, [&](const Expr *N) -> const Expr * {
+      if (N->is(ExprKind::Load) && Words.count(S.values().closedForm(N->op(0)))) {
+        Based = true;
+        return Ctx.constant(0, N->width());
+      }
+      return nullptr;
+    });
+    if (!Based || Relative->mentions([](const Expr *L) {
+          return L->is(ExprKind::Load) || L->is(ExprKind::Opaque);
+        }))
+      continue;
+    S.P.Events[E].TmemColumn = ProtocolValue::of(
+        Ctx.bitAnd(Relative, Ctx.constant(0xffff, Relative->width())));
+  }
+}
+
 } // namespace
 
 void wsv::analyzer::resolveOperands(BuildState &S) {
@@ -170,4 +205,5 @@ void wsv::analyzer::resolveOperands(BuildState &S) {
   resolveBarriers(S);
   resolveBuffers(S);
   resolveBytes(S);
+  resolveTmemColumns(S);
 }

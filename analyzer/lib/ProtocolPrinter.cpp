@@ -36,6 +36,17 @@ std::string copyBytes(const Protocol &P, const Event &E) {
   }
 }
 
+/// `256 TMEM columns from c` (c the first column, the address tcgen05.alloc wrote counted
+/// as 0; in parentheses when it is more than one term), or `TMEM columns not known`.
+std::string tmemColumns(const Protocol &P, const Event &E) {
+  if (!E.TmemColumn.known() || !E.TmemColumns)
+    return "TMEM columns not known";
+  std::string From = P.exprString(E.TmemColumn.E);
+  if (From.find(' ') != std::string::npos)
+    From = "(" + From + ")";
+  return std::to_string(E.TmemColumns) + " TMEM columns from " + From;
+}
+
 std::string multicast(const Protocol &P, const Event &E) {
   std::string Out;
   if (E.CtaGroup)
@@ -335,6 +346,8 @@ std::string wsv::analyzer::formatEvent(const Protocol &P, const Event &E,
       Out += " cta_group::" + std::to_string(E.CtaGroup);
     for (unsigned R = 0; R < E.Reads.size(); ++R)
       Out += (R ? ", " : " reads ") + formatBuffer(P, E.Reads[R], Loops);
+    if (E.Sync == models::SyncKind::Tcgen05Mma)
+      Out += " writes " + tmemColumns(P, E);
     return Out;
   }
   case EventKind::WgmmaFence:
@@ -345,7 +358,7 @@ std::string wsv::analyzer::formatEvent(const Protocol &P, const Event &E,
     return std::string("wait_group") + (E.ReadOnly ? ".read " : " ") + E.Detail + " " +
            formatValue(P, E.WaitN);
   case EventKind::TmemLoad:
-    return "tcgen05.ld";
+    return "tcgen05.ld of " + tmemColumns(P, E);
   case EventKind::TmemStore:
     return "tcgen05.st";
   case EventKind::TmemWait:

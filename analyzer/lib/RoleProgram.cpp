@@ -33,6 +33,7 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::ProxyFence: return "fence.proxy.async";
   case StepKind::AccumulatorRead: return "accumulator-read";
   case StepKind::TmemRead: return "tcgen05.ld";
+  case StepKind::TmemWait: return "tcgen05.wait::ld";
   case StepKind::Inval: return "mbarrier.inval";
   case StepKind::BarrierStore: return "store into a barrier";
   case StepKind::InitFence: return "fence.mbarrier_init";
@@ -192,6 +193,9 @@ public:
           ProbeSites.insert(&P.Analysis->cfg().inst(E.Inst));
     ProxyOrdered = proxyOrderedBuffers();
     Deallocates = llvm::any_of(P.Events, [](const Event &E) { return E.Kind == EventKind::Dealloc; });
+    WritesTmem = llvm::any_of(P.Events, [](const Event &E) {
+      return E.Kind == EventKind::Mma && E.Sync == models::SyncKind::Tcgen05Mma;
+    });
     Skips.resize(P.Events.size());
     for (unsigned I = 0; I < P.Events.size(); ++I)
       if (P.Events[I].Kind == EventKind::Wait && (Skips[I] = skipOf(P.Events[I])))
@@ -572,6 +576,7 @@ private:
       S.Queue = queueOf(E);
       for (const BufferRef &B : E.Reads)
         buffer(B, S.Reads, S);
+      tmem(E, S);
       break;
     case EventKind::MmaCommit:
       S.Kind = StepKind::MmaCommit;
@@ -625,10 +630,19 @@ private:
       S.Kind = StepKind::AccumulatorRead;
       break;
     case EventKind::TmemLoad:
-      // Only a dealloc can free what it reads: without one the step would only add states.
-      if (!Deallocates)
+      // A dealloc can free what it reads, a tcgen05.mma may still write it: without either
+      // the step would only add states.
+      if (!Deallocates && !WritesTmem)
         return std::nullopt;
       S.Kind = StepKind::TmemRead;
+      tmem(E, S);
+      break;
+    case EventKind::TmemWait:
+      // wait::ld ends the reads a tcgen05.mma may not overwrite (without MMAs nothing
+      // overwrites them); wait::st orders stores, which the model does not run.
+      if (!WritesTmem || E.Detail != "ld")
+        return std::nullopt;
+      S.Kind = StepKind::TmemWait;
       break;
     case EventKind::Alloc:
     case EventKind::Dealloc:
@@ -679,7 +693,6 @@ private:
       break;
     case EventKind::WgmmaFence:
     case EventKind::TmemStore:
-    case EventKind::TmemWait:
     case EventKind::WarpSync:
     case EventKind::Relinquish:
       // They order memory or registers, not synchronization state (see the header).
@@ -688,6 +701,13 @@ private:
     if (!E.Threads.isUnknown() && !executes(S.Threads))
       return std::nullopt; // nobody of this program runs it
     return S;
+  }
+
+  /// The TMEM columns an MMA writes or a tcgen05.ld reads (unknown: every column).
+  static void tmem(const Event &E, RoleStep &S) {
+    S.TmemColumn = E.TmemColumn.E;
+    S.TmemColumns = E.TmemColumns;
+    S.TmemPair = E.Kind == EventKind::Mma && E.CtaGroup == 2;
   }
 
   /// A store outside every buffer that lands in a barrier's bytes (its memory reused as a
@@ -725,7 +745,7 @@ private:
   }
 
   const Protocol &P;
-  bool ProxyOrdered = false, Deallocates = false;
+  bool ProxyOrdered = false, Deallocates = false, WritesTmem = false;
   /// The probes (their instructions) whose results a wait's skip condition reads.
   std::set<const void *> UsedProbes, ProbeSites;
   /// Per event: a wait's skip condition (skipOf).

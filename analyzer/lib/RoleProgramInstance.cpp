@@ -652,6 +652,27 @@ private:
         return Default;
       return value(E, F, What).value_or(0);
     };
+    // The TMEM columns of an MMA or a tcgen05.ld: every column where they are not known, or
+    // differ between the agent's threads (the column, not the lane: the lane is in the high
+    // half of the address, which TmemColumn leaves out).
+    auto Columns = [&] {
+      C.TmemFirst = 0;
+      C.TmemEnd = 1u << 16;
+      C.TmemPair = S.TmemPair;
+      if (!S.TmemColumn || !S.TmemColumns)
+        return;
+      std::optional<uint64_t> V = eval(S.TmemColumn, F);
+      if (V && Cache.threadDependent(S.TmemColumn)) {
+        Frame Last = F;
+        Last.Thread = LastThread;
+        if (eval(S.TmemColumn, Last) != V)
+          V.reset();
+      }
+      if (V) {
+        C.TmemFirst = static_cast<uint32_t>(*V);
+        C.TmemEnd = static_cast<uint32_t>(*V + S.TmemColumns);
+      }
+    };
     unsigned OwnCta = A.Cta;
     if (S.Barrier.Array != NoIndex) {
       unsigned Cta = OwnCta;
@@ -722,6 +743,8 @@ private:
     case StepKind::MmaIssue:
     case StepKind::AsyncStore:
     case StepKind::Read:
+      if (S.Kind == StepKind::MmaIssue && S.Queue == AsyncQueue::Tcgen05)
+        Columns();
       C.Accumulators = P.Events[S.Event].Accumulators;
       C.Queue = S.Queue;
       C.Count = *N;
@@ -762,8 +785,11 @@ private:
     case StepKind::AccumulatorRead:
       C.Accumulators = P.Events[S.Event].Accumulators;
       break;
-    case StepKind::ProxyFence:
     case StepKind::TmemRead:
+      Columns();
+      break;
+    case StepKind::TmemWait:
+    case StepKind::ProxyFence:
     case StepKind::Inval:
     case StepKind::BarrierStore:
     case StepKind::InitFence:
@@ -777,6 +803,12 @@ private:
       for (const std::vector<SlotExpr> *L : {&S.Reads, &S.Writes})
         for (const SlotExpr &X : *L)
           C.PerCopy |= X.PerThread;
+    // TMEM columns of two steps that touch adjacent or overlapping ones are one range: the
+    // steps may become one; others stay apart, so that no column between them is taken as
+    // touched (B5's two accumulators of 256 columns).
+    auto Contiguous = [](const ConcreteStep &X, const ConcreteStep &Y) {
+      return X.TmemFirst <= Y.TmemEnd && Y.TmemFirst <= X.TmemEnd;
+    };
     // Back-to-back generic accesses of one agent (four stmatrix into one staging slot) are
     // one step: nothing can happen between them that another agent could tell.
     if ((C.Kind == StepKind::Write || C.Kind == StepKind::Read ||
@@ -784,8 +816,12 @@ private:
         !A.Steps.empty()) {
       ConcreteStep &Prev = A.Steps.back();
       if (Prev.Kind == C.Kind && Prev.Reads == C.Reads && Prev.Writes == C.Writes &&
-          Prev.PerCopy == C.PerCopy && Prev.Accumulators == C.Accumulators) {
+          Prev.PerCopy == C.PerCopy && Prev.Accumulators == C.Accumulators &&
+          Contiguous(Prev, C)) {
         Prev.Folded.push_back(C.RoleStep);
+        // (TMEM reads: the columns from the first one's to the last one's.)
+        Prev.TmemFirst = std::min(Prev.TmemFirst, C.TmemFirst);
+        Prev.TmemEnd = std::max(Prev.TmemEnd, C.TmemEnd);
         return;
       }
     }
@@ -793,8 +829,12 @@ private:
     // tell them apart, and one operation keeps the explorer from ordering their completions.
     if (C.Kind == StepKind::MmaIssue && !A.Steps.empty()) {
       ConcreteStep &Prev = A.Steps.back();
-      if (Prev.Kind == StepKind::MmaIssue && Prev.Queue == C.Queue) {
+      if (Prev.Kind == StepKind::MmaIssue && Prev.Queue == C.Queue &&
+          (C.Queue != AsyncQueue::Tcgen05 || Contiguous(Prev, C))) {
         Prev.Accumulators |= C.Accumulators;
+        Prev.TmemFirst = std::min(Prev.TmemFirst, C.TmemFirst);
+        Prev.TmemEnd = std::max(Prev.TmemEnd, C.TmemEnd);
+        Prev.TmemPair |= C.TmemPair;
         Prev.Folded.push_back(C.RoleStep);
         for (unsigned B : C.Reads)
           if (std::find(Prev.Reads.begin(), Prev.Reads.end(), B) == Prev.Reads.end())

@@ -264,10 +264,11 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       V.LaunchOnly = E.WholeLaunch;
       if (Prop == Property::StageSafety)
         V.Assumptions.push_back(
-            "shared-memory stages, bulk-store staging (fence.proxy.async included) and wgmma "
-            "accumulators: tcgen05 accumulators in tensor memory are not modeled beyond reads "
-            "after their dealloc (the lint check accumulator-early-read looks for reads before "
-            "the MMAs' commit)");
+            "shared-memory stages, bulk-store staging (fence.proxy.async included), wgmma "
+            "accumulators and tcgen05 accumulators in tensor memory, by column (an MMA writes "
+            "the N columns of its instruction descriptor until its commit arrives, a tcgen05.ld "
+            "reads those of its shape until tcgen05.wait::ld; columns not known count as all; "
+            "lanes are not told apart; tcgen05.st and tcgen05.cp are not modeled)");
       if (Prop == Property::BarrierHygiene)
         V.Assumptions.push_back(
             "barrier hygiene here: barriers used after an init that fence.mbarrier_init "

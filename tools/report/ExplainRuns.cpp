@@ -42,7 +42,10 @@ std::string shortOp(llvm::StringRef Op) {
     llvm::StringRef Digits = P.drop_front(P.starts_with("bf") || P.starts_with("tf") ? 2 : 1);
     bool Type = P.size() >= 2 && P.size() <= 4 && llvm::StringRef("bsuft").contains(P[0]) &&
                 !Digits.empty() && llvm::all_of(Digits, llvm::isDigit);
-    if (!Out.empty() && (P.contains("::") || P == "shared" || P == "global" || P == "sync" ||
+    // `::` marks state spaces and qualifiers (.shared::cta, .cta_group::1), except in the
+    // verbs wait::ld and fence::before_thread_sync.
+    bool Qualifier = P.contains("::") && !P.starts_with("wait::") && !P.starts_with("fence::");
+    if (!Out.empty() && (Qualifier || P == "shared" || P == "global" || P == "sync" ||
                          P == "aligned" || Type))
       continue;
     Out += (Out.empty() ? "" : ".") + P.str();

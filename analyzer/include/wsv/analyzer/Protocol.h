@@ -236,6 +236,13 @@ struct Event {
   /// destination register vector of the function's wgmma.mma_async instructions (the last
   /// bit also stands for any beyond 31).
   uint32_t Accumulators = 0;
+  /// Mma (tcgen05) and TmemLoad: the column of the accumulator it writes or the tensor
+  /// memory it reads (the low 16 bits of the TMEM address, the address tcgen05.alloc wrote
+  /// counted as 0); absent where the address does not derive from that one.
+  ProtocolValue TmemColumn;
+  /// Mma (tcgen05): the accumulator's columns (N of its instruction descriptor); TmemLoad:
+  /// the columns it reads (from its shape and .num). 0: not known.
+  uint32_t TmemColumns = 0;
   /// Probe: it only decides whether the Wait on the same phase right after it runs, and
   /// that Wait is taken to run always (ProtocolProbes.cpp says why that is exact).
   bool FastPath = false;

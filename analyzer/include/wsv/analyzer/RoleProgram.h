@@ -52,7 +52,8 @@
 //                  each of those CTAs
 //      MmaIssue    starts an MMA (wgmma: joins the agent's open wgmma group; tcgen05: joins
 //                  the agent's tcgen05 operations); Reads are the stage buffers it reads until
-//                  it completes, nondeterministically
+//                  it completes, nondeterministically; a tcgen05.mma writes the accumulator's
+//                  TMEM columns (TmemColumn, TmemColumns) until then
 //      MmaCommit   tcgen05.commit: one arrival on the slot (in each CTA of CtaMask with
 //                  multicast) once every earlier tcgen05 operation of the agent has completed
 //      GroupCommit commit_group of Queue (wgmma or bulk); GroupWait: blocks until at most WaitN
@@ -66,6 +67,9 @@
 //                  every CTA of the cluster has arrived for the instance the agent arrived on
 //      Read / Write   generic shared-memory accesses to buffer slots (ld.shared, stmatrix)
 //      Alloc / Dealloc   tcgen05.alloc / dealloc of Columns (alloc blocks while none free)
+//      TmemRead / TmemWait   tcgen05.ld of TmemColumns columns from TmemColumn, read until the
+//                  agent's next tcgen05.wait::ld (only where some tcgen05.mma or dealloc
+//                  could conflict with them)
 //      Exit        the agent ends here
 //      Unknown     cannot be modeled: a program that reaches one cannot be proved; the
 //                  verdict is unknown with Reason
@@ -74,8 +78,8 @@
 //    guessed. `unknowns()` lists them.
 //
 // Steps that order memory but move no synchronization state (fences, setmaxnreg,
-// wgmma.fence, tcgen05.wait::ld, bar.warp.sync, tcgen05 loads and stores) are not lowered: the
-// lint checks judge them.
+// wgmma.fence, tcgen05.wait::st, bar.warp.sync, tcgen05 stores and copies) are not lowered:
+// the lint checks judge them.
 //
 // Instantiation (instantiate) takes concrete parameter values and unrolls every agent's
 // program into a straight-line list of concrete steps with concrete barrier and buffer slot
@@ -126,8 +130,12 @@ enum class StepKind : uint8_t {
   ProxyFence,
   /// A generic instruction reads wgmma accumulators (Protocol's AccumulatorRead).
   AccumulatorRead,
-  /// tcgen05.ld: reads the CTA's tensor memory, which must be allocated then.
+  /// tcgen05.ld: reads the CTA's tensor memory, which must be allocated then, and which no
+  /// tcgen05.mma in flight may write; it goes on reading until the agent's next TmemWait.
   TmemRead,
+  /// tcgen05.wait::ld: the agent's tcgen05.ld reads are done; a tcgen05.mma may overwrite
+  /// their columns from here on.
+  TmemWait,
   /// mbarrier.inval: the barrier's memory may be used for something else after it.
   Inval,
   /// A plain store into a barrier's memory (its slot in Barrier), which must be invalid.
@@ -217,6 +225,12 @@ struct RoleStep {
   const Expr *NamedId = nullptr;
   const Expr *NamedThreads = nullptr; ///< nullptr: every thread of the CTA
   const Expr *Columns = nullptr;
+  /// MmaIssue (tcgen05) and TmemRead: the TMEM column it starts at (Event::TmemColumn;
+  /// nullptr: not known) and how many it writes or reads (0: not known); TmemPair: a
+  /// tcgen05.mma of .cta_group::2, which writes the accumulator of both CTAs of its pair.
+  const Expr *TmemColumn = nullptr;
+  uint32_t TmemColumns = 0;
+  bool TmemPair = false;
   std::string Unknown; ///< non-empty: why this step cannot be modeled
 };
 
@@ -313,6 +327,11 @@ struct ConcreteStep {
   uint32_t NamedId = 0;
   uint32_t Arriving = 0; ///< Named / Cluster: threads the agent arrives with
   uint32_t Columns = 0;
+  /// MmaIssue (tcgen05): the TMEM columns [TmemFirst, TmemEnd) of the accumulator it writes,
+  /// in its CTA and, with TmemPair, in the other CTA of its pair too; TmemRead: the columns
+  /// it reads. Where the column or the count is not known, every column (0 to 65536).
+  uint32_t TmemFirst = 0, TmemEnd = 0;
+  bool TmemPair = false;
   /// Iteration numbers of the loops around it, outermost first: (LoopId, value).
   llvm::SmallVector<std::pair<LoopId, uint64_t>, 2> Iterations;
   /// Probe: the agent flag it sets; Wait: the flag that, when set, skips it (-1: none).
