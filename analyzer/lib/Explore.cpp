@@ -166,6 +166,7 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
       R.UnpublishedInit = O.UnpublishedInit;
       R.RaceBuffer = O.Buffer;
       R.RaceWith = O.With;
+      R.Check = O.Check;
       R.Barriers = St.Barriers;
       if (I + 1 != Schedule.size()) {
         R.Verdict = ExploreVerdict::Unknown;

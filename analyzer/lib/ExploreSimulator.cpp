@@ -253,10 +253,15 @@ Outcome Simulator::afterExit(const State &St, const ConcreteStep &C, const Sched
     O.With = T;
   };
   unsigned Own = T.K == ScheduleStep::Kind::Execute ? S.Agents[T.Agent].Cta : NoIndex;
+  // A peer's step reaching a CTA that left is what cluster-exit-early is about; a CTA's
+  // own work landing late follows from some other bug.
   auto Reaches = [&](unsigned Barrier, const char *How) {
     unsigned Cta = S.Barriers[Barrier].Cta;
-    if (Cta != Own && O.K == Outcome::Kind::Ok && exited(St, Cta))
+    if (Cta != Own && O.K == Outcome::Kind::Ok && exited(St, Cta)) {
       Gone(Cta, std::string(How) + " " + S.barrierName(Barrier));
+      if (!Lands)
+        O.Check = "cluster-exit-early";
+    }
   };
   if (Lands) {
     for (unsigned B : C.Targets)
@@ -436,6 +441,7 @@ Outcome Simulator::unpublished(const State &St, unsigned Barrier, const std::str
     if (llvm::is_contained(St.Agents[A].Unpublished, Barrier)) {
       O.K = Outcome::Kind::Violation;
       O.UnpublishedInit = true;
+      O.Check = "mbarrier-init-visibility";
       O.Message = What + " reaches " + S.barrierName(Barrier) + ", whose init by " +
                   S.Agents[A].Name + " no fence.mbarrier_init has made visible to it";
       O.With = T;
@@ -562,6 +568,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
                     " may still run: no wait on a barrier that its reader arrives on after "
                     "tcgen05.wait::ld came first";
         O.With = *Reader;
+        O.Check = "accumulator-early-read";
         return O;
       }
     if (C.Queue == AsyncQueue::Tcgen05) {
@@ -622,6 +629,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     // of each go on while the rest still wait.
     uint64_t Together = C.Arriving + St.Named[A.Cta].get(C.NamedId).arrived();
     std::string Others;
+    bool OtherRole = false; // another role's warps: the id is shared, not miscounted
     for (unsigned B = 0; B < S.Agents.size(); ++B) {
       const AgentState &BS = St.Agents[B];
       const ConcreteAgent &Other = S.Agents[B];
@@ -633,19 +641,27 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
           OC.NamedId == C.NamedId) {
         Together += OC.Arriving;
         Others += (Others.empty() ? "" : ", ") + Other.Name;
+        OtherRole = OtherRole || Other.Program != A.Program;
       }
     }
-    if (!Others.empty() && Together > C.Count)
+    if (!Others.empty() && Together > C.Count) {
+      O.Check = OtherRole ? "named-barrier-id-collision" : "named-barrier-count";
       return Violation("named barrier " + std::to_string(C.NamedId) + " (" +
                        std::to_string(C.Count) + " threads): " + A.Name + " and " + Others +
                        " reach it together with " + std::to_string(Together) +
                        " threads, so warps of both may complete one instance");
+    }
     uint64_t Ticket = 0;
     models::NamedBarrierViolation V =
         St.Named[A.Cta].arrive(C.NamedId, C.Count, C.Arriving, Ticket);
-    if (V != models::NamedBarrierViolation::None)
+    if (V != models::NamedBarrierViolation::None) {
+      // Different counts for one id: groups that sync on their own share it.
+      O.Check = V == models::NamedBarrierViolation::CountMismatch ? "named-barrier-id-collision"
+                : V == models::NamedBarrierViolation::BadCount    ? "named-barrier-count"
+                                                                  : "";
       return Violation("named barrier " + std::to_string(C.NamedId) + " (" +
                        std::to_string(C.Count) + " threads): " + models::toString(V));
+    }
     if (C.Kind == StepKind::NamedSync && !St.Named[A.Cta].passed(C.NamedId, Ticket)) {
       AS.Arrived = true;
       AS.Ticket = Ticket;
@@ -703,6 +719,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
                   std::to_string(A.Cta) +
                   " has no columns allocated: a tcgen05.dealloc freed them before this read";
       O.With = T;
+      O.Check = "tmem-dealloc-early";
       return O;
     }
     if (!IgnoreRaces)
@@ -715,6 +732,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
                     " may still run: no wait on a barrier that a tcgen05.commit after it "
                     "arrives on came first";
         O.With = *Writer;
+        O.Check = "accumulator-early-read";
         return O;
       }
     AS.TmemLoading |= tmemRegions(C.TmemFirst, C.TmemEnd);
@@ -734,6 +752,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
                   " are read while the wgmma that writes them may still run: no "
                   "wgmma.wait_group retired its group first";
       O.With = {ScheduleStep::Kind::Execute, Agent, *Op, 0};
+      O.Check = "accumulator-early-read";
       return O;
     }
     break;

@@ -179,6 +179,9 @@ struct Outcome {
   unsigned Buffer = NoIndex;
   ScheduleStep With; ///< race: the other side
   bool UnpublishedInit = false; ///< violation: an init no fence.mbarrier_init made visible
+  /// The check of DESIGN.md's catalog whose bug this is the symptom of (`smem-raw-wait`),
+  /// where one is: `wsv explain` names it with its fix; "" where none fits.
+  const char *Check = "";
 };
 
 class Simulator {

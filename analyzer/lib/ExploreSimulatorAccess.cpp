@@ -113,11 +113,12 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
   Outcome O;
   if (IgnoreRaces)
     return O;
-  auto Race = [&](std::string Message, ScheduleStep With) {
+  auto Race = [&](std::string Message, ScheduleStep With, const char *Check = "") {
     O.K = Outcome::Kind::Race;
     O.Message = std::move(Message);
     O.Buffer = B;
     O.With = With;
+    O.Check = Check;
     return O;
   };
   // Built only for a race: this runs for every access of every state.
@@ -138,7 +139,7 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
                           (Mine.Kind == StepKind::AsyncStore ? "a TMA store" : "an MMA") +
                           ") while the st.shared / stmatrix writes of " + S.Agents[A].Name +
                           " to it are not fenced: fence.proxy.async is missing after them",
-                      T);
+                      T, "proxy-fence-missing");
   // A cp.async in flight: what its thread's own wait_group has not retired yet.
   auto CpAsyncInto = [&](unsigned &Agent) -> std::optional<uint32_t> {
     for (Agent = 0; Agent < S.Agents.size(); ++Agent)
@@ -149,18 +150,34 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
         return Op;
     return std::nullopt;
   };
+  // A copy in flight where the reader released something since it last waited for the
+  // copy's barrier refills a stage released before its reads were done; where it did not,
+  // the read did not wait for the fill.
+  auto Released = [&](const ConcreteStep &Copy) {
+    const std::vector<ConcreteStep> &Steps = S.Agents[T.Agent].Steps;
+    for (uint32_t Pc = T.Step; Pc-- > 0;) {
+      const ConcreteStep &C = Steps[Pc];
+      if (C.Kind == StepKind::Wait && llvm::is_contained(Copy.Targets, C.Barrier))
+        return false;
+      if (C.Kind == StepKind::Arrive || C.Kind == StepKind::MmaCommit)
+        return true;
+    }
+    return false;
+  };
   if (!Write) {
     for (const LoadInFlight &L : St.Loads)
-      if (llvm::is_contained(S.Agents[L.Agent].Steps[L.Step].Writes, B))
+      if (const ConcreteStep &Copy = S.Agents[L.Agent].Steps[L.Step];
+          llvm::is_contained(Copy.Writes, B))
         return Race(Name() + " is read while the copy that fills it is in flight",
-                    {ScheduleStep::Kind::Execute, L.Agent, L.Step, L.Copy});
+                    {ScheduleStep::Kind::Execute, L.Agent, L.Step, L.Copy},
+                    Released(Copy) ? "smem-war-release" : "smem-raw-wait");
     unsigned Copier = 0;
     if (std::optional<uint32_t> Op = CpAsyncInto(Copier))
       return Race(Name() + " is read while a cp.async of " + S.Agents[Copier].Name +
                       " into it is in flight: no cp.async.wait_group of that thread retired it",
-                  {ScheduleStep::Kind::Execute, Copier, *Op, 0});
+                  {ScheduleStep::Kind::Execute, Copier, *Op, 0}, "smem-raw-wait");
     if (!St.Filled[B])
-      return Race(Name() + " is read before anything filled it", T);
+      return Race(Name() + " is read before anything filled it", T, "smem-raw-wait");
     return O;
   }
   for (unsigned A = 0; A < S.Agents.size(); ++A) {
@@ -169,18 +186,18 @@ Outcome Simulator::checkAccess(const State &St, unsigned B, bool Write, bool Asy
     auto Reads = [&](uint32_t Op) {
       return llvm::is_contained(Steps[Op].Reads, B) && !OwnPart(A, Steps[Op].PerCopy);
     };
-    auto Overwritten = [&](const char *What, uint32_t Op) {
+    auto Overwritten = [&](const char *What, uint32_t Op, const char *Check) {
       return Race(Name() + " is overwritten while a " + What + " of " + S.Agents[A].Name +
                       " may still read it",
-                  {ScheduleStep::Kind::Execute, A, Op, 0});
+                  {ScheduleStep::Kind::Execute, A, Op, 0}, Check);
     };
     if (std::optional<uint32_t> Op = AS.Wgmma.findInFlight(Reads))
-      return Overwritten("wgmma", *Op);
+      return Overwritten("wgmma", *Op, "smem-war-release");
     for (uint32_t Op : AS.Tcgen05.inFlight())
       if (Reads(Op))
-        return Overwritten("tcgen05.mma", Op);
+        return Overwritten("tcgen05.mma", Op, "smem-war-release");
     if (std::optional<uint32_t> Op = AS.Bulk.findInFlight(Reads, /*Reads=*/true))
-      return Overwritten("bulk store", *Op);
+      return Overwritten("bulk store", *Op, "bulk-store-reuse");
   }
   if (!Async)
     for (const LoadInFlight &L : St.Loads)

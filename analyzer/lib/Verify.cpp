@@ -290,6 +290,7 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     }
     V.K = Verdict::Kind::Counterexample;
     V.Reason = E.Found.Message;
+    V.Check = E.Found.Check;
     V.PastRaces = Beyond & PastRace;
     if (E.Reason.find("depth-first") != std::string::npos)
       V.Assumptions.push_back("the schedule comes from a depth-first search (the full search "

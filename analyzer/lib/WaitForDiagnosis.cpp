@@ -31,6 +31,14 @@ const char *checkName(BugClass C) {
   case BugClass::NamedBarrierCount: return "named-barrier-count";
   case BugClass::NamedBarrierIdCollision: return "named-barrier-id-collision";
   case BugClass::SetmaxnregNonuniform: return "setmaxnreg-nonuniform";
+  case BugClass::SmemRawWait: return "smem-raw-wait";
+  case BugClass::SmemWarRelease: return "smem-war-release";
+  case BugClass::BulkStoreReuse: return "bulk-store-reuse";
+  case BugClass::ProxyFenceMissing: return "proxy-fence-missing";
+  case BugClass::AccumulatorEarlyRead: return "accumulator-early-read";
+  case BugClass::TmemDeallocEarly: return "tmem-dealloc-early";
+  case BugClass::MbarrierInitVisibility: return "mbarrier-init-visibility";
+  case BugClass::ClusterExitEarly: return "cluster-exit-early";
   case BugClass::Unclassified: return "";
   }
   return "";
@@ -70,10 +78,50 @@ const char *fixAdvice(BugClass C) {
   case BugClass::SetmaxnregNonuniform:
     return "execute setmaxnreg in every warp of the warpgroup, with the same count, so the "
            "registers the producer frees reach the consumers' setmaxnreg.inc";
+  case BugClass::SmemRawWait:
+    return "before reading a stage, wait on its full barrier with the parity of the round "
+           "(the phase its copies complete), in every thread that reads it; cp.async data "
+           "needs the copying thread's cp.async.wait_group first. Where the reader did wait, "
+           "the phase completed before the copy landed: expect_tx fewer bytes than the "
+           "copies bring, or more arrivals than the init count (mbarrier-tx-bytes, "
+           "mbarrier-arrival-count)";
+  case BugClass::SmemWarRelease:
+    return "release a stage (arrive on its empty barrier, or tcgen05.commit to it) only after "
+           "every read of it is done: wgmma.wait_group for wgmma, the commit after the last "
+           "tcgen05.mma that reads it, and the sibling warps' reads behind a barrier";
+  case BugClass::BulkStoreReuse:
+    return "before writing a TMA-store staging buffer again, cp.async.bulk.commit_group and "
+           "cp.async.bulk.wait_group.read until the store that reads it is done";
+  case BugClass::ProxyFenceMissing:
+    return "after st.shared / stmatrix writes that a TMA store, wgmma or tcgen05.mma reads, "
+           "run fence.proxy.async.shared::cta in the writing threads before the barrier that "
+           "hands the buffer over";
+  case BugClass::AccumulatorEarlyRead:
+    return "read an accumulator only after it is complete: wgmma.wait_group for wgmma; for "
+           "tcgen05, wait on the barrier the tcgen05.commit after the last MMA arrives on "
+           "(mma2ld, acc_full) before tcgen05.ld, and let the next tile's MMA wait on a "
+           "barrier the readers arrive on after tcgen05.wait::ld (ld2mma, acc_empty)";
+  case BugClass::TmemDeallocEarly:
+    return "tcgen05.dealloc only after a CTA-wide (cluster-wide for cta_group::2) barrier "
+           "that follows every tcgen05.ld and MMA of the columns";
+  case BugClass::MbarrierInitVisibility:
+    return "after mbarrier.init, run fence.mbarrier_init.release.cluster (or fence.proxy."
+           "async) and a barrier every user of the barrier passes before its first use";
+  case BugClass::ClusterExitEarly:
+    return "keep every CTA of the cluster alive until its peers are done with its shared "
+           "memory: barrier.cluster.arrive and wait before exit, after the last remote "
+           "arrival or multicast";
   case BugClass::Unclassified:
     return "no known bug class fits these facts; follow the wait-for edges above";
   }
   return "";
+}
+
+BugClass bugClassOf(const std::string &Check) {
+  for (unsigned C = 0; C < static_cast<unsigned>(BugClass::Unclassified); ++C)
+    if (!Check.empty() && Check == checkName(static_cast<BugClass>(C)))
+      return static_cast<BugClass>(C);
+  return BugClass::Unclassified;
 }
 
 namespace {

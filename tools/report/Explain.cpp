@@ -272,6 +272,12 @@ void replay(const Trace &T, const analyzer::Protocol *P, Explanation &E) {
 
 } // namespace
 
+std::string fixText(const Explanation &E) {
+  if (E.T->isRace() && E.WaitFor.Why.Class == analyzer::BugClass::Unclassified)
+    return "no check of the catalog names this race; the steps above lead to it";
+  return analyzer::fixAdvice(E.WaitFor.Why.Class);
+}
+
 Explanation explain(const Trace &T, const analyzer::Protocol *P, std::string PtxPath,
                     std::string NoProtocol) {
   Explanation E;
@@ -282,6 +288,13 @@ Explanation explain(const Trace &T, const analyzer::Protocol *P, std::string Ptx
   buildSnapshot(T, E);
   if (P)
     E.WaitFor = analyzer::analyzeWaitFor(*P, E.Snap);
+  // A race or barrier misuse ends where nobody need be stuck: the class is the one the
+  // solver named for it, and its fact the race itself.
+  if (P && T.isRace()) {
+    E.WaitFor.Why = {analyzer::bugClassOf(T.Check), {T.Reason}};
+    if (T.Reason.empty())
+      E.WaitFor.Why.Evidence.clear();
+  }
   replay(T, P, E);
   if (T.fromSolver())
     E.Runs = stepRuns(T.Steps, E.Effects);

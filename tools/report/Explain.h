@@ -95,6 +95,9 @@ std::string runLine(const StepRun &R);
 Explanation explain(const Trace &T, const analyzer::Protocol *P, std::string PtxPath,
                     std::string NoProtocol);
 
+/// The fix the diagnosis's class usually needs; for a race no class names, where to look.
+std::string fixText(const Explanation &E);
+
 void printExplanation(const Explanation &E, llvm::raw_ostream &OS);
 nlohmann::json explanationToJson(const Explanation &E);
 /// Chrome trace-event JSON (ui.perfetto.dev opens it).

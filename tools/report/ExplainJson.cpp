@@ -169,6 +169,9 @@ json explanationToJson(const Explanation &E) {
               {"barriers", barriersJson(E)},
               {"wait_for", edgesJson(E)},
               {"cycle", E.WaitFor.Cycle}};
+  if (T.isRace())
+    Doc["race"] = {{"property", T.Property}, {"reason", T.Reason},
+                   {"check", T.Check.empty() ? json(nullptr) : json(T.Check)}};
   if (!E.P) {
     Doc["no_protocol"] = E.NoProtocol;
     Doc["diagnosis"] = nullptr;
@@ -177,7 +180,7 @@ json explanationToJson(const Explanation &E) {
   const char *Check = analyzer::checkName(E.WaitFor.Why.Class);
   Doc["diagnosis"] = {{"class", *Check ? json(Check) : json("unclassified")},
                       {"evidence", E.WaitFor.Why.Evidence},
-                      {"fix", analyzer::fixAdvice(E.WaitFor.Why.Class)}};
+                      {"fix", fixText(E)}};
   return Doc;
 }
 

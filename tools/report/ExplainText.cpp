@@ -154,6 +154,11 @@ void printTimeline(const Explanation &E, llvm::raw_ostream &OS) {
 
 void printStuck(const Explanation &E, llvm::raw_ostream &OS) {
   const Trace &T = *E.T;
+  if (T.isRace()) {
+    OS << "\n" << (T.Property.empty() ? "race" : T.Property + " broken") << "\n  "
+       << (T.Reason.empty() ? "the trace does not say what went wrong" : T.Reason) << '\n';
+    return;
+  }
   OS << "\nstuck\n";
   if (E.Snap.Stuck.empty())
     OS << "  no warp is inside a wait\n";
@@ -246,7 +251,7 @@ void printBarriers(const Explanation &E, llvm::raw_ostream &OS) {
 }
 
 void printEdges(const Explanation &E, llvm::raw_ostream &OS) {
-  if (!E.P)
+  if (!E.P || E.T->isRace())
     return;
   const analyzer::Protocol &P = *E.P;
   OS << "\nwait-for\n";
@@ -326,7 +331,7 @@ void printDiagnosis(const Explanation &E, llvm::raw_ostream &OS) {
   OS << "\ndiagnosis: " << (*Check ? Check : "unclassified") << '\n';
   for (const std::string &Fact : D.Evidence)
     OS << "  " << Fact << '\n';
-  OS << "fix: " << analyzer::fixAdvice(D.Class) << '\n';
+  OS << "fix: " << fixText(E) << '\n';
 }
 
 } // namespace

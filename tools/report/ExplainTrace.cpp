@@ -370,6 +370,11 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
       Ok = false;
     }
   }
+  if (Ok && !Hw)
+    Ok = R.string(Doc, "", "verdict", T.Verdict, /*Required=*/false) &&
+         R.string(Doc, "", "property", T.Property, /*Required=*/false) &&
+         R.string(Doc, "", "reason", T.Reason, /*Required=*/false) &&
+         R.string(Doc, "", "check", T.Check, /*Required=*/false);
   // The explorer states its parameters among its assumptions (`K = 384`).
   if (Ok && !Hw)
     for (const auto &[Name, Value] : parametersFromAssumptions(Doc))

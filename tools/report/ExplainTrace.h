@@ -142,8 +142,13 @@ struct Trace {
   uint64_t Dropped = 0;
   std::vector<TraceStep> Steps;
   std::vector<TraceBarrierState> FinalBarriers; ///< solver traces that state them
+  /// Solver traces: `deadlock` or `race` (a race or a barrier misuse), the property, what
+  /// goes wrong in the last state, and the catalog check it is the symptom of (may be empty).
+  std::string Verdict, Property, Reason, Check;
 
   bool fromSolver() const { return Source == Origin::Solver; }
+  /// A solver's race or barrier misuse: nobody needs to be stuck at its end.
+  bool isRace() const { return fromSolver() && Verdict == "race"; }
 };
 
 /// Parses and checks a wsv-trace/1 document. The error names the field (`stuck[2].warp`)

@@ -51,6 +51,8 @@ json verdictToJson(const Verdict &V) {
     J["proved_where"] = {{"condition", V.ProvedWhere}, {"for", V.ProvedWhereFor}};
   if (V.unknown() && !V.Unreached.empty())
     J["unreached_ptx_lines"] = V.Unreached;
+  if (V.refuted() && !V.Check.empty())
+    J["check"] = V.Check;
   if (V.refuted()) {
     J["parameters"] = V.Parameters;
     if (V.GridCtas)
@@ -223,6 +225,7 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
               {"verdict", V.Prop == analyzer::Property::DeadlockFreedom ? "deadlock" : "race"},
               {"property", analyzer::toString(V.Prop)},
               {"reason", V.Reason},
+              {"check", V.Check.empty() ? json(nullptr) : json(V.Check)},
               {"stuck", std::move(Stuck)},
               {"steps", std::move(Steps)},
               {"final_barriers", FinalBarriers}};

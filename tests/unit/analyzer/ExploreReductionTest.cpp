@@ -378,6 +378,7 @@ TEST(ExploreReductionTest, TensorMemoryRacesAreFoundAndTheirReductionHolds) {
     ExploreResult E = exploreBoth(accumulatorRing(R, 5, C.Bug));
     EXPECT_EQ(E.Verdict, ExploreVerdict::Race) << int(C.Bug) << ": " << E.Message;
     EXPECT_NE(E.Message.find(C.Says), std::string::npos) << int(C.Bug) << ": " << E.Message;
+    EXPECT_EQ(E.Check, "accumulator-early-read") << E.Message;
   }
 }
 

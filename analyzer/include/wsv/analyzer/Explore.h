@@ -173,6 +173,8 @@ struct ExploreResult {
   /// made the race: Schedule.back()).
   unsigned RaceBuffer = NoIndex;
   ScheduleStep RaceWith;
+  /// Race or violation: the catalog check whose bug it is the symptom of, or "".
+  std::string Check;
   /// Violation: a barrier init that no fence.mbarrier_init made visible was used
   /// (RolePrograms::InitsVisible decides the other properties past it).
   bool UnpublishedInit = false;

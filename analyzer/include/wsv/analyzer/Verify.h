@@ -114,6 +114,9 @@ struct Verdict {
   /// Unknown: why. Counterexample: what goes wrong in the last state. Proved for a launch
   /// alone (LaunchOnly): the PTX lines of steps that launch does not run, if any.
   std::string Reason;
+  /// Counterexample to stage safety or barrier hygiene: the catalog check whose bug the
+  /// race or violation is the symptom of (`accumulator-early-read`), or "" where none fits.
+  std::string Check;
   /// Unknown: the number of steps the bounded search covered without a counterexample.
   unsigned BoundReached = 0;
   /// Which engine answered (`spacer`, `bmc`).

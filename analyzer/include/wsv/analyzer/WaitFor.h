@@ -112,6 +112,15 @@ enum class BugClass : uint8_t {
   NamedBarrierCount,
   NamedBarrierIdCollision,
   SetmaxnregNonuniform,
+  // What a solver's race or barrier misuse is the symptom of (its trace names the check).
+  SmemRawWait,
+  SmemWarRelease,
+  BulkStoreReuse,
+  ProxyFenceMissing,
+  AccumulatorEarlyRead,
+  TmemDeallocEarly,
+  MbarrierInitVisibility,
+  ClusterExitEarly,
   Unclassified,
 };
 
@@ -124,6 +133,9 @@ struct Diagnosis {
 const char *checkName(BugClass C);
 /// The fix this class usually needs, in a sentence or two.
 const char *fixAdvice(BugClass C);
+/// The class whose check is named Check (checkName's inverse); Unclassified for "" or a
+/// name of none.
+BugClass bugClassOf(const std::string &Check);
 
 struct WaitForAnalysis {
   std::vector<WaitMatch> Matches; ///< per Snapshot::Stuck
