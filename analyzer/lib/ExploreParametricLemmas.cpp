@@ -487,8 +487,10 @@ bool Prover::proveTripForms() {
     if (Done.insert(U.E).second && !(!U.InTile && decidedByTiles(U.E))) {
       // As in proveLemmas: what whether the CTA has a tile decides, one unknown for both.
       const Expr *A = Tiles && !U.InTile ? abstractDecided(U.E) : U.E;
-      Lemmas.push_back({readsGrid(U.E) ? SameTiles : Same,
-                        Ctx.eq(A, Tiles ? prime(A) : Ctx.substitute(A, K, KPrime)),
+      const Expr *Other = Tiles ? prime(A) : Ctx.substitute(A, K, KPrime);
+      if (Other == A)
+        continue; // it reads nothing the launches differ in
+      Lemmas.push_back({readsGrid(U.E) ? SameTiles : Same, Ctx.eq(A, Other),
                         "an expression of " + RP.Programs[U.Program].Name + " (" +
                             P.exprString(U.E) + ") depends on " + R.Parameter +
                             " only through the trip count",
@@ -596,6 +598,8 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
     if (U.VaryingLoop == NoIndex) {
       if (!U.InTile && decidedByTiles(U.E))
         continue; // both launches have a tile (NT >= NTmin, NT' >= NT)
+      if (!U.InTile && EP == U.E)
+        continue; // it reads nothing the launches differ in (B1's TMEM column `i == 0 ? 0 : 64`)
       if (!U.InTile && Tiles) {
         // The parts decided by whether the CTA has a tile are the same in both launches:
         // one unknown stands for each in both (H6's last chunks, `has a tile && k + (has a

@@ -179,7 +179,10 @@ private:
     return false;
   }
 
-  /// Translates Exprs into one Z3 context, leaves into constants named by expression id.
+  /// Translates Exprs into one Z3 context, leaves into constants named in the order the
+  /// query reaches them. Not by expression id: ids count every expression built before,
+  /// so that an unrelated one (a TMEM address the protocol now keeps) renamed B1's leaves,
+  /// and Z3, whose search follows the names, took 5 ms on a lemma before and 30 after.
   class Encoder {
   public:
     explicit Encoder(z3::context &C) : C(C) {}
@@ -222,7 +225,7 @@ private:
       if (E->isConstant())
         return C.bv_val(static_cast<uint64_t>(E->payload()), W);
       if (E->isLeaf()) {
-        z3::expr X = C.bv_const(("x" + std::to_string(E->id())).c_str(), W);
+        z3::expr X = C.bv_const(("x" + std::to_string(Leaves++)).c_str(), W);
         LeafRanges.push_back({E, X});
         return X;
       }
@@ -263,10 +266,11 @@ private:
         break;
       }
       // Only leaves reach here, and they are handled above.
-      return C.bv_const(("x" + std::to_string(E->id())).c_str(), W);
+      return C.bv_const(("x" + std::to_string(Leaves++)).c_str(), W);
     }
 
     z3::context &C;
+    unsigned Leaves = 0;
     llvm::DenseMap<const Expr *, z3::expr> Memo;
     std::vector<std::pair<const Expr *, z3::expr>> LeafRanges;
   };
