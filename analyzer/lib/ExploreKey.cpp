@@ -125,7 +125,8 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   const bool Tcgen05 = !AS.Tcgen05.inFlight().empty() || AS.Tcgen05.pendingCommits();
   K.put(uint64_t(Tickets) | uint64_t(AS.Probed != 0) << 1 | uint64_t(Lists) << 2 |
         uint64_t(Wgmma) << 3 | uint64_t(Bulk) << 4 | uint64_t(Tcgen05) << 5 |
-        uint64_t(Passes) << 6 | uint64_t(CpAsync) << 7 | uint64_t(AS.TmemLoading != 0) << 8);
+        uint64_t(Passes) << 6 | uint64_t(CpAsync) << 7 |
+        uint64_t(AS.TmemLoading != 0 || AS.TmemStoring != 0) << 8);
   if (Passes) {
     K.put(Laps);
     K.put(Occurrence);
@@ -138,8 +139,8 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   }
   if (AS.Probed)
     K.put(AS.Probed);
-  if (AS.TmemLoading)
-    K.put(AS.TmemLoading);
+  if (AS.TmemLoading || AS.TmemStoring)
+    K.put(uint64_t(AS.TmemLoading) | uint64_t(AS.TmemStoring) << 32);
   if (Lists) {
     K.putList(AS.Unfenced);
     K.putList(AS.Unpublished);

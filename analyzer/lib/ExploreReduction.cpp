@@ -12,23 +12,6 @@
 using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::exploration;
-uint32_t Simulator::tmemRegions(uint32_t First, uint32_t End) const {
-  uint32_t Mask = 0;
-  for (unsigned R = 0; R < TmemRegions.size(); ++R)
-    if (TmemRegions[R].first < End && First < TmemRegions[R].second)
-      Mask |= uint32_t(1) << R;
-  return Mask;
-}
-
-void Simulator::touchTmem(Footprint &F, unsigned Base, unsigned Cta, uint32_t Mask,
-                          bool Read) const {
-  for (unsigned R = 0; R < TmemRegions.size(); ++R)
-    if (Mask >> R & 1) {
-      unsigned Bit = Base + Cta * TmemRegions.size() + R;
-      Read ? addRead(F, Bit) : addUpdate(F, Bit);
-    }
-}
-
 Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C) const {
   Footprint F(3 * Words, 0);
   unsigned Cta = S.Agents[Agent].Cta;
@@ -81,13 +64,12 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
     break;
   case StepKind::TmemRead:
     addRead(F, TmemBase + Cta);
-    // Whether an MMA that writes its columns is still in flight (tmemWriter); and from here
-    // on, until the agent's wait::ld, an MMA that writes them races (tmemReader).
-    touchTmem(F, TmemAccBase, Cta, tmemRegions(C.TmemFirst, C.TmemEnd), /*Read=*/true);
-    touchTmem(F, TmemLdBase, Cta, tmemRegions(C.TmemFirst, C.TmemEnd), /*Read=*/false);
+    tmemFootprint(F, Agent, C);
     break;
   case StepKind::TmemWait:
-    touchTmem(F, TmemLdBase, Cta, TmemReadRegions[Agent], /*Read=*/false);
+  case StepKind::TmemWrite:
+  case StepKind::TmemWriteWait:
+    tmemFootprint(F, Agent, C); // ExploreTmem.cpp
     break;
   case StepKind::InitFence:
     // It decides whether the async proxy's use of what the agent initialized is undefined.
@@ -108,17 +90,9 @@ Simulator::Footprint Simulator::footprint(unsigned Agent, const ConcreteStep &C)
   case StepKind::GroupCommit:
   case StepKind::GroupWait:
   case StepKind::AsyncStore: {
-    // A tcgen05.mma writes TMEM from its issue to its completion: both are in this
-    // footprint (the completion's is its operations', tcgen05InFlight); its issue races
-    // with tcgen05.ld reads not waited for yet. MMAs update what they write: they commute
-    // with each other, the reads decide.
+    // A tcgen05.mma writes TMEM from its issue to its completion (ExploreTmem.cpp).
     if (C.Kind == StepKind::MmaIssue && C.Queue == AsyncQueue::Tcgen05)
-      for (unsigned Own : {Cta, Cta ^ 1})
-        if (Own == Cta || (C.TmemPair && Own < S.ClusterSize)) {
-          uint32_t Mask = tmemRegions(C.TmemFirst, C.TmemEnd);
-          touchTmem(F, TmemAccBase, Own, Mask, /*Read=*/false);
-          touchTmem(F, TmemLdBase, Own, Mask, /*Read=*/true);
-        }
+      tmemFootprint(F, Agent, C);
     unsigned Queue = C.Queue == AsyncQueue::Bulk ? 1 : C.Queue == AsyncQueue::Tcgen05 ? 2 : 0;
     if (C.Kind == StepKind::AsyncStore)
       Queue = 1;

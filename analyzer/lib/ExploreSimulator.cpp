@@ -14,26 +14,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
   ClusterBit = Bits++;
   TmemBase = Bits;
   Bits += S.ClusterSize;
-  // The accumulators tcgen05.mma writes: one resource per CTA and distinct column range
-  // (B5's two buffers of 256 columns), so that a read of one buffer does not depend on the
-  // MMAs of the other; more than eight ranges (or one not known) share one resource.
-  for (const ConcreteAgent &Ag : S.Agents)
-    for (const ConcreteStep &C : Ag.Steps)
-      if (C.Kind == StepKind::MmaIssue && C.Queue == AsyncQueue::Tcgen05 &&
-          !llvm::is_contained(TmemRegions, std::pair{C.TmemFirst, C.TmemEnd}))
-        TmemRegions.push_back({C.TmemFirst, C.TmemEnd});
-  if (TmemRegions.size() > 8)
-    TmemRegions.assign(1, {0, 1u << 16});
-  TmemAccBase = Bits;
-  Bits += S.ClusterSize * std::max<size_t>(1, TmemRegions.size());
-  TmemLdBase = Bits;
-  Bits += S.ClusterSize * std::max<size_t>(1, TmemRegions.size());
-  for (const ConcreteAgent &Ag : S.Agents) {
-    TmemReadRegions.push_back(0);
-    for (const ConcreteStep &C : Ag.Steps)
-      if (C.Kind == StepKind::TmemRead)
-        TmemReadRegions.back() |= tmemRegions(C.TmemFirst, C.TmemEnd);
-  }
+  initTmem(Bits);
   QueueBase = Bits;
   Bits += 3 * S.Agents.size();
   AliveBase = Bits;
@@ -557,20 +538,9 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     for (unsigned B : C.Reads)
       if ((O = checkAccess(St, B, false, true, T)).K != Outcome::Kind::Ok)
         return O;
-    if (C.Queue == AsyncQueue::Tcgen05 && !IgnoreRaces)
-      if (std::optional<ScheduleStep> Reader =
-              tmemReader(St, A.Cta, C.TmemPair, tmemRegions(C.TmemFirst, C.TmemEnd))) {
-        const ConcreteStep &L = S.Agents[Reader->Agent].Steps[Reader->Step];
-        O.K = Outcome::Kind::Race;
-        O.Message = "the tcgen05.mma of " + A.Name + " writes TMEM " + columns(C) +
-                    " while the tcgen05.ld of " + S.Agents[Reader->Agent].Name +
-                    " that reads " + columns(L) +
-                    " may still run: no wait on a barrier that its reader arrives on after "
-                    "tcgen05.wait::ld came first";
-        O.With = *Reader;
-        O.Check = "accumulator-early-read";
-        return O;
-      }
+    if (C.Queue == AsyncQueue::Tcgen05 &&
+        (O = tmemAccess(St, Agent, C)).K != Outcome::Kind::Ok)
+      return O;
     if (C.Queue == AsyncQueue::Tcgen05) {
       // Past a race, operations issued since the last commit are seen only through the
       // next commit's arrival, which waits for all of them and for the first as much as
@@ -722,23 +692,14 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
       O.Check = "tmem-dealloc-early";
       return O;
     }
-    if (!IgnoreRaces)
-      if (std::optional<ScheduleStep> Writer = tmemWriter(St, A.Cta, C)) {
-        const ConcreteStep &M = S.Agents[Writer->Agent].Steps[Writer->Step];
-        O.K = Outcome::Kind::Race;
-        O.Message = "tcgen05.ld of " + A.Name + " reads TMEM " + columns(C) +
-                    " while the tcgen05.mma of " + S.Agents[Writer->Agent].Name +
-                    " that writes " + columns(M) +
-                    " may still run: no wait on a barrier that a tcgen05.commit after it "
-                    "arrives on came first";
-        O.With = *Writer;
-        O.Check = "accumulator-early-read";
-        return O;
-      }
-    AS.TmemLoading |= tmemRegions(C.TmemFirst, C.TmemEnd);
+    if ((O = tmemAccess(St, Agent, C)).K != Outcome::Kind::Ok)
+      return O;
     break;
   case StepKind::TmemWait:
-    AS.TmemLoading = 0;
+  case StepKind::TmemWrite:
+  case StepKind::TmemWriteWait:
+    if ((O = tmemAccess(St, Agent, C)).K != Outcome::Kind::Ok)
+      return O;
     break;
   case StepKind::AccumulatorRead:
     // The agent's own wgmma operations write its accumulators until a wait_group retires
@@ -908,47 +869,4 @@ std::vector<BlockedAgent> Simulator::blocked(const State &St) const {
     if (St.Agents[A].Pc < S.Agents[A].Steps.size())
       Out.push_back({A, St.Agents[A].Pc, waitReason(St, A)});
   return Out;
-}
-
-std::optional<ScheduleStep> Simulator::tmemWriter(const State &St, unsigned Cta,
-                                                  const ConcreteStep &Read) const {
-  // A tcgen05.mma writes its accumulator until it completes, which the model lets happen
-  // any time before the commit after it arrives: a read of its columns before that races.
-  // One of .cta_group::2 writes the columns of both CTAs of its pair.
-  for (unsigned W = 0; W < S.Agents.size(); ++W) {
-    const ConcreteAgent &Ag = S.Agents[W];
-    if (Ag.Cta != Cta && Ag.Cta / 2 != Cta / 2)
-      continue;
-    for (uint32_t Op : St.Agents[W].Tcgen05.inFlight()) {
-      const ConcreteStep &M = Ag.Steps[Op];
-      if (M.Kind != StepKind::MmaIssue || (Ag.Cta != Cta && !M.TmemPair))
-        continue;
-      if (M.TmemFirst < Read.TmemEnd && Read.TmemFirst < M.TmemEnd)
-        return ScheduleStep{ScheduleStep::Kind::Execute, W, Op, 0};
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<ScheduleStep> Simulator::tmemReader(const State &St, unsigned Cta, bool Pair,
-                                                  uint32_t Mask) const {
-  // A tcgen05.ld reads until its thread's tcgen05.wait::ld: an MMA that overwrites its
-  // columns before then races, whichever barrier ordered the MMA after the tcgen05.ld.
-  for (unsigned R = 0; R < S.Agents.size(); ++R) {
-    const ConcreteAgent &Ag = S.Agents[R];
-    uint32_t Reading = St.Agents[R].TmemLoading & Mask;
-    if (!Reading || (Ag.Cta != Cta && !(Pair && Ag.Cta / 2 == Cta / 2)))
-      continue;
-    for (uint32_t Pc = std::min<size_t>(St.Agents[R].Pc, Ag.Steps.size()); Pc-- > 0;)
-      if (Ag.Steps[Pc].Kind == StepKind::TmemRead &&
-          (tmemRegions(Ag.Steps[Pc].TmemFirst, Ag.Steps[Pc].TmemEnd) & Reading))
-        return ScheduleStep{ScheduleStep::Kind::Execute, R, Pc, 0};
-  }
-  return std::nullopt;
-}
-
-std::string Simulator::columns(const ConcreteStep &C) {
-  if (C.TmemFirst == 0 && C.TmemEnd >= (1u << 16))
-    return "columns not known (taken as all of them)";
-  return "columns " + std::to_string(C.TmemFirst) + " to " + std::to_string(C.TmemEnd - 1);
 }

@@ -131,6 +131,8 @@ struct AgentState {
   /// Bit R: a tcgen05.ld of the agent may still read the columns TmemRegions[R] of its CTA
   /// (no tcgen05.wait::ld since), which a tcgen05.mma must not overwrite yet.
   uint32_t TmemLoading = 0;
+  /// The same for the agent's tcgen05.st writes until its tcgen05.wait::st.
+  uint32_t TmemStoring = 0;
 };
 
 /// Whether an agent has begun its current step: arrived at the bar.sync it now waits at.
@@ -329,12 +331,16 @@ private:
   /// the pair's with .cta_group::2): the step that issued it.
   std::optional<ScheduleStep> tmemWriter(const State &St, unsigned Cta,
                                          const ConcreteStep &Read) const;
-  /// An agent of CTA Cta (or, with Pair, of the other CTA of its pair) whose tcgen05.ld may
-  /// still read a region of Mask: the tcgen05.ld, last of the agent's before its position.
-  std::optional<ScheduleStep> tmemReader(const State &St, unsigned Cta, bool Pair,
-                                         uint32_t Mask) const;
-  /// `columns 0 to 255` of an MMA or tcgen05.ld.
+  /// An agent of CTA Cta (or, with Pair, of the other CTA of its pair) whose tcgen05.ld
+  /// (Kind TmemRead) or tcgen05.st (TmemWrite) may still touch a region of Mask: that step,
+  /// the agent's last of the kind before its position.
+  std::optional<ScheduleStep> tmemPending(const State &St, unsigned Cta, bool Pair,
+                                          uint32_t Mask, StepKind Kind) const;
+  /// `columns 0 to 255` of an MMA, tcgen05.ld or tcgen05.st.
   static std::string columns(const ConcreteStep &C);
+  /// The TMEM side of step C of Agent (a tcgen05.mma's issue, tcgen05.ld, tcgen05.st and
+  /// their waits): its races, and what it leaves reading or writing (ExploreTmem.cpp).
+  Outcome tmemAccess(State &St, unsigned Agent, const ConcreteStep &C) const;
   Outcome execute(State &St, unsigned Agent, unsigned Choice = 0) const;
   Outcome complete(State &St, const ScheduleStep &T) const;
   /// Races of a read (Write false) or write of buffer slot B by step T.
@@ -509,17 +515,22 @@ private:
   /// it), whether an open exit of a merged system is left (steps past an exit read it,
   /// leaving there alone writes it: commutes()), and the parts of slots (PartBase).
   /// TmemAccBase + CTA * TmemRegions.size() + R: whether a tcgen05.mma in flight writes the
-  /// columns TmemRegions[R] of the CTA's tensor memory (MMAs update it, tcgen05.ld reads
-  /// it); TmemLdBase + the same: whether a tcgen05.ld still reads them (tcgen05.ld and
-  /// wait::ld update it, MMAs read it). The regions are the MMAs' distinct column ranges.
-  unsigned TmemAccBase = 0, TmemLdBase = 0;
+  /// columns TmemRegions[R] of the CTA's tensor memory; TmemLdBase and TmemStBase + the
+  /// same: whether a tcgen05.ld still reads them, a tcgen05.st still writes them
+  /// (tmemFootprint). The regions are the MMAs' distinct column ranges.
+  unsigned TmemAccBase = 0, TmemLdBase = 0, TmemStBase = 0;
   std::vector<std::pair<uint32_t, uint32_t>> TmemRegions;
-  /// Per agent: the regions its tcgen05.ld steps read (what its wait::ld ends).
-  std::vector<uint32_t> TmemReadRegions;
+  /// Per agent: the regions its tcgen05.ld and tcgen05.st steps touch (what its wait::ld
+  /// and wait::st end).
+  std::vector<uint32_t> TmemReadRegions, TmemWriteRegions;
+  /// Finds the regions and places their bits from Bits on (constructor).
+  void initTmem(unsigned &Bits);
   /// The regions that columns [First, End) overlap, a bit each.
   uint32_t tmemRegions(uint32_t First, uint32_t End) const;
   /// Adds the regions Mask of CTA Cta, from Base, to F as reads or updates.
   void touchTmem(Footprint &F, unsigned Base, unsigned Cta, uint32_t Mask, bool Read) const;
+  /// Adds what TMEM step C of Agent touches to F.
+  void tmemFootprint(Footprint &F, unsigned Agent, const ConcreteStep &C) const;
   unsigned NamedBase = 0, ClusterBit = 0, TmemBase = 0, QueueBase = 0, AliveBase = 0,
            ExitBit = 0;
   /// Per agent, per program counter: the union of the footprints of the steps from there on.

@@ -34,6 +34,7 @@ void State::save(KeyWriter &Out) const {
     Out.put(A.InnerLaps);
     Out.put(A.Probed);
     Out.put(A.TmemLoading);
+    Out.put(A.TmemStoring);
     Out.putList(A.Unfenced);
     Out.putList(A.Unpublished);
   }
@@ -95,6 +96,7 @@ void State::load(llvm::StringRef Bytes) {
     A.InnerLaps = U32();
     A.Probed = U32();
     A.TmemLoading = U32();
+    A.TmemStoring = U32();
     A.Unfenced.resize(In.get());
     for (uint32_t &U : A.Unfenced)
       U = U32();

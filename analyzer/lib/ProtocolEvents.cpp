@@ -378,11 +378,14 @@ bool Collector::fillFromSyncOp(InstId I, const models::SyncOp &Op, bool InSpinWa
     E.CtaMask = value(I, Op, OperandRole::CtaMask);
     break;
   case SyncKind::Tcgen05Ld:
-    E.Kind = EventKind::TmemLoad;
+  case SyncKind::Tcgen05St:
+    E.Kind = Op.Kind == SyncKind::Tcgen05Ld ? EventKind::TmemLoad : EventKind::TmemStore;
+    if (Op.Kind == SyncKind::Tcgen05St)
+      E.Detail = "st";
     Info.TmemAddress = operandValue(I, Op, OperandRole::TmemAddr);
-    // Each repetition (.num) reads ShapeN bits of a lane: 32x32b one column, 16x64b two,
-    // 16x128b four, 16x256b eight; 16x32bx2 one at the address and one at the half-split
-    // offset after it.
+    // Each repetition (.num) reads or writes ShapeN bits of a lane: 32x32b one column,
+    // 16x64b two, 16x128b four, 16x256b eight; 16x32bx2 one at the address and one at the
+    // half-split offset after it.
     if (Op.Repeat && Op.ShapeN >= 32) {
       E.TmemColumns = Op.Repeat * (Op.ShapeN / 32);
       if (Op.has(OperandRole::HalfSplitOffset)) {
@@ -391,10 +394,10 @@ bool Collector::fillFromSyncOp(InstId I, const models::SyncOp &Op, bool InSpinWa
       }
     }
     break;
-  case SyncKind::Tcgen05St:
   case SyncKind::Tcgen05Cp:
   case SyncKind::Tcgen05Shift:
     E.Kind = EventKind::TmemStore;
+    E.Detail = Op.Kind == SyncKind::Tcgen05Cp ? "cp" : "shift";
     break;
   case SyncKind::Tcgen05WaitLd:
   case SyncKind::Tcgen05WaitSt:

@@ -360,7 +360,7 @@ std::string wsv::analyzer::formatEvent(const Protocol &P, const Event &E,
   case EventKind::TmemLoad:
     return "tcgen05.ld of " + tmemColumns(P, E);
   case EventKind::TmemStore:
-    return "tcgen05.st";
+    return E.Detail == "st" ? "tcgen05.st of " + tmemColumns(P, E) : "tcgen05." + E.Detail;
   case EventKind::TmemWait:
     return "tcgen05.wait::" + E.Detail;
   case EventKind::SmemRead:

@@ -34,6 +34,8 @@ const char *wsv::analyzer::toString(StepKind K) {
   case StepKind::AccumulatorRead: return "accumulator-read";
   case StepKind::TmemRead: return "tcgen05.ld";
   case StepKind::TmemWait: return "tcgen05.wait::ld";
+  case StepKind::TmemWrite: return "tcgen05.st";
+  case StepKind::TmemWriteWait: return "tcgen05.wait::st";
   case StepKind::Inval: return "mbarrier.inval";
   case StepKind::BarrierStore: return "store into a barrier";
   case StepKind::InitFence: return "fence.mbarrier_init";
@@ -638,11 +640,18 @@ private:
       tmem(E, S);
       break;
     case EventKind::TmemWait:
-      // wait::ld ends the reads a tcgen05.mma may not overwrite (without MMAs nothing
-      // overwrites them); wait::st orders stores, which the model does not run.
-      if (!WritesTmem || E.Detail != "ld")
+      // wait::ld ends the reads a tcgen05.mma may not overwrite, wait::st the writes it may
+      // not overlap (without MMAs neither matters).
+      if (!WritesTmem)
         return std::nullopt;
-      S.Kind = StepKind::TmemWait;
+      S.Kind = E.Detail == "st" ? StepKind::TmemWriteWait : StepKind::TmemWait;
+      break;
+    case EventKind::TmemStore:
+      // tcgen05.st, where some MMA may overlap it; tcgen05.cp and shift are not modeled.
+      if (!WritesTmem || E.Detail != "st")
+        return std::nullopt;
+      S.Kind = StepKind::TmemWrite;
+      tmem(E, S);
       break;
     case EventKind::Alloc:
     case EventKind::Dealloc:
@@ -692,7 +701,6 @@ private:
       S.Kind = StepKind::Setmaxnreg;
       break;
     case EventKind::WgmmaFence:
-    case EventKind::TmemStore:
     case EventKind::WarpSync:
     case EventKind::Relinquish:
       // They order memory or registers, not synchronization state (see the header).

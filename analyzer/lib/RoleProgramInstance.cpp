@@ -786,9 +786,11 @@ private:
       C.Accumulators = P.Events[S.Event].Accumulators;
       break;
     case StepKind::TmemRead:
+    case StepKind::TmemWrite:
       Columns();
       break;
     case StepKind::TmemWait:
+    case StepKind::TmemWriteWait:
     case StepKind::ProxyFence:
     case StepKind::Inval:
     case StepKind::BarrierStore:
@@ -812,7 +814,8 @@ private:
     // Back-to-back generic accesses of one agent (four stmatrix into one staging slot) are
     // one step: nothing can happen between them that another agent could tell.
     if ((C.Kind == StepKind::Write || C.Kind == StepKind::Read ||
-         C.Kind == StepKind::AccumulatorRead || C.Kind == StepKind::TmemRead) &&
+         C.Kind == StepKind::AccumulatorRead || C.Kind == StepKind::TmemRead ||
+         C.Kind == StepKind::TmemWrite) &&
         !A.Steps.empty()) {
       ConcreteStep &Prev = A.Steps.back();
       if (Prev.Kind == C.Kind && Prev.Reads == C.Reads && Prev.Writes == C.Writes &&

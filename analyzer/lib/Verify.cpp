@@ -267,8 +267,10 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
             "shared-memory stages, bulk-store staging (fence.proxy.async included), wgmma "
             "accumulators and tcgen05 accumulators in tensor memory, by column (an MMA writes "
             "the N columns of its instruction descriptor until its commit arrives, a tcgen05.ld "
-            "reads those of its shape until tcgen05.wait::ld; columns not known count as all; "
-            "lanes are not told apart; tcgen05.st and tcgen05.cp are not modeled)");
+            "or tcgen05.st reads or writes those of its shape until tcgen05.wait::ld or "
+            "wait::st; columns not known count as all; lanes are not told apart, so tcgen05.ld "
+            "and tcgen05.st are checked against MMAs, not against each other; tcgen05.cp and "
+            "an MMA's operands in tensor memory are not modeled)");
       if (Prop == Property::BarrierHygiene)
         V.Assumptions.push_back(
             "barrier hygiene here: barriers used after an init that fence.mbarrier_init "

@@ -161,7 +161,7 @@ enum class EventKind : uint8_t {
   GroupCommit,   ///< wgmma / cp.async.bulk / cp.async commit_group
   GroupWait,     ///< wait_group N: WaitN
   TmemLoad,      ///< tcgen05.ld
-  TmemStore,     ///< tcgen05.st / tcgen05.cp
+  TmemStore,     ///< tcgen05.st / tcgen05.cp / tcgen05.shift (Detail: st, cp, shift)
   TmemWait,      ///< tcgen05.wait::ld / ::st
   SmemRead,      ///< ld.shared / ldmatrix: Src
   SmemWrite,     ///< st.shared / stmatrix / atomics on shared memory: Dst
@@ -236,12 +236,13 @@ struct Event {
   /// destination register vector of the function's wgmma.mma_async instructions (the last
   /// bit also stands for any beyond 31).
   uint32_t Accumulators = 0;
-  /// Mma (tcgen05) and TmemLoad: the column of the accumulator it writes or the tensor
-  /// memory it reads (the low 16 bits of the TMEM address, the address tcgen05.alloc wrote
-  /// counted as 0); absent where the address does not derive from that one.
+  /// Mma (tcgen05), TmemLoad and tcgen05.st: the column of the accumulator it writes or the
+  /// tensor memory it reads or stores to (the low 16 bits of the TMEM address, the address
+  /// tcgen05.alloc wrote counted as 0); absent where the address does not derive from that
+  /// one.
   ProtocolValue TmemColumn;
-  /// Mma (tcgen05): the accumulator's columns (N of its instruction descriptor); TmemLoad:
-  /// the columns it reads (from its shape and .num). 0: not known.
+  /// Mma (tcgen05): the accumulator's columns (N of its instruction descriptor); TmemLoad
+  /// and tcgen05.st: the columns it reads or writes (from its shape and .num). 0: not known.
   uint32_t TmemColumns = 0;
   /// Probe: it only decides whether the Wait on the same phase right after it runs, and
   /// that Wait is taken to run always (ProtocolProbes.cpp says why that is exact).

@@ -69,7 +69,8 @@
 //      Alloc / Dealloc   tcgen05.alloc / dealloc of Columns (alloc blocks while none free)
 //      TmemRead / TmemWait   tcgen05.ld of TmemColumns columns from TmemColumn, read until the
 //                  agent's next tcgen05.wait::ld (only where some tcgen05.mma or dealloc
-//                  could conflict with them)
+//                  could conflict with them); TmemWrite / TmemWriteWait the same for
+//                  tcgen05.st and tcgen05.wait::st (only where some tcgen05.mma could)
 //      Exit        the agent ends here
 //      Unknown     cannot be modeled: a program that reaches one cannot be proved; the
 //                  verdict is unknown with Reason
@@ -78,8 +79,8 @@
 //    guessed. `unknowns()` lists them.
 //
 // Steps that order memory but move no synchronization state (fences, setmaxnreg,
-// wgmma.fence, tcgen05.wait::st, bar.warp.sync, tcgen05 stores and copies) are not lowered:
-// the lint checks judge them.
+// wgmma.fence, bar.warp.sync, tcgen05.cp and tcgen05.shift) are not lowered: the lint checks
+// judge them.
 //
 // Instantiation (instantiate) takes concrete parameter values and unrolls every agent's
 // program into a straight-line list of concrete steps with concrete barrier and buffer slot
@@ -136,6 +137,11 @@ enum class StepKind : uint8_t {
   /// tcgen05.wait::ld: the agent's tcgen05.ld reads are done; a tcgen05.mma may overwrite
   /// their columns from here on.
   TmemWait,
+  /// tcgen05.st: writes the CTA's tensor memory until the agent's next TmemWriteWait; no
+  /// tcgen05.mma may write or read those columns meanwhile, nor another agent's tcgen05.ld.
+  TmemWrite,
+  /// tcgen05.wait::st: the agent's tcgen05.st writes are done.
+  TmemWriteWait,
   /// mbarrier.inval: the barrier's memory may be used for something else after it.
   Inval,
   /// A plain store into a barrier's memory (its slot in Barrier), which must be invalid.
