@@ -29,9 +29,11 @@
 //   per tile; writeback c waits mma2ld[c] (0, 0) once per tile.
 // Trip counts: per tile, producer and both consumers run K_TILES = K / 64; all roles visit the
 //   same tiles (every thread advances its own copy of the scheduler).
-// Epilogue per 64-column chunk: tcgen05.ld, st.shared into Dsmem[c], fence.proxy.async,
-//   warpgroup_sync(10 + c), the warpgroup's first thread TMA-stores + commit_group +
-//   wait_group 0, warpgroup_sync(10 + c).
+// Epilogue per 64-column chunk: tcgen05.ld, tcgen05.wait::ld, st.shared into Dsmem[c],
+//   fence.proxy.async, warpgroup_sync(10 + c), the warpgroup's first thread TMA-stores +
+//   commit_group + wait_group 0, warpgroup_sync(10 + c). After the last chunk every thread
+//   arrives on ld2mma[c]: only after its tcgen05.wait::ld, since a tcgen05.ld reads TMEM
+//   until then and the arrive lets the next tile's MMAs overwrite it.
 // Cleanup: cluster_sync, then wg 0 warp 0 relinquishes and deallocates with cta_group::2.
 #include <cuda.h>
 
@@ -197,6 +199,12 @@ __device__ __forceinline__ void b5_tirx_step9(const CUtensorMap* tmap_a, const C
         for (uint32_t h = 0; h < EPI_N / 32; ++h)
           tmem_ld_32x32b_x32(tmem_addr(tmem, warp_id * 32, wg_id * MMA_N + i * EPI_N + h * 32),
                              acc[h]);
+        // BUG(accumulator-early-read): with the last chunk's loads issued, the writeback frees
+        // the accumulator before tcgen05.wait::ld; the next tile's MMA may overwrite them
+        if (wsv_bug("accumulator-early-read") && i + 1 == MMA_N / EPI_N) {
+          tcgen05_fence_before_thread_sync();
+          mbarrier_arrive_cluster(smem_u32(&ld2mma[wg_id]), 0);
+        }
         tmem_ld_wait();
 #pragma unroll
         for (uint32_t h = 0; h < EPI_N / 32; ++h) stage_row_sw128<T>(dsmem, row, h, acc[h]);
@@ -209,10 +217,12 @@ __device__ __forceinline__ void b5_tirx_step9(const CUtensorMap* tmap_a, const C
         }
         named_barrier_sync(wg_barrier, 128);
       }
-      tcgen05_fence_before_thread_sync();
-      // BUG(cluster-multicast-mask): the arrival goes to rank CTA_GROUP, outside the 2-CTA cluster
-      mbarrier_arrive_cluster(smem_u32(&ld2mma[wg_id]),
-                              wsv_bug("cluster-multicast-mask") ? CTA_GROUP : 0);
+      if (!wsv_bug("accumulator-early-read")) {
+        tcgen05_fence_before_thread_sync();
+        // BUG(cluster-multicast-mask): the arrival goes to rank CTA_GROUP, outside the cluster
+        mbarrier_arrive_cluster(smem_u32(&ld2mma[wg_id]),
+                                wsv_bug("cluster-multicast-mask") ? CTA_GROUP : 0);
+      }
       // BUG(mbarrier-trip-count): only the warpgroup's first thread advances its scheduler
       if (!wsv_bug("mbarrier-trip-count") || (warp_id == 0 && lane_id == 0)) ts.next_tile();
     }

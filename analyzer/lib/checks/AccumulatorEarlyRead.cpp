@@ -8,7 +8,8 @@
 //    Waits on a stage's release barrier (empty[s], also completed by commits) do not count:
 //    they say the operands were read, not that the accumulator is written.
 //  - ld2mma: in a persistent kernel the next tile's MMAs overwrite TMEM; they must wait on the
-//    barrier the TMEM readers arrive on after their tcgen05.ld.
+//    barrier the TMEM readers arrive on after their tcgen05.ld, and the readers must arrive
+//    only after their tcgen05.wait::ld (a tcgen05.ld reads until then).
 //  - wgmma: the accumulator registers are defined only after `wgmma.wait_group 0` (or a wait
 //    that retires the last group); a role whose last wgmma group is still in flight when it
 //    leaves its loop reads them early. ptxas may insert a wait of its own (warning C7518) on
@@ -217,9 +218,8 @@ void checkTmemLoads(CheckContext &Ctx, const StageOrder &Order) {
     }
 }
 
-void checkTmemOverwrite(CheckContext &Ctx, const StageOrder &Order) {
-  const Protocol &P = Ctx.protocol();
-  // Barriers the TMEM readers arrive on after a tcgen05.ld: they say "TMEM is free".
+/// Barriers the TMEM readers arrive on after a tcgen05.ld: they say "TMEM is free".
+std::set<unsigned> freedBarriers(const StageOrder &Order) {
   std::set<unsigned> Freed;
   for (const Sequence &Seq : Order.sequences()) {
     bool Loaded = false;
@@ -231,6 +231,12 @@ void checkTmemOverwrite(CheckContext &Ctx, const StageOrder &Order) {
         Freed.insert(E.Barrier.Array);
     }
   }
+  return Freed;
+}
+
+void checkTmemOverwrite(CheckContext &Ctx, const StageOrder &Order,
+                        const std::set<unsigned> &Freed) {
+  const Protocol &P = Ctx.protocol();
   if (Freed.empty())
     return;
   std::set<unsigned> Reported;
@@ -278,6 +284,43 @@ void checkTmemOverwrite(CheckContext &Ctx, const StageOrder &Order) {
         }
       noteOverwriteWaitPlace(F, Order, Seq, I, B.Name);
     }
+}
+
+/// A tcgen05.ld reads until its threads' tcgen05.wait::ld: a reader that frees the
+/// accumulator before it (an arrive on a barrier of Freed) lets the next tile's MMA, which
+/// waits for that arrive, overwrite columns still being read, however the MMA waits.
+void checkTmemRelease(CheckContext &Ctx, const StageOrder &Order,
+                      const std::set<unsigned> &Freed) {
+  std::set<unsigned> Reported;
+  for (const Sequence &Seq : Order.sequences()) {
+    const Event *Pending = nullptr; // the last tcgen05.ld no wait::ld of its threads ended
+    for (unsigned I = 0; I < Seq.Steps.size(); ++I) {
+      const Event &E = Order.event(Seq, I);
+      if (E.Kind == EventKind::TmemLoad) {
+        Pending = &E;
+      } else if (Pending && E.Kind == EventKind::TmemWait && E.Detail == "ld" &&
+                 overlaps(E.Threads, Pending->Threads)) {
+        Pending = nullptr;
+      } else if (Pending && E.Kind == EventKind::Arrive && E.Barrier.resolved() &&
+                 Freed.count(E.Barrier.Array) && Reported.insert(Seq.Steps[I].Event).second) {
+        Finding &F = Ctx.report(
+            Severity::Error,
+            Order.who(Seq, I) + " frees the accumulator (arrives on " + Order.name(E.Barrier) +
+                ") before tcgen05.wait::ld, so the next tile's tcgen05.mma may overwrite "
+                "columns its tcgen05.ld still reads",
+            E);
+        addNote(F, "the tcgen05.ld that may still read them", *Pending);
+        for (unsigned J = I + 1; J < Seq.Steps.size(); ++J) {
+          const Event &W = Order.event(Seq, J);
+          if (W.Kind == EventKind::TmemWait && W.Detail == "ld" &&
+              overlaps(W.Threads, Pending->Threads)) {
+            addNote(F, "the tcgen05.wait::ld comes only here: the arrive belongs after it", W);
+            break;
+          }
+        }
+      }
+    }
+  }
 }
 
 /// The first source position at the exit of Loop (a Protocol::Loops index): the first `.loc`
@@ -403,6 +446,8 @@ void checkWgmma(CheckContext &Ctx, const StageOrder &Order) {
 void wsv::analyzer::checks::AccumulatorEarlyRead(CheckContext &Ctx) {
   StageOrder Order(Ctx.protocol());
   checkTmemLoads(Ctx, Order);
-  checkTmemOverwrite(Ctx, Order);
+  std::set<unsigned> Freed = freedBarriers(Order);
+  checkTmemOverwrite(Ctx, Order, Freed);
+  checkTmemRelease(Ctx, Order, Freed);
   checkWgmma(Ctx, Order);
 }
