@@ -5,8 +5,9 @@
 // stuck warp, from when its wait began to when the capture was taken (real %globaltimer
 // time, relative to the trace's time origin). Solver schedules have no clock: step i runs at
 // time i (shown as microseconds), arrivals are instant events, and the waits still blocked at
-// the end are slices to the end. Flow arrows go from each stuck wait to the stuck waits of
-// the roles it waits on, in the same CTA: the wait-for edges.
+// the end are slices to the end; a schedule that ends in a race or a barrier misuse gets a
+// marker `race: <check>` where its last step ends. Flow arrows go from each stuck wait to the
+// stuck waits of the roles it waits on, in the same CTA: the wait-for edges.
 //
 //===----------------------------------------------------------------------------------===//
 #include "Explain.h"
@@ -88,6 +89,19 @@ json explanationToPerfetto(const Explanation &E) {
     }
   }
 
+  // A race or barrier misuse happens at the schedule's last step: a marker on its track,
+  // with what went wrong and the check it shows.
+  if (T.isRace() && !T.Steps.empty()) {
+    const TraceStep &Last = T.Steps.back();
+    json Args = {{"reason", T.Reason}, {"property", T.Property}};
+    if (!T.Check.empty())
+      Args["check"] = T.Check;
+    Events.push_back({{"name", T.Check.empty() ? std::string("race") : "race: " + T.Check},
+                      {"cat", "race"}, {"ph", "i"}, {"s", "p"}, {"ts", End},
+                      {"pid", ctaId(T, Last.Cta)}, {"tid", Last.Warp.value_or(0)},
+                      {"args", Args}});
+  }
+
   for (const TraceStuck &R : T.Stuck) {
     unsigned Pid = ctaId(T, R.Cta), Tid = R.Warp;
     Name(Pid, R.Cta, Tid, R.Role + " warp " + std::to_string(R.Warp));
@@ -141,7 +155,8 @@ json explanationToPerfetto(const Explanation &E) {
           {"otherData",
            {{"schema", T.fromSolver() ? "wsv-trace/1 solver" : "wsv-trace/1 hardware"},
             {"kernel", T.Kernel},
-            {"variant", T.Variant}}}};
+            {"variant", T.Variant},
+            {"race", T.isRace() ? json(T.Reason) : json(nullptr)}}}};
 }
 
 } // namespace report
