@@ -125,15 +125,23 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       if (ExitAt[A][I] >= 0)
         addRead(StepFootprint[A][I], ExitBit);
     }
+    // The three future tables: what the steps from a position on touch, and bring to
+    // barriers (EnablingSuffixLate as where the agent's tcgen05 work completes next).
+    std::vector<Footprint> *const Futures[] = {&Suffix[A], &EnablingSuffix[A],
+                                               &EnablingSuffixLate[A]};
+    // Step From's future becomes part of step I's too.
+    auto Join = [&](size_t I, size_t From) {
+      for (std::vector<Footprint> *T : Futures)
+        for (unsigned W = 0; W < 3 * Words; ++W)
+          (*T)[I][W] |= (*T)[From][W];
+    };
     for (size_t I = Steps.size(); I-- > 0;) {
       // A block after an exit, and the main steps, end where the agent finishes: what
       // follows them is not its future.
-      bool Ends = FinishAt[A][I + 1];
-      for (unsigned W = 0; W < 3 * Words; ++W) {
-        Suffix[A][I][W] = (Ends ? 0 : Suffix[A][I + 1][W]) | StepFootprint[A][I][W];
-        EnablingSuffix[A][I][W] = Ends ? 0 : EnablingSuffix[A][I + 1][W];
-        EnablingSuffixLate[A][I][W] = Ends ? 0 : EnablingSuffixLate[A][I + 1][W];
-      }
+      if (!FinishAt[A][I + 1])
+        Join(I, I + 1);
+      for (unsigned W = 0; W < 3 * Words; ++W)
+        Suffix[A][I][W] |= StepFootprint[A][I][W];
       for (auto [Into, From] : {std::pair{&EnablingSuffix[A][I], &StepEnabling[A][I]},
                                 std::pair{&EnablingSuffixLate[A][I], &CommitLate[A][I]}}) {
         for (auto [B, N] : From->Arrivals)
@@ -152,11 +160,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
       const uint32_t Blocks[] = {E.Begin, E.LateBegin};
       for (uint32_t Block : llvm::ArrayRef<uint32_t>(Blocks, E.InCycle ? 2 : 1))
         for (uint32_t I = 0; I <= E.At; ++I)
-          for (unsigned W = 0; W < 3 * Words; ++W) {
-            Suffix[A][I][W] |= Suffix[A][Block][W];
-            EnablingSuffix[A][I][W] |= EnablingSuffix[A][Block][W];
-            EnablingSuffixLate[A][I][W] |= EnablingSuffixLate[A][Block][W];
-          }
+          Join(I, Block);
     }
     std::vector<std::pair<uint32_t, uint32_t>> Cycles = Ag.InnerCycles;
     if (Ag.hasCycle())
@@ -164,11 +168,7 @@ Simulator::Simulator(const ConcreteSystem &S) : S(S) {
     for (auto [Begin, End] : Cycles) {
       Periodic = true;
       for (uint32_t I = Begin + 1; I < End; ++I)
-        for (unsigned W = 0; W < 3 * Words; ++W) {
-          Suffix[A][I][W] |= Suffix[A][Begin][W];
-          EnablingSuffix[A][I][W] |= EnablingSuffix[A][Begin][W];
-          EnablingSuffixLate[A][I][W] |= EnablingSuffixLate[A][Begin][W];
-        }
+        Join(I, Begin);
     }
     InnerEndAt.emplace_back(Steps.size(), -1);
     for (size_t I = 0; I < Ag.InnerCycles.size(); ++I)

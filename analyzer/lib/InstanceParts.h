@@ -32,6 +32,11 @@ void startEpiloguesEarly(ConcreteSystem &Out);
 /// meet, or an id two agents reach (the bugs), keeps every step on it.
 void dropPrivateNamedBarriers(ConcreteSystem &Out);
 
+/// Appends C to A's steps, or folds it into the last one where nothing can tell them apart:
+/// back-to-back generic accesses of the same slots (four stmatrix into one staging slot),
+/// tcgen05.ld or tcgen05.st of adjacent columns, and MMAs of one queue (one async operation).
+void appendStep(ConcreteAgent &A, ConcreteStep C);
+
 /// Whether an async operation of A may still be in flight after its last step: issued
 /// after the last wait_group 0 of its queue (tcgen05: after the last commit).
 bool inFlightAtEnd(const ConcreteAgent &A);

@@ -163,26 +163,31 @@ private:
     }
   }
 
-  /// A CTA-uniform or agent-uniform value: evaluated at the agent's first thread and
-  /// checked at its last.
+  /// E at the agent's first thread, where it evaluates and its last thread has the same
+  /// value (Differs says when that is what failed).
+  std::optional<uint64_t> uniform(const Expr *E, const Frame &F, bool &Differs) {
+    Differs = false;
+    std::optional<uint64_t> V = eval(E, F);
+    if (V && Cache.threadDependent(E)) {
+      Frame Last = F;
+      Last.Thread = LastThread;
+      Differs = eval(E, Last) != V;
+    }
+    return Differs ? std::nullopt : V;
+  }
+
+  /// A CTA-uniform or agent-uniform value (uniform); the instance fails without one.
   std::optional<uint64_t> value(const Expr *E, const Frame &F, const char *What) {
     if (!E) {
       fail(std::string(What) + " is missing");
       return std::nullopt;
     }
-    std::optional<uint64_t> V = eval(E, F);
-    if (!V) {
-      fail(std::string(What) + " `" + P.exprString(E) + "` does not evaluate for this instance");
-      return std::nullopt;
-    }
-    if (Cache.threadDependent(E)) {
-      Frame Last = F;
-      Last.Thread = LastThread;
-      if (eval(E, Last) != V) {
-        fail(std::string(What) + " `" + P.exprString(E) + "` differs between threads of one agent");
-        return std::nullopt;
-      }
-    }
+    bool Differs = false;
+    std::optional<uint64_t> V = uniform(E, F, Differs);
+    if (!V)
+      fail(std::string(What) + " `" + P.exprString(E) + "` " +
+           (Differs ? "differs between threads of one agent"
+                    : "does not evaluate for this instance"));
     return V;
   }
 
@@ -659,16 +664,10 @@ private:
       C.TmemFirst = 0;
       C.TmemEnd = 1u << 16;
       C.TmemPair = S.TmemPair;
+      bool Differs = false;
       if (!S.TmemColumn || !S.TmemColumns)
         return;
-      std::optional<uint64_t> V = eval(S.TmemColumn, F);
-      if (V && Cache.threadDependent(S.TmemColumn)) {
-        Frame Last = F;
-        Last.Thread = LastThread;
-        if (eval(S.TmemColumn, Last) != V)
-          V.reset();
-      }
-      if (V) {
+      if (std::optional<uint64_t> V = uniform(S.TmemColumn, F, Differs)) {
         C.TmemFirst = static_cast<uint32_t>(*V);
         C.TmemEnd = static_cast<uint32_t>(*V + S.TmemColumns);
       }
@@ -805,47 +804,7 @@ private:
       for (const std::vector<SlotExpr> *L : {&S.Reads, &S.Writes})
         for (const SlotExpr &X : *L)
           C.PerCopy |= X.PerThread;
-    // TMEM columns of two steps that touch adjacent or overlapping ones are one range: the
-    // steps may become one; others stay apart, so that no column between them is taken as
-    // touched (B5's two accumulators of 256 columns).
-    auto Contiguous = [](const ConcreteStep &X, const ConcreteStep &Y) {
-      return X.TmemFirst <= Y.TmemEnd && Y.TmemFirst <= X.TmemEnd;
-    };
-    // Back-to-back generic accesses of one agent (four stmatrix into one staging slot) are
-    // one step: nothing can happen between them that another agent could tell.
-    if ((C.Kind == StepKind::Write || C.Kind == StepKind::Read ||
-         C.Kind == StepKind::AccumulatorRead || C.Kind == StepKind::TmemRead ||
-         C.Kind == StepKind::TmemWrite) &&
-        !A.Steps.empty()) {
-      ConcreteStep &Prev = A.Steps.back();
-      if (Prev.Kind == C.Kind && Prev.Reads == C.Reads && Prev.Writes == C.Writes &&
-          Prev.PerCopy == C.PerCopy && Prev.Accumulators == C.Accumulators &&
-          Contiguous(Prev, C)) {
-        Prev.Folded.push_back(C.RoleStep);
-        // (TMEM reads: the columns from the first one's to the last one's.)
-        Prev.TmemFirst = std::min(Prev.TmemFirst, C.TmemFirst);
-        Prev.TmemEnd = std::max(Prev.TmemEnd, C.TmemEnd);
-        return;
-      }
-    }
-    // Back-to-back MMAs of one agent are one operation: no wait_group or tcgen05.commit can
-    // tell them apart, and one operation keeps the explorer from ordering their completions.
-    if (C.Kind == StepKind::MmaIssue && !A.Steps.empty()) {
-      ConcreteStep &Prev = A.Steps.back();
-      if (Prev.Kind == StepKind::MmaIssue && Prev.Queue == C.Queue &&
-          (C.Queue != AsyncQueue::Tcgen05 || Contiguous(Prev, C))) {
-        Prev.Accumulators |= C.Accumulators;
-        Prev.TmemFirst = std::min(Prev.TmemFirst, C.TmemFirst);
-        Prev.TmemEnd = std::max(Prev.TmemEnd, C.TmemEnd);
-        Prev.TmemPair |= C.TmemPair;
-        Prev.Folded.push_back(C.RoleStep);
-        for (unsigned B : C.Reads)
-          if (std::find(Prev.Reads.begin(), Prev.Reads.end(), B) == Prev.Reads.end())
-            Prev.Reads.push_back(B);
-        return;
-      }
-    }
-    A.Steps.push_back(std::move(C));
+    instance::appendStep(A, std::move(C));
   }
 
   const RolePrograms &RP;

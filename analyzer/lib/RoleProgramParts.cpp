@@ -2,8 +2,9 @@
 //
 // Private to RoleProgramInstance.cpp (InstanceParts.h): what the instantiation does to the
 // agents once every one is unrolled (epilogue steps moved to the roles whose threads run
-// them, named barriers one agent completes alone dropped), and the helpers of threads that
-// part where a loop's trip count differs between them (ConcreteAgent::After).
+// them, named barriers one agent completes alone dropped), the folding of steps nothing can
+// tell apart as they are appended, and the helpers of threads that part where a loop's trip
+// count differs between them (ConcreteAgent::After).
 //
 //===----------------------------------------------------------------------------------===//
 #include "InstanceParts.h"
@@ -168,4 +169,48 @@ std::string instance::splitUnit(const Protocol &P, const RoleStep &S, unsigned U
              E.Opcode + ", ptx line " + std::to_string(E.Where.PtxLine) + ")";
   }
   return {};
+}
+
+void instance::appendStep(ConcreteAgent &A, ConcreteStep C) {
+  // TMEM columns of two steps that touch adjacent or overlapping ones are one range: the
+  // steps may become one; others stay apart, so that no column between them is taken as
+  // touched (B5's two accumulators of 256 columns).
+  auto Contiguous = [](const ConcreteStep &X, const ConcreteStep &Y) {
+    return X.TmemFirst <= Y.TmemEnd && Y.TmemFirst <= X.TmemEnd;
+  };
+  // Back-to-back generic accesses of one agent (four stmatrix into one staging slot) are
+  // one step: nothing can happen between them that another agent could tell.
+  if ((C.Kind == StepKind::Write || C.Kind == StepKind::Read ||
+       C.Kind == StepKind::AccumulatorRead || C.Kind == StepKind::TmemRead ||
+       C.Kind == StepKind::TmemWrite) &&
+      !A.Steps.empty()) {
+    ConcreteStep &Prev = A.Steps.back();
+    if (Prev.Kind == C.Kind && Prev.Reads == C.Reads && Prev.Writes == C.Writes &&
+        Prev.PerCopy == C.PerCopy && Prev.Accumulators == C.Accumulators &&
+        Contiguous(Prev, C)) {
+      Prev.Folded.push_back(C.RoleStep);
+      // (TMEM reads: the columns from the first one's to the last one's.)
+      Prev.TmemFirst = std::min(Prev.TmemFirst, C.TmemFirst);
+      Prev.TmemEnd = std::max(Prev.TmemEnd, C.TmemEnd);
+      return;
+    }
+  }
+  // Back-to-back MMAs of one agent are one operation: no wait_group or tcgen05.commit can
+  // tell them apart, and one operation keeps the explorer from ordering their completions.
+  if (C.Kind == StepKind::MmaIssue && !A.Steps.empty()) {
+    ConcreteStep &Prev = A.Steps.back();
+    if (Prev.Kind == StepKind::MmaIssue && Prev.Queue == C.Queue &&
+        (C.Queue != AsyncQueue::Tcgen05 || Contiguous(Prev, C))) {
+      Prev.Accumulators |= C.Accumulators;
+      Prev.TmemFirst = std::min(Prev.TmemFirst, C.TmemFirst);
+      Prev.TmemEnd = std::max(Prev.TmemEnd, C.TmemEnd);
+      Prev.TmemPair |= C.TmemPair;
+      Prev.Folded.push_back(C.RoleStep);
+      for (unsigned B : C.Reads)
+        if (std::find(Prev.Reads.begin(), Prev.Reads.end(), B) == Prev.Reads.end())
+          Prev.Reads.push_back(B);
+      return;
+    }
+  }
+  A.Steps.push_back(std::move(C));
 }
