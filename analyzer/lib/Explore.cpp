@@ -144,8 +144,7 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
     R.Message = S.Unknown;
     return R;
   }
-  Simulator Sim(S);
-  Sim.IgnoreRaces = !StopAtRace;
+  Simulator Sim(S, /*IgnoreRaces=*/!StopAtRace);
   State St = Sim.initial();
   R.Verdict = ExploreVerdict::Clean;
   for (size_t I = 0; I < Schedule.size(); ++I) {
@@ -188,8 +187,7 @@ ExploreResult wsv::analyzer::explore(const ConcreteSystem &S, const ExploreOptio
     R.Message = S.Unknown;
     return R;
   }
-  Simulator Sim(S);
-  Sim.IgnoreRaces = !Options.StopAtRace;
+  Simulator Sim(S, /*IgnoreRaces=*/!Options.StopAtRace);
   unsigned Groups = Options.PartialOrder && Options.Symmetry ? Sim.useSymmetry() : 0;
   R.SymmetryGroups = Groups;
   struct Node {

@@ -52,8 +52,7 @@ FoldedSchedule wsv::analyzer::foldPrivateSteps(const ConcreteSystem &S,
   for (const ScheduleStep &T : Schedule)
     if (T.Agent >= S.Agents.size() || T.Step >= S.Agents[T.Agent].Steps.size())
       return Unfolded;
-  Simulator Sim(S);
-  Sim.IgnoreRaces = !StopAtRace;
+  Simulator Sim(S, /*IgnoreRaces=*/!StopAtRace);
   std::vector<bool> Private = Sim.privateTransitions(Schedule);
   // Each agent's last transition in the schedule: nothing of the agent follows to fold into.
   std::vector<size_t> Last(S.Agents.size(), SIZE_MAX);

@@ -166,6 +166,10 @@ void Simulator::findPlainRuns() {
 
 void Simulator::touchBuffer(Footprint &F, unsigned Buffer, unsigned Agent, bool Part,
                             Touch How) const {
+  // Past a race nothing reads what a buffer holds (apply keeps none of it): buffer
+  // accesses commute with everything.
+  if (IgnoreRaces)
+    return;
   unsigned Offset = static_cast<unsigned>(How) * Words;
   auto Set = [&](unsigned Bit) { F[Offset + Bit / 64] |= uint64_t(1) << (Bit % 64); };
   const llvm::SmallVector<unsigned, 4> &Agents = PartAgents[Buffer];

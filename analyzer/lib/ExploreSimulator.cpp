@@ -7,7 +7,8 @@ using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::exploration;
 
-Simulator::Simulator(const ConcreteSystem &S) : S(S) {
+Simulator::Simulator(const ConcreteSystem &S, bool IgnoreRaces)
+    : IgnoreRaces(IgnoreRaces), S(S) {
   unsigned Bits = S.Barriers.size() + S.Buffers.size();
   NamedBase = Bits;
   Bits += models::NamedBarrier::NumIds * S.ClusterSize;
@@ -523,10 +524,7 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
         return O;
     if (C.Queue == AsyncQueue::CpAsync) {
       // Past a race it lands at once (nothing but its own wait observes it otherwise).
-      if (IgnoreRaces)
-        for (unsigned B : C.Writes)
-          St.Filled[B] = true;
-      else
+      if (!IgnoreRaces)
         AS.CpAsync.issue(AS.Pc);
       break;
     }
@@ -659,7 +657,9 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
         return O;
     break;
   case StepKind::Write:
-    for (unsigned B : C.Writes) {
+    // Past a race, what buffers hold is not kept: only races read it, and kept it would
+    // tell apart states that lead to the same deadlocks.
+    for (unsigned B : IgnoreRaces ? llvm::ArrayRef<unsigned>() : C.Writes) {
       if ((O = checkAccess(St, B, true, false, T)).K != Outcome::Kind::Ok)
         return O;
       St.Filled[B] = true;
@@ -778,7 +778,7 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
                         LoadInFlight{T.Agent, T.Step, T.Copy});
     if (It != St.Loads.end())
       St.Loads.erase(It);
-    for (unsigned B : C.Writes)
+    for (unsigned B : IgnoreRaces ? llvm::ArrayRef<unsigned>() : C.Writes)
       St.Filled[B] = true;
     for (unsigned B : C.Targets) {
       if (O.K == Outcome::Kind::Ok)

@@ -188,7 +188,8 @@ struct Outcome {
 
 class Simulator {
 public:
-  explicit Simulator(const ConcreteSystem &S);
+  /// IgnoreRaces: races are not outcomes (see the member).
+  explicit Simulator(const ConcreteSystem &S, bool IgnoreRaces = false);
 
   State initial() const;
   /// Transitions enabled in St, in a fixed order; with Reduce, a single local step when one
@@ -229,8 +230,10 @@ public:
   Outcome apply(State &St, const ScheduleStep &T) const;
   bool finished(const State &St) const;
   /// Set: races are not outcomes; the step that makes one goes on as if it did not
-  /// (ExploreOptions::StopAtRace). Synchronization does not read the data a race corrupts.
-  bool IgnoreRaces = false;
+  /// (ExploreOptions::StopAtRace). Synchronization does not read the data a race corrupts,
+  /// so what only races read (the TMEM columns tcgen05.ld and tcgen05.st still use) is
+  /// neither kept in the state nor part of the footprints.
+  const bool IgnoreRaces;
   /// Every unfinished agent and what it waits for.
   std::vector<BlockedAgent> blocked(const State &St) const;
   /// Per transition of Schedule (one of S, taken from the initial state; IgnoreRaces as

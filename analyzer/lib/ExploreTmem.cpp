@@ -70,7 +70,10 @@ void Simulator::tmemFootprint(Footprint &F, unsigned Agent, const ConcreteStep &
   // MMAs in flight (TmemAccBase), tcgen05.ld reads (TmemLdBase) and tcgen05.st writes
   // (TmemStBase) not waited for: each kind of step updates its own state and reads the
   // others' that it races with. Updates of one kind commute (MMAs with MMAs; each agent
-  // keeps its own reads and writes).
+  // keeps its own reads and writes). Past a race none of it is kept (tmemAccess): the
+  // columns would only keep steps that commute from being taken alone.
+  if (IgnoreRaces)
+    return;
   unsigned Cta = S.Agents[Agent].Cta;
   uint32_t Mask = tmemRegions(C.TmemFirst, C.TmemEnd);
   switch (C.Kind) {
@@ -185,9 +188,10 @@ Outcome Simulator::tmemAccess(State &St, unsigned Agent, const ConcreteStep &C) 
     bool Load = C.Kind == StepKind::TmemRead;
     std::string Mine = std::string(Load ? "tcgen05.ld of " : "tcgen05.st of ") + A.Name +
                        (Load ? " reads" : " writes");
-    if (!IgnoreRaces)
-      if (auto M = tmemWriter(St, A.Cta, C))
-        return Race(Mine, *M, "tcgen05.mma", "writes", NoCommitWait);
+    if (IgnoreRaces)
+      break; // nothing but a race reads the columns (and kept, they split equal states)
+    if (auto M = tmemWriter(St, A.Cta, C))
+      return Race(Mine, *M, "tcgen05.mma", "writes", NoCommitWait);
     (Load ? AS.TmemLoading : AS.TmemStoring) |= Mask;
     break;
   }
