@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "wsv/analyzer/Explore.h"
+#include "wsv/analyzer/Protocol.h"
+#include "wsv/analyzer/Roles.h"
 
 #include "ExploreSimulator.h"
 #include "ExploreVisited.h"
@@ -127,6 +129,25 @@ ExploreResult gather(const ConcreteSystem &S, ExploreResult Found, bool StopAtRa
   return Again;
 }
 
+/// Whether two steps (agent, step) may be run by the same threads: those of one agent, or
+/// of agents of one CTA whose events' threads overlap (a prologue's elected lane of warp 0
+/// and a role's of the same warp).
+bool sameThreads(const ConcreteSystem &S, std::pair<unsigned, unsigned> X,
+                 std::pair<unsigned, unsigned> Y) {
+  if (X.first == Y.first)
+    return true;
+  const ConcreteAgent &A = S.Agents[X.first], &B = S.Agents[Y.first];
+  if (A.Cta != B.Cta || !S.P)
+    return false;
+  unsigned EA = A.Steps[X.second].Event, EB = B.Steps[Y.second].Event;
+  if (EA >= S.P->Events.size() || EB >= S.P->Events.size())
+    return false;
+  const ThreadSet &TA = S.P->Events[EA].Threads, &TB = S.P->Events[EB].Threads;
+  if (TA.isUnknown() || TB.isUnknown())
+    return false;
+  return reachingThreads(TA).anyCommon(reachingThreads(TB));
+}
+
 } // namespace
 
 bool exploration::sameBlocked(const std::vector<BlockedAgent> &A,
@@ -147,6 +168,11 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
   Simulator Sim(S, /*IgnoreRaces=*/!StopAtRace);
   State St = Sim.initial();
   R.Verdict = ExploreVerdict::Clean;
+  // Per barrier, the arrivals (agent, step) in its current phase: threads that arrive
+  // there again, past what the phase has pending, ran a phase ahead (mbarrier-phase-skip)
+  // rather than arriving where the count has no room for them (mbarrier-arrival-count).
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> ArrivedInPhase(S.Barriers.size());
+  std::vector<uint64_t> Phases(S.Barriers.size());
   for (size_t I = 0; I < Schedule.size(); ++I) {
     const ScheduleStep &T = Schedule[I];
     R.Schedule.push_back(T);
@@ -157,8 +183,27 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
       R.Barriers = St.Barriers;
       return R;
     }
+    const std::vector<ConcreteStep> &Steps = S.Agents[T.Agent].Steps;
+    const unsigned Target =
+        T.K == ScheduleStep::Kind::Execute && T.Step < Steps.size() &&
+                Steps[T.Step].Kind == StepKind::Arrive
+            ? Steps[T.Step].Barrier
+            : NoIndex;
+    const bool Arrival = Target < S.Barriers.size();
     Outcome O = Sim.apply(St, T);
     ++R.Transitions;
+    if (Arrival && llvm::StringRef(O.Check) == "mbarrier-arrival-count" &&
+        llvm::any_of(ArrivedInPhase[Target], [&](std::pair<unsigned, unsigned> Before) {
+          return sameThreads(S, Before, {T.Agent, T.Step});
+        }))
+      O.Check = "mbarrier-phase-skip";
+    for (unsigned B = 0; B < S.Barriers.size(); ++B)
+      if (St.Barriers[B].completedPhases() != Phases[B]) {
+        Phases[B] = St.Barriers[B].completedPhases();
+        ArrivedInPhase[B].clear();
+      } else if (B == Target) {
+        ArrivedInPhase[B].push_back({T.Agent, T.Step});
+      }
     if (O.K != Outcome::Kind::Ok) {
       R.Verdict = O.K == Outcome::Kind::Race ? ExploreVerdict::Race : ExploreVerdict::Violation;
       R.Message = O.Message;

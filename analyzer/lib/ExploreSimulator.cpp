@@ -432,6 +432,34 @@ Outcome Simulator::unpublished(const State &St, unsigned Barrier, const std::str
   return O;
 }
 
+const char *Simulator::barrierCheck(const State &St, unsigned Barrier,
+                                    models::MbarrierViolation V) const {
+  switch (V) {
+  case models::MbarrierViolation::NotInitialized:
+    // Used after an mbarrier.inval some agent ran: the memory was handed back too early.
+    for (unsigned A = 0; A < S.Agents.size(); ++A)
+      for (uint32_t Pc = 0; Pc < std::min<size_t>(St.Agents[A].Pc, S.Agents[A].Steps.size());
+           ++Pc)
+        if (S.Agents[A].Steps[Pc].Kind == StepKind::Inval &&
+            S.Agents[A].Steps[Pc].Barrier == Barrier)
+          return "mbarrier-reuse";
+    return "mbarrier-init-visibility";
+  case models::MbarrierViolation::ReinitWhileInUse:
+    return "mbarrier-reuse";
+  case models::MbarrierViolation::PendingUnderflow:
+  case models::MbarrierViolation::CountOutOfRange:
+  case models::MbarrierViolation::ExpectedUnderflow:
+    // An arriver that ran a phase ahead (phase-skip) looks the same here; replay, which
+    // has the schedule, tells them apart (Explore.cpp).
+    return "mbarrier-arrival-count";
+  case models::MbarrierViolation::TxOutOfRange:
+    return "mbarrier-tx-bytes";
+  case models::MbarrierViolation::None:
+    break;
+  }
+  return "";
+}
+
 Outcome Simulator::arrive(State &St, unsigned Barrier, uint32_t Count,
                           const ScheduleStep &T) const {
   if (Outcome O = unpublished(St, Barrier, "a tcgen05.commit", T); O.K != Outcome::Kind::Ok)
@@ -443,6 +471,7 @@ Outcome Simulator::arrive(State &St, unsigned Barrier, uint32_t Count,
   O.K = Outcome::Kind::Violation;
   O.Message = "arrival on " + S.barrierName(Barrier) + ": " + models::toString(V);
   O.With = T;
+  O.Check = barrierCheck(St, Barrier, V);
   return O;
 }
 
@@ -456,20 +485,24 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   const ConcreteStep &C = A.Steps[AS.Pc];
   ScheduleStep T{ScheduleStep::Kind::Execute, Agent, AS.Pc, 0};
   Outcome O;
-  auto Violation = [&](std::string Message) {
+  // Check: the catalog's check, where the caller has not named one in O already.
+  auto Violation = [&](std::string Message, const char *Check = "") {
     O.K = Outcome::Kind::Violation;
     O.Message = std::move(Message);
+    if (*Check)
+      O.Check = Check;
     return O;
   };
   auto Check = [&](models::MbarrierViolation V, const char *What) {
     if (V != models::MbarrierViolation::None)
       Violation(std::string(What) + " on " + S.barrierName(C.Barrier) + ": " +
-                models::toString(V));
+                    models::toString(V),
+                barrierCheck(St, C.Barrier, V));
   };
   if ((O = afterExit(St, C, T, /*Lands=*/false)).K != Outcome::Kind::Ok)
     return O;
   if (!C.Undefined.empty())
-    return Violation(C.Undefined);
+    return Violation(C.Undefined, C.UndefinedCheck);
   bool Advance = true;
   switch (C.Kind) {
   case StepKind::Init: {
@@ -504,12 +537,14 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     if (C.Flag >= 0)
       AS.Probed &= ~(uint32_t(1) << C.Flag);
     if (!St.Barriers[C.Barrier].initialized())
-      Violation("wait on " + S.barrierName(C.Barrier) + " before its init");
+      Violation("wait on " + S.barrierName(C.Barrier) + " before its init",
+                "mbarrier-init-visibility");
     break;
   case StepKind::Probe: {
     const models::Mbarrier &B = St.Barriers[C.Barrier];
     if (!B.initialized()) {
-      Violation("try_wait on " + S.barrierName(C.Barrier) + " before its init");
+      Violation("try_wait on " + S.barrierName(C.Barrier) + " before its init",
+                "mbarrier-init-visibility");
       break;
     }
     if (B.testWaitParity(C.Parity))
@@ -680,7 +715,8 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
   case StepKind::BarrierStore:
     if (St.Barriers[C.Barrier].initialized())
       return Violation("a plain store writes into the memory of " + S.barrierName(C.Barrier) +
-                       " while it is a valid barrier (no mbarrier.inval since its init)");
+                           " while it is a valid barrier (no mbarrier.inval since its init)",
+                       "mbarrier-reuse");
     break;
   case StepKind::TmemRead:
     if (St.TmemAllocs[A.Cta].empty() && !IgnoreRaces) {
@@ -722,7 +758,8 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     models::TmemResult R = St.Tmem[A.Cta].alloc(C.Columns, Column);
     if (R != models::TmemResult::Ok)
       return Violation("tcgen05.alloc of " + std::to_string(C.Columns) +
-                       " columns: " + models::toString(R));
+                           " columns: " + models::toString(R),
+                       "tcgen05-alloc-exhaustion");
     St.TmemAllocs[A.Cta].push_back({Column, C.Columns});
     break;
   }
@@ -788,6 +825,7 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
         O.K = Outcome::Kind::Violation;
         O.Message = "complete_tx of " + std::to_string(C.TxBytes) + " bytes on " +
                     S.barrierName(B) + ": " + models::toString(V);
+        O.Check = barrierCheck(St, B, V);
       }
     }
     return O;

@@ -234,6 +234,8 @@ public:
   /// so what only races read (the TMEM columns tcgen05.ld and tcgen05.st still use) is
   /// neither kept in the state nor part of the footprints.
   const bool IgnoreRaces;
+  /// The check of DESIGN.md's catalog that misuse V of Barrier is the symptom of.
+  const char *barrierCheck(const State &St, unsigned Barrier, models::MbarrierViolation V) const;
   /// Every unfinished agent and what it waits for.
   std::vector<BlockedAgent> blocked(const State &St) const;
   /// Per transition of Schedule (one of S, taken from the initial state; IgnoreRaces as

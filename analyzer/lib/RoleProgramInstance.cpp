@@ -281,10 +281,12 @@ private:
       for (unsigned C = 0; C < 16; ++C)
         if (*M >> C & 1) {
           if (C >= RP.ClusterSize) {
-            if (Step.Undefined.empty())
+            if (Step.Undefined.empty()) {
               Step.Undefined = "multicast mask " + std::to_string(*M) + " names CTA " +
                                std::to_string(C) + " outside the cluster of " +
                                std::to_string(RP.ClusterSize) + " (undefined behaviour)";
+              Step.UndefinedCheck = "cluster-multicast-mask";
+            }
             continue;
           }
           Out.push_back(C);
@@ -651,6 +653,11 @@ private:
     C.RoleStep = Index;
     C.Event = S.Event;
     C.Undefined = partialCollective(S);
+    if (!C.Undefined.empty())
+      C.UndefinedCheck = S.Kind == StepKind::Setmaxnreg ? "setmaxnreg-nonuniform"
+                         : S.Kind == StepKind::Alloc || S.Kind == StepKind::Dealloc
+                             ? "tcgen05-alloc-lane-guard"
+                             : "aligned-divergent";
     C.Iterations.assign(F.Loops.begin(), F.Loops.end());
     auto Num = [&](const Expr *E, const char *What, uint64_t Default) -> uint64_t {
       if (!E)
@@ -678,11 +685,12 @@ private:
       if (S.Barrier.PeerRank)
         Cta = static_cast<unsigned>(Num(S.Barrier.PeerRank, "peer CTA rank", OwnCta));
       // mapa to a rank outside the cluster: no barrier there (undefined behaviour).
-      if (Cta >= RP.ClusterSize)
+      if (Cta >= RP.ClusterSize) {
         C.Undefined = "the barrier of CTA rank " + std::to_string(Cta) + " (mapa) is outside "
                       "the cluster of " + std::to_string(RP.ClusterSize) +
                       " (undefined behaviour)";
-      else if (std::optional<unsigned> B = barrier(S.Barrier.Array, S.Barrier.Slot, Cta, F))
+        C.UndefinedCheck = "cluster-multicast-mask";
+      } else if (std::optional<unsigned> B = barrier(S.Barrier.Array, S.Barrier.Slot, Cta, F))
         C.Barrier = *B;
     }
     switch (S.Kind) {

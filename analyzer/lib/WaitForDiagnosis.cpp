@@ -39,6 +39,11 @@ const char *checkName(BugClass C) {
   case BugClass::TmemDeallocEarly: return "tmem-dealloc-early";
   case BugClass::MbarrierInitVisibility: return "mbarrier-init-visibility";
   case BugClass::ClusterExitEarly: return "cluster-exit-early";
+  case BugClass::MbarrierReuse: return "mbarrier-reuse";
+  case BugClass::Tcgen05AllocExhaustion: return "tcgen05-alloc-exhaustion";
+  case BugClass::Tcgen05AllocLaneGuard: return "tcgen05-alloc-lane-guard";
+  case BugClass::AlignedDivergent: return "aligned-divergent";
+  case BugClass::ClusterMulticastMask: return "cluster-multicast-mask";
   case BugClass::Unclassified: return "";
   }
   return "";
@@ -67,7 +72,8 @@ const char *fixAdvice(BugClass C) {
            "number of tiles (advance the scheduler in every thread, not in one)";
   case BugClass::PhaseSkip:
     return "carry the ring's stage and phase across tiles in every role (one counter that "
-           "never restarts), so no role falls two phases behind a barrier it waits on";
+           "never restarts), and fill a stage again only after the wait for its last use, so "
+           "no role gets a phase ahead of, or falls two behind, a barrier it uses";
   case BugClass::BarrierDivergent:
     return "do not put a CTA-wide barrier (bar.sync 0, __syncthreads) inside one role's "
            "branch; sync that role with a named barrier counting only its own threads";
@@ -111,6 +117,23 @@ const char *fixAdvice(BugClass C) {
     return "keep every CTA of the cluster alive until its peers are done with its shared "
            "memory: barrier.cluster.arrive and wait before exit, after the last remote "
            "arrival or multicast";
+  case BugClass::MbarrierReuse:
+    return "before using a barrier's memory for anything else (or initializing it again), "
+           "let every phase anyone waits on complete and run mbarrier.inval; use a barrier "
+           "only between its init and its inval";
+  case BugClass::Tcgen05AllocExhaustion:
+    return "allocate a power of two from 32 to 512 columns, and no more in all than the 512 "
+           "a SM has for the CTAs that share it (two CTAs per SM: 256 each)";
+  case BugClass::Tcgen05AllocLaneGuard:
+    return "run tcgen05.alloc, dealloc and relinquish_alloc_permit in every lane of one warp "
+           "(they are .sync.aligned): guard them by warp, not by elect.sync or lane 0";
+  case BugClass::AlignedDivergent:
+    return "reach a .sync.aligned instruction (wgmma, tcgen05.ld/st, bar.sync) with every "
+           "thread of its warp (warpgroup for wgmma): guard it by warp or warpgroup index, "
+           "never by a per-thread condition";
+  case BugClass::ClusterMulticastMask:
+    return "name only CTAs of the cluster: a multicast ctaMask below 1 << cluster size, a "
+           "mapa rank below the cluster size (%cluster_nctarank)";
   case BugClass::Unclassified:
     return "no known bug class fits these facts; follow the wait-for edges above";
   }

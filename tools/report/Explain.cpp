@@ -274,7 +274,8 @@ void replay(const Trace &T, const analyzer::Protocol *P, Explanation &E) {
 
 std::string fixText(const Explanation &E) {
   if (E.T->isRace() && E.WaitFor.Why.Class == analyzer::BugClass::Unclassified)
-    return "no check of the catalog names this race; the steps above lead to it";
+    return "no check of the catalog names this race or barrier misuse; the steps above lead "
+           "to it";
   return analyzer::fixAdvice(E.WaitFor.Why.Class);
 }
 

@@ -413,10 +413,37 @@ TEST(ExploreReductionTest, PastARaceTheColumnsInUseAreNotKept) {
         Bug == AccBug::NoFullWait ? ExploreVerdict::Deadlock : ExploreVerdict::Clean;
     EXPECT_EQ(Reduced.Verdict, Expected) << int(Bug) << ": " << Reduced.Message;
     EXPECT_EQ(Full.Verdict, Expected) << int(Bug) << ": " << Full.Message;
-    if (Bug == AccBug::None)
+    if (Bug == AccBug::None) {
       Clean = Reduced.States;
-    else if (Expected == ExploreVerdict::Clean)
+    } else if (Expected == ExploreVerdict::Clean) {
       EXPECT_LE(Reduced.States, Clean) << int(Bug);
+    }
+  }
+}
+
+TEST(ExploreReductionTest, AnArrivalPastThePhaseIsAPhaseSkipOnlyFromTheSameThreads) {
+  // A full barrier of count 1 whose phase waits for its copy's bytes: a second arrival
+  // before the copy lands has no pending count left (a barrier misuse). From the producer
+  // that arrived already, it ran a phase ahead (B1's prefill of one stage too many):
+  // mbarrier-phase-skip. From another role, the count has no room for it:
+  // mbarrier-arrival-count. The names are what `wsv explain` diagnoses the trace by.
+  for (bool SameAgent : {true, false}) {
+    Ring R(1);
+    unsigned Full = R.barriers("full", 1);
+    unsigned A = R.buffers("A");
+    std::vector<ConcreteStep> Producer;
+    R.fill(Producer, Full, A, 0);
+    if (SameAgent)
+      Producer.push_back(Ring::arrive(R.bar(Full, 0), 64));
+    R.role("producer", Producer);
+    R.role("other", SameAgent ? std::vector<ConcreteStep>{}
+                              : std::vector<ConcreteStep>{Ring::arrive(R.bar(Full, 0))});
+    ExploreResult E = explore(R.system(), ExploreOptions());
+    ASSERT_EQ(E.Verdict, ExploreVerdict::Violation) << SameAgent << ": " << E.Message;
+    EXPECT_NE(E.Message.find("more arrivals than the current phase has pending"),
+              std::string::npos)
+        << E.Message;
+    EXPECT_EQ(E.Check, SameAgent ? "mbarrier-phase-skip" : "mbarrier-arrival-count");
   }
 }
 

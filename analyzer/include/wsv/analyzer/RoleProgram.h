@@ -348,6 +348,9 @@ struct ConcreteStep {
   /// Not empty: running the step is undefined behaviour (a multicast to a CTA outside the
   /// cluster), a violation when an agent reaches it.
   std::string Undefined;
+  /// The check of DESIGN.md's catalog that Undefined is the symptom of
+  /// (`cluster-multicast-mask`, `aligned-divergent`, ...).
+  const char *UndefinedCheck = "";
   /// Diverge, Unknown: why the agent stops here.
   std::string Reason;
 };

@@ -121,6 +121,11 @@ enum class BugClass : uint8_t {
   TmemDeallocEarly,
   MbarrierInitVisibility,
   ClusterExitEarly,
+  MbarrierReuse,
+  Tcgen05AllocExhaustion,
+  Tcgen05AllocLaneGuard,
+  AlignedDivergent,
+  ClusterMulticastMask,
   Unclassified,
 };
 
