@@ -632,7 +632,11 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     // of each go on while the rest still wait.
     uint64_t Together = C.Arriving + St.Named[A.Cta].get(C.NamedId).arrived();
     std::string Others;
-    bool OtherRole = false; // another role's warps: the id is shared, not miscounted
+    // Another role's warps, or copies of this role (B5's writeback warpgroups) each of
+    // which fills the count alone: each means to sync on its own, and the id is shared,
+    // not miscounted.
+    bool OtherRole = false;
+    bool EachAlone = C.Arriving == C.Count;
     for (unsigned B = 0; B < S.Agents.size(); ++B) {
       const AgentState &BS = St.Agents[B];
       const ConcreteAgent &Other = S.Agents[B];
@@ -645,10 +649,11 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
         Together += OC.Arriving;
         Others += (Others.empty() ? "" : ", ") + Other.Name;
         OtherRole = OtherRole || Other.Program != A.Program;
+        EachAlone = EachAlone && OC.Arriving == OC.Count;
       }
     }
     if (!Others.empty() && Together > C.Count) {
-      O.Check = OtherRole ? "named-barrier-id-collision" : "named-barrier-count";
+      O.Check = OtherRole || EachAlone ? "named-barrier-id-collision" : "named-barrier-count";
       return Violation("named barrier " + std::to_string(C.NamedId) + " (" +
                        std::to_string(C.Count) + " threads): " + A.Name + " and " + Others +
                        " reach it together with " + std::to_string(Together) +
