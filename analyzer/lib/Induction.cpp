@@ -7,7 +7,9 @@
 // `s + 1 >= S ? 0 : s + 1` are the same function there, whatever shape the compiler chose.
 // Phase bits are matched the same way against the wrap of a ring counter of the same loop.
 // A phi whose latch value is another induction variable's phi trails it by one iteration
-// (`prev = w; ++w`: nvcc keeps w - 1 that way for a loop body that reads it).
+// (`prev = w; ++w`: nvcc keeps w - 1 that way for a loop body that reads it). A ring whose
+// update runs only where another ring is at one value (`k == last ? step(s) : s`) is gated:
+// its closed form counts the iterations before where the gate held.
 //
 //===----------------------------------------------------------------------------------===//
 #include "ValueBuilder.h"
@@ -27,6 +29,7 @@ const char *wsv::analyzer::toString(InductionKind K) {
   case InductionKind::FirstIteration: return "first-iteration";
   case InductionKind::Lagged: return "lagged";
   case InductionKind::Carried: return "carried";
+  case InductionKind::Gated: return "gated";
   }
   return "?";
 }
@@ -319,6 +322,12 @@ void ValueBuilder::recognizeInductions(LoopId L) {
     }
     Rest.push_back(C);
   }
+  {
+    llvm::SmallVector<const Expr *, 8> Phis;
+    for (const Candidate &C : Rest)
+      Phis.push_back(C.Phi);
+    recognizeGated(L, Phis);
+  }
 
   // Phase bits: flipped every iteration, or when a ring counter of this loop wraps.
   const unsigned NumRings = Sum.Inductions.size();
@@ -355,6 +364,16 @@ void ValueBuilder::recognizeInductions(LoopId L) {
     else if (U->is(ExprKind::Select) && U->op(1) == C.Phi &&
              U->op(2) == Ctx.bitXor(C.Phi, Ctx.constant(1, W)))
       Flip = Ctx.select(U->op(0), Ctx.constant(0, W), Ctx.constant(1, W));
+    // Flipped as a gated ring wraps, in the iterations its gate holds: `g ? p ^ f : p`.
+    const Expr *Gate = nullptr;
+    if (!Flip && U->is(ExprKind::Select) && (U->op(1) == C.Phi) != (U->op(2) == C.Phi)) {
+      const bool Taken = U->op(2) == C.Phi;
+      const Expr *Arm = Taken ? U->op(1) : U->op(2);
+      if (Arm->is(ExprKind::Xor) && (Arm->op(0) == C.Phi || Arm->op(1) == C.Phi)) {
+        Flip = Arm->op(0) == C.Phi ? Arm->op(1) : Arm->op(0);
+        Gate = Taken ? U->op(0) : Ctx.bitNot(U->op(0));
+      }
+    }
     if (!Flip || Flip->mentions([&](const Expr *X) { return X == C.Phi; }))
       continue;
     InductionVar IV;
@@ -371,8 +390,12 @@ void ValueBuilder::recognizeInductions(LoopId L) {
     }
     for (unsigned K = 0; K < NumRings; ++K) {
       const InductionVar &Ring = Sum.Inductions[K];
-      if (Ring.Kind != InductionKind::Ring)
+      if (Ring.Kind != InductionKind::Ring && Ring.Kind != InductionKind::Gated)
         continue;
+      // A gated phase flips with the ring of the same gate, in that ring's count.
+      if (Ring.Gate != Gate)
+        continue;
+      const Expr *Count = Ring.Advances ? Ring.Advances : Iter;
       const unsigned RW = Ring.Phi->width();
       bool Matches = false;
       const Expr *Step = Ring.Step;
@@ -422,9 +445,11 @@ void ValueBuilder::recognizeInductions(LoopId L) {
         Add(IV);
         break;
       }
-      const Expr *Count = Ctx.add(Ring.Start, Ctx.mul(Step, Ctx.resize(Iter, RW)));
-      const Expr *Wraps = Ctx.urem(Ctx.udiv(Count, Ring.Modulus), Ctx.constant(2, RW));
+      const Expr *Stages = Ctx.add(Ring.Start, Ctx.mul(Step, Ctx.resize(Count, RW)));
+      const Expr *Wraps = Ctx.urem(Ctx.udiv(Stages, Ring.Modulus), Ctx.constant(2, RW));
       IV.ClosedForm = Ctx.bitXor(C.Start, Ctx.resize(Wraps, W));
+      IV.Gate = Ring.Gate;
+      IV.Advances = Ring.Advances;
       Add(IV);
       break;
     }
@@ -434,6 +459,91 @@ void ValueBuilder::recognizeInductions(LoopId L) {
   for (const Candidate &C : Rest)
     Others.push_back(C.Phi);
   recognizeLagged(L, Others);
+}
+
+void ValueBuilder::recognizeGated(LoopId L, llvm::ArrayRef<const Expr *> Phis) {
+  LoopSummary &Sum = Summaries[L];
+  const Expr *Iter = Ctx.iterationVar(L);
+  const unsigned NumRings = Sum.Inductions.size();
+  for (const Expr *Phi : Phis) {
+    const PhiInfo &Info = this->Phis[Phi];
+    const unsigned W = Phi->width();
+    if (Info.Incoming.size() < 2 || W < 2)
+      continue;
+    const Expr *Update = Info.Incoming[1].second;
+    if (!llvm::all_of(llvm::drop_begin(Info.Incoming),
+                      [&](const auto &In) { return In.second == Update; }) ||
+        !Update->is(ExprKind::Select) || (Update->op(1) == Phi) == (Update->op(2) == Phi))
+      continue;
+    // `g ? step(s) : s`: the gate must not read the ring itself; the step is a ring's
+    // (s + T) % S on every one of its S values.
+    const bool Taken = Update->op(2) == Phi;
+    const Expr *Arm = Taken ? Update->op(1) : Update->op(2);
+    const Expr *Gate = Taken ? Update->op(0) : Ctx.bitNot(Update->op(0));
+    if (!onlyMentions(Arm, Phi) || Gate->mentions([&](const Expr *X) { return X == Phi; }))
+      continue;
+    llvm::SmallVector<uint64_t, 4> Constants;
+    collectConstants(Arm, Constants);
+    uint64_t S = 0, T = 0;
+    for (uint64_t K : Constants)
+      for (uint64_t M : {K, K + 1}) {
+        if (M < 2 || M > 64 || S)
+          continue;
+        for (uint64_t Step = 1; Step < M && !S; ++Step) {
+          bool Ok = true;
+          for (uint64_t V = 0; V < M && Ok; ++V)
+            Ok = evalAt(Arm, Phi, V) == (V + Step) % M;
+          if (Ok) {
+            S = M;
+            T = Step;
+          }
+        }
+      }
+    if (!S)
+      continue;
+    // The gate: another ring of the loop, of step 1, at one loop-invariant value V. It
+    // holds once every Modulus iterations, from the first iteration whose ring value is V:
+    // d = (V - start) mod Modulus; before iteration i it held (i + Modulus - 1 - d) /
+    // Modulus times.
+    if (!Gate->is(ExprKind::Eq))
+      continue;
+    for (unsigned K = 0; K < NumRings; ++K) {
+      const InductionVar &Ring = Sum.Inductions[K];
+      if (Ring.Kind != InductionKind::Ring || Ring.Peeled || !Ring.Step ||
+          !Ring.Step->isConstant(1))
+        continue;
+      const Expr *Value = Gate->op(0) == Ring.Phi   ? Gate->op(1)
+                          : Gate->op(1) == Ring.Phi ? Gate->op(0)
+                                                    : nullptr;
+      if (!Value || !isInvariant(Value, L))
+        continue;
+      const unsigned RW = Ring.Phi->width();
+      const Expr *M = Ring.Modulus, *One = Ctx.constant(1, RW);
+      const Expr *D = Ctx.urem(Ctx.add(Ctx.sub(Value, Ring.Start), M), M);
+      const Expr *Advances =
+          Ctx.udiv(Ctx.add(Ctx.resize(Iter, RW), Ctx.sub(Ctx.sub(M, One), D)), M);
+      InductionVar IV;
+      IV.Kind = InductionKind::Gated;
+      IV.Register = Info.Register;
+      IV.Phi = Phi;
+      IV.Start = Info.Incoming[0].second;
+      IV.Update = Update;
+      IV.Step = Ctx.constant(T, W);
+      IV.Modulus = Ctx.constant(S, W);
+      IV.Ring = K;
+      IV.Gate = Gate;
+      IV.Advances = Advances;
+      IV.ClosedForm = Ctx.urem(Ctx.add(IV.Start, Ctx.mul(IV.Step, Ctx.resize(Advances, W))),
+                               IV.Modulus);
+      IV.Conditions = Ring.Conditions;
+      IV.Conditions.push_back(Ctx.ult(IV.Start, IV.Modulus));
+      IV.Conditions.push_back(Ctx.ult(Value, M));
+      for (auto It = IV.Conditions.begin(); It != IV.Conditions.end();)
+        It = (*It)->isTrue() ? IV.Conditions.erase(It) : It + 1;
+      Sum.Inductions.push_back(std::move(IV));
+      break;
+    }
+  }
 }
 
 void ValueBuilder::recognizeLagged(LoopId L, llvm::ArrayRef<const Expr *> Phis) {

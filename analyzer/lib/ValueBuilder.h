@@ -106,6 +106,9 @@ public:
   /// Among Phis (header phis of L no other shape matched), those that trail an induction
   /// variable of L by one iteration (Induction.cpp).
   void recognizeLagged(LoopId L, llvm::ArrayRef<const Expr *> Phis);
+  /// Among Phis, rings advanced only where another ring of L is at a given value: Triton's
+  /// accumulator ring in a loop over tiles and k-tiles as one (Induction.cpp).
+  void recognizeGated(LoopId L, llvm::ArrayRef<const Expr *> Phis);
   void computeTripCount(LoopId L);
   void recognizeSpinWait(LoopId L);
   void transformExits(LoopId L);

@@ -572,3 +572,118 @@ TEST(InductionTest, RingsCarriedAcrossAPersistentLoop) {
 }
 
 } // namespace
+
+namespace {
+
+/// Triton's persistent warp-specialized loop runs tiles and k-tiles as one loop: the k-tile
+/// ring %r10 (K / 64 stages, %r5 its last) advances every iteration, and the accumulator
+/// ring %r12 (2 stages, from 1) with its phase %r13 (from 1) only in the iterations where
+/// the k-tile ring is at Gate (%r5: the one that ends a tile; 0: the one that starts it),
+/// where the accumulator is waited on at its new stage (`// acc`).
+std::string flatLoop(const char *Gate) {
+  return std::string(R"(
+.visible .entry k(.param .u32 k_param_0, .param .u32 k_param_1)
+.maxntid 128
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<30>;
+  .shared .align 8 .b8 acc_full[16];
+  ld.param.u32 %r1, [k_param_0];
+  ld.param.u32 %r2, [k_param_1];
+  shr.u32 %r6, %r1, 6;
+  setp.eq.s32 %p1, %r6, 0;
+  @%p1 bra DONE;
+  add.s32 %r5, %r6, -1;
+  mul.lo.s32 %r4, %r6, %r2;
+  setp.eq.s32 %p1, %r4, 0;
+  @%p1 bra DONE;
+  mov.u32 %r3, 0;
+  mov.u32 %r10, 0;
+  mov.u32 %r13, 1;
+  mov.u32 %r12, %r13;
+LOOP:
+  setp.ne.s32 %p4, %r10, )") + Gate + R"(;
+  @%p4 bra NEXT;
+  add.s32 %r20, %r12, 1;
+  setp.eq.s32 %p5, %r20, 2;
+  selp.b32 %r12, 0, %r20, %p5;
+  selp.u32 %r21, 1, 0, %p5;
+  xor.b32 %r13, %r13, %r21;
+  shl.b32 %r22, %r12, 3;
+  mov.u32 %r23, acc_full;
+  add.s32 %r24, %r23, %r22;
+  mbarrier.try_wait.parity.shared::cta.b64 %p7, [%r24], %r13;   // acc
+NEXT:
+  setp.eq.s32 %p6, %r10, %r5;
+  add.s32 %r25, %r10, 1;
+  selp.b32 %r10, 0, %r25, %p6;
+  add.s32 %r3, %r3, 1;
+  setp.lt.u32 %p2, %r3, %r4;
+  @%p2 bra LOOP;
+DONE:
+  ret;
+}
+)";
+}
+
+class GatedRings : public ::testing::TestWithParam<bool> {};
+
+TEST_P(GatedRings, ARingAdvancedAtOneKTileCountsTheTilesBefore) {
+  // At the last k-tile, %r12 is (1 + i / KT) % 2 in iteration i (it advanced at the end of
+  // each earlier tile); at the first, (1 + (i + KT - 1) / KT) % 2. %r13 flips as it wraps;
+  // the wait reads the ring one step on. Checked against running the loop, for several K.
+  const bool Last = GetParam();
+  Analyzed A(flatLoop(Last ? "%r5" : "0"));
+  ExprContext &C = A.ctx();
+  const ValueAnalysis &V = A.values();
+  InstId Wait = A.inst("// acc");
+  LoopId L = A.loopOf("// acc");
+  const Expr *I = C.iterationVar(L);
+  const LoopSummary &S = V.loopSummary(L);
+  const InductionVar *Acc = nullptr, *Phase = nullptr;
+  for (const InductionVar &IV : S.Inductions) {
+    if (V.registerName(IV.Register) == "%r12")
+      Acc = &IV;
+    if (V.registerName(IV.Register) == "%r13")
+      Phase = &IV;
+  }
+  ASSERT_NE(Acc, nullptr);
+  ASSERT_NE(Phase, nullptr);
+  EXPECT_EQ(Acc->Kind, InductionKind::Gated);
+  EXPECT_EQ(Phase->Kind, InductionKind::Parity);
+  const Expr *Addr = V.closedForm(V.operand(Wait, 1));
+  const Expr *Parity = V.closedForm(V.operand(Wait, 2));
+  ASSERT_NE(Addr, nullptr);
+  ASSERT_NE(Parity, nullptr);
+  for (uint64_t KT : {1u, 2u, 3u, 5u}) {
+    auto At = [&](const Expr *E, uint64_t It) {
+      return ExprContext::evaluate(E, [&](const Expr *Leaf) -> std::optional<uint64_t> {
+        if (Leaf == I)
+          return It;
+        if (Leaf->is(ExprKind::Param))
+          return Leaf->payload() == 0 ? KT * 64 : 4; // K, then the tile count
+        if (Leaf->is(ExprKind::Symbol))
+          return 0x1000;
+        return std::nullopt;
+      });
+    };
+    uint64_t K = 0, AccStage = 1, AccPhase = 1;
+    for (uint64_t It = 0; It < 4 * KT; ++It) {
+      EXPECT_EQ(At(Acc->ClosedForm, It), AccStage) << "KT " << KT << " iteration " << It;
+      EXPECT_EQ(At(Phase->ClosedForm, It), AccPhase) << "KT " << KT << " iteration " << It;
+      if (K == (Last ? KT - 1 : 0)) {
+        bool Wrap = AccStage + 1 == 2;
+        AccStage = Wrap ? 0 : AccStage + 1;
+        AccPhase ^= Wrap ? 1 : 0;
+        EXPECT_EQ(At(Addr, It), 0x1000 + 8 * AccStage) << "KT " << KT << " iteration " << It;
+        EXPECT_EQ(At(Parity, It), AccPhase) << "KT " << KT << " iteration " << It;
+      }
+      K = K == KT - 1 ? 0 : K + 1;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gates, GatedRings, ::testing::Values(true, false),
+                         [](const auto &Info) { return Info.param ? "LastKTile" : "FirstKTile"; });
+
+} // namespace

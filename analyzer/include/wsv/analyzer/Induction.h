@@ -10,7 +10,10 @@
 //    (p ^= 1), and flags that only the first iteration sees. A ring advanced by an inner loop
 //    of T iterations per outer iteration is a ring of step T in the outer loop, so a stage
 //    carried across persistent tiles gets a closed form in the outer iteration number and the
-//    inner trip count.
+//    inner trip count. A ring advanced only where another ring of the loop is at one value
+//    (Triton's accumulator ring in a loop over tiles and k-tiles as one, advanced at the last
+//    k-tile) is a gated ring: it advanced as often as that value came up in the iterations
+//    before, ((i + S - 1 - d) / S with d the first such iteration); its phase likewise.
 //
 //  - Trip counts: how many times the header runs, symbolic in kernel parameters and special
 //    registers, for loops with one exit test on an induction variable, with the conditions
@@ -50,6 +53,8 @@ enum class InductionKind : uint8_t {
   Lagged,         ///< Start in iteration 0, then what induction variable Ring was one before
   Carried,        ///< Start in iteration 0, then its latch value as of the iteration before:
                   ///< a function of other induction variables and loop invariants
+  Gated,          ///< (Start + Step * Advances) mod Modulus: a ring advanced only in the
+                  ///< iterations where Gate holds, Advances of them before iteration i
 };
 const char *toString(InductionKind K);
 
@@ -70,6 +75,12 @@ struct InductionVar {
   /// `s = -1; do { s = s + 1 > 2 ? 0 : s + 1; ... }`): the ring runs from there, and
   /// iteration 0 keeps the start. nullptr otherwise.
   const Expr *Peeled = nullptr;
+  /// Gated (and a Parity of a Gated ring): the condition, on another ring of the loop,
+  /// under which the update runs (Triton's accumulator ring in a loop that runs tiles and
+  /// k-tiles as one: advanced when the k-tile ring is at its last stage), and how many
+  /// earlier iterations it held in, in terms of the iteration number.
+  const Expr *Gate = nullptr;
+  const Expr *Advances = nullptr;
   /// What must hold for ClosedForm to be exact (a ring's start below its modulus).
   llvm::SmallVector<const Expr *, 1> Conditions;
 };
