@@ -229,10 +229,11 @@ Outcome Simulator::afterExit(const State &St, const ConcreteStep &C, const Sched
   // that the exiting CTA joins last). A copy or tcgen05.commit landing after its own CTA
   // exited is as bad: the CTA left with it in flight, and its memory may be another's.
   Outcome O;
-  auto Gone = [&](unsigned Cta, const std::string &What) {
+  auto Gone = [&](unsigned Cta, const std::string &What, unsigned Barrier) {
     O.K = Outcome::Kind::Violation;
     O.Message = What + " after CTA " + std::to_string(Cta) + " exited";
     O.With = T;
+    O.LateBarrier = Barrier;
   };
   unsigned Own = T.K == ScheduleStep::Kind::Execute ? S.Agents[T.Agent].Cta : NoIndex;
   // A peer's step reaching a CTA that left is what cluster-exit-early is about; a CTA's
@@ -240,7 +241,7 @@ Outcome Simulator::afterExit(const State &St, const ConcreteStep &C, const Sched
   auto Reaches = [&](unsigned Barrier, const char *How) {
     unsigned Cta = S.Barriers[Barrier].Cta;
     if (Cta != Own && O.K == Outcome::Kind::Ok && exited(St, Cta)) {
-      Gone(Cta, std::string(How) + " " + S.barrierName(Barrier));
+      Gone(Cta, std::string(How) + " " + S.barrierName(Barrier), Barrier);
       if (!Lands)
         O.Check = "cluster-exit-early";
     }

@@ -181,6 +181,8 @@ struct Outcome {
   unsigned Buffer = NoIndex;
   ScheduleStep With; ///< race: the other side
   bool UnpublishedInit = false; ///< violation: an init no fence.mbarrier_init made visible
+  /// Violation: the barrier a copy or arrival reached after its CTA exited.
+  unsigned LateBarrier = NoIndex;
   /// The check of DESIGN.md's catalog whose bug this is the symptom of (`smem-raw-wait`),
   /// where one is: `wsv explain` names it with its fix; "" where none fits.
   const char *Check = "";
