@@ -11,8 +11,6 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "wsv/analyzer/Explore.h"
-#include "wsv/analyzer/Protocol.h"
-#include "wsv/analyzer/Roles.h"
 
 #include "ExploreSimulator.h"
 #include "ExploreVisited.h"
@@ -129,88 +127,6 @@ ExploreResult gather(const ConcreteSystem &S, ExploreResult Found, bool StopAtRa
   return Again;
 }
 
-/// Whether two steps (agent, step) may be run by the same threads: those of one agent, or
-/// of agents of one CTA whose events' threads overlap (a prologue's elected lane of warp 0
-/// and a role's of the same warp).
-bool sameThreads(const ConcreteSystem &S, std::pair<unsigned, unsigned> X,
-                 std::pair<unsigned, unsigned> Y) {
-  if (X.first == Y.first)
-    return true;
-  const ConcreteAgent &A = S.Agents[X.first], &B = S.Agents[Y.first];
-  if (A.Cta != B.Cta || !S.P)
-    return false;
-  unsigned EA = A.Steps[X.second].Event, EB = B.Steps[Y.second].Event;
-  if (EA >= S.P->Events.size() || EB >= S.P->Events.size())
-    return false;
-  const ThreadSet &TA = S.P->Events[EA].Threads, &TB = S.P->Events[EB].Threads;
-  if (TA.isUnknown() || TB.isUnknown())
-    return false;
-  return reachingThreads(TA).anyCommon(reachingThreads(TB));
-}
-
-/// A copy that lands on barrier Late after its CTA exited, the schedule Before leading up
-/// to it: no thread waited for the phase it completes. Where the copies into that barrier
-/// array bring more bytes than its arrive.expect_tx announced, phases completed without
-/// them (mbarrier-tx-bytes). Else, where every role that waits on the array (by its
-/// program) waited as often as the array was armed, it waited on phases that had passed
-/// (mbarrier-phase-skip: a stage and phase restarted per tile). "" otherwise.
-const char *lateLandingCheck(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Before,
-                             unsigned Late) {
-  if (Late >= S.Barriers.size())
-    return "";
-  const BarrierInstance &Landed = S.Barriers[Late];
-  auto SameArray = [&](unsigned B) {
-    return B < S.Barriers.size() && S.Barriers[B].Array == Landed.Array &&
-           S.Barriers[B].Cta == Landed.Cta;
-  };
-  uint64_t Armed = 0, Announced = 0, Brought = 0;
-  std::vector<uint64_t> Waits(S.Agents.size(), 0);
-  for (const ScheduleStep &T : Before) {
-    if (T.K != ScheduleStep::Kind::Execute || T.Step >= S.Agents[T.Agent].Steps.size())
-      continue;
-    const ConcreteStep &C = S.Agents[T.Agent].Steps[T.Step];
-    if (C.Kind == StepKind::AsyncLoad)
-      for (unsigned B : C.Targets)
-        if (SameArray(B))
-          Brought += uint64_t(C.TxBytes) * std::max(1u, C.Count);
-    if (!SameArray(C.Barrier))
-      continue;
-    if ((C.Kind == StepKind::Arrive || C.Kind == StepKind::ExpectTx) && C.TxBytes) {
-      Armed += C.Kind == StepKind::Arrive;
-      Announced += C.TxBytes;
-    }
-    if (C.Kind == StepKind::Wait)
-      ++Waits[T.Agent];
-  }
-  if (!Armed)
-    return "";
-  if (Brought > Announced)
-    return "mbarrier-tx-bytes";
-  // A waiter by its program: a role whose loop runs no iteration for this launch (B3's
-  // MMA over K / 64 - 1 k-tiles at K = 64) has no wait among its steps, and waited 0 times.
-  auto WaitsOnIt = [&](const ConcreteAgent &A) {
-    if (A.Cta != Landed.Cta)
-      return false;
-    if (S.Programs && A.Program < S.Programs->Programs.size())
-      return llvm::any_of(S.Programs->Programs[A.Program].Steps, [&](const RoleStep &St) {
-        return St.Kind == StepKind::Wait && St.Barrier.Array == Landed.Array;
-      });
-    return llvm::any_of(A.Steps, [&](const ConcreteStep &C) {
-      return C.Kind == StepKind::Wait && SameArray(C.Barrier);
-    });
-  };
-  bool Any = false, Fewer = false;
-  for (unsigned A = 0; A < S.Agents.size(); ++A)
-    if (WaitsOnIt(S.Agents[A])) {
-      Any = true;
-      Fewer = Fewer || Waits[A] < Armed;
-    }
-  // Fewer waits than fills: a role that ran fewer iterations (trip-count) and one that
-  // skips a wait it should make (smem-raw-wait, H1's variant) look alike here; neither is
-  // named.
-  return Any && !Fewer ? "mbarrier-phase-skip" : "";
-}
-
 } // namespace
 
 bool exploration::sameBlocked(const std::vector<BlockedAgent> &A,
@@ -231,11 +147,8 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
   Simulator Sim(S, /*IgnoreRaces=*/!StopAtRace);
   State St = Sim.initial();
   R.Verdict = ExploreVerdict::Clean;
-  // Per barrier, the arrivals (agent, step) in its current phase: threads that arrive
-  // there again, past what the phase has pending, ran a phase ahead (mbarrier-phase-skip)
-  // rather than arriving where the count has no room for them (mbarrier-arrival-count).
-  std::vector<std::vector<std::pair<unsigned, unsigned>>> ArrivedInPhase(S.Barriers.size());
-  std::vector<uint64_t> Phases(S.Barriers.size());
+  // What a misuse is the symptom of can need the steps before it (ExploreMisuse.cpp).
+  MisuseHistory History(S);
   for (size_t I = 0; I < Schedule.size(); ++I) {
     const ScheduleStep &T = Schedule[I];
     R.Schedule.push_back(T);
@@ -246,30 +159,10 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
       R.Barriers = St.Barriers;
       return R;
     }
-    const std::vector<ConcreteStep> &Steps = S.Agents[T.Agent].Steps;
-    const unsigned Target =
-        T.K == ScheduleStep::Kind::Execute && T.Step < Steps.size() &&
-                Steps[T.Step].Kind == StepKind::Arrive
-            ? Steps[T.Step].Barrier
-            : NoIndex;
-    const bool Arrival = Target < S.Barriers.size();
     Outcome O = Sim.apply(St, T);
     ++R.Transitions;
-    if (Arrival && llvm::StringRef(O.Check) == "mbarrier-arrival-count" &&
-        llvm::any_of(ArrivedInPhase[Target], [&](std::pair<unsigned, unsigned> Before) {
-          return sameThreads(S, Before, {T.Agent, T.Step});
-        }))
-      O.Check = "mbarrier-phase-skip";
-    if (O.K == Outcome::Kind::Violation && !*O.Check && O.LateBarrier != NoIndex &&
-        T.K == ScheduleStep::Kind::Complete)
-      O.Check = lateLandingCheck(S, llvm::ArrayRef(Schedule).take_front(I), O.LateBarrier);
-    for (unsigned B = 0; B < S.Barriers.size(); ++B)
-      if (St.Barriers[B].completedPhases() != Phases[B]) {
-        Phases[B] = St.Barriers[B].completedPhases();
-        ArrivedInPhase[B].clear();
-      } else if (B == Target) {
-        ArrivedInPhase[B].push_back({T.Agent, T.Step});
-      }
+    History.classify(O, Schedule.take_front(I), T);
+    History.observe(St, T);
     if (O.K != Outcome::Kind::Ok) {
       R.Verdict = O.K == Outcome::Kind::Race ? ExploreVerdict::Race : ExploreVerdict::Violation;
       R.Message = O.Message;

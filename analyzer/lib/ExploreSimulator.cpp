@@ -222,44 +222,6 @@ bool Simulator::exited(const State &St, unsigned Cta) const {
   return true;
 }
 
-Outcome Simulator::afterExit(const State &St, const ConcreteStep &C, const ScheduleStep &T,
-                             bool Lands) const {
-  // A CTA's shared memory and barriers end with it: a peer's arrival, multicast or remote
-  // copy reaching them later is undefined (the peer must not run past a cluster barrier
-  // that the exiting CTA joins last). A copy or tcgen05.commit landing after its own CTA
-  // exited is as bad: the CTA left with it in flight, and its memory may be another's.
-  Outcome O;
-  auto Gone = [&](unsigned Cta, const std::string &What, unsigned Barrier) {
-    O.K = Outcome::Kind::Violation;
-    O.Message = What + " after CTA " + std::to_string(Cta) + " exited";
-    O.With = T;
-    O.LateBarrier = Barrier;
-  };
-  unsigned Own = T.K == ScheduleStep::Kind::Execute ? S.Agents[T.Agent].Cta : NoIndex;
-  // A peer's step reaching a CTA that left is what cluster-exit-early is about; a CTA's
-  // own work landing late follows from some other bug.
-  auto Reaches = [&](unsigned Barrier, const char *How) {
-    unsigned Cta = S.Barriers[Barrier].Cta;
-    if (Cta != Own && O.K == Outcome::Kind::Ok && exited(St, Cta)) {
-      Gone(Cta, std::string(How) + " " + S.barrierName(Barrier), Barrier);
-      if (!Lands)
-        O.Check = "cluster-exit-early";
-    }
-  };
-  if (Lands) {
-    for (unsigned B : C.Targets)
-      Reaches(B, C.Kind == StepKind::MmaCommit ? "a tcgen05.commit arrives on"
-                                                : "a copy lands on");
-    return O;
-  }
-  if (C.Kind == StepKind::Arrive && C.Barrier != NoIndex)
-    Reaches(C.Barrier, "arrival on");
-  if (C.Kind == StepKind::MmaCommit || C.Kind == StepKind::AsyncLoad)
-    for (unsigned B : C.Targets)
-      Reaches(B, C.Kind == StepKind::MmaCommit ? "commit arrival on" : "copy issued to");
-  return O;
-}
-
 bool Simulator::finished(const State &St) const {
   for (unsigned A = 0; A < S.Agents.size(); ++A)
     if (St.Agents[A].Pc < S.Agents[A].Steps.size())
@@ -415,50 +377,6 @@ Outcome Simulator::apply(State &St, const ScheduleStep &T) const {
   if (T.K == ScheduleStep::Kind::Execute)
     return execute(St, T.Agent, T.Copy);
   return complete(St, T);
-}
-
-Outcome Simulator::unpublished(const State &St, unsigned Barrier, const std::string &What,
-                               const ScheduleStep &T) const {
-  Outcome O;
-  for (unsigned A = 0; A < S.Agents.size(); ++A)
-    if (llvm::is_contained(St.Agents[A].Unpublished, Barrier)) {
-      O.K = Outcome::Kind::Violation;
-      O.UnpublishedInit = true;
-      O.Check = "mbarrier-init-visibility";
-      O.Message = What + " reaches " + S.barrierName(Barrier) + ", whose init by " +
-                  S.Agents[A].Name + " no fence.mbarrier_init has made visible to it";
-      O.With = T;
-      break;
-    }
-  return O;
-}
-
-const char *Simulator::barrierCheck(const State &St, unsigned Barrier,
-                                    models::MbarrierViolation V) const {
-  switch (V) {
-  case models::MbarrierViolation::NotInitialized:
-    // Used after an mbarrier.inval some agent ran: the memory was handed back too early.
-    for (unsigned A = 0; A < S.Agents.size(); ++A)
-      for (uint32_t Pc = 0; Pc < std::min<size_t>(St.Agents[A].Pc, S.Agents[A].Steps.size());
-           ++Pc)
-        if (S.Agents[A].Steps[Pc].Kind == StepKind::Inval &&
-            S.Agents[A].Steps[Pc].Barrier == Barrier)
-          return "mbarrier-reuse";
-    return "mbarrier-init-visibility";
-  case models::MbarrierViolation::ReinitWhileInUse:
-    return "mbarrier-reuse";
-  case models::MbarrierViolation::PendingUnderflow:
-  case models::MbarrierViolation::CountOutOfRange:
-  case models::MbarrierViolation::ExpectedUnderflow:
-    // An arriver that ran a phase ahead (phase-skip) looks the same here; replay, which
-    // has the schedule, tells them apart (Explore.cpp).
-    return "mbarrier-arrival-count";
-  case models::MbarrierViolation::TxOutOfRange:
-    return "mbarrier-tx-bytes";
-  case models::MbarrierViolation::None:
-    break;
-  }
-  return "";
 }
 
 Outcome Simulator::arrive(State &St, unsigned Barrier, uint32_t Count,

@@ -188,6 +188,26 @@ struct Outcome {
   const char *Check = "";
 };
 
+/// Replay's record of the steps so far, for the misuses whose check they decide
+/// (ExploreMisuse.cpp).
+class MisuseHistory {
+public:
+  explicit MisuseHistory(const ConcreteSystem &S)
+      : S(S), ArrivedInPhase(S.Barriers.size()), Phases(S.Barriers.size()) {}
+  /// Names O's check where the steps Before T tell it (before observe(T)).
+  void classify(Outcome &O, llvm::ArrayRef<ScheduleStep> Before, const ScheduleStep &T) const;
+  /// Records T, which led to St.
+  void observe(const State &St, const ScheduleStep &T);
+
+private:
+  /// The barrier T arrives on with an mbarrier.arrive, or NoIndex.
+  unsigned arrivalTarget(const ScheduleStep &T) const;
+  const ConcreteSystem &S;
+  /// Per barrier, the arrivals (agent, step) of its current phase.
+  std::vector<std::vector<std::pair<unsigned, unsigned>>> ArrivedInPhase;
+  std::vector<uint64_t> Phases;
+};
+
 class Simulator {
 public:
   /// IgnoreRaces: races are not outcomes (see the member).

@@ -54,6 +54,29 @@ std::optional<uint64_t> evalAt(const Expr *E, const Expr *X, uint64_t V) {
   });
 }
 
+void collectConstants(const Expr *E, llvm::SmallVectorImpl<uint64_t> &Out);
+
+/// (S, T) where Update, a function of Phi alone, is (Phi + T) % S on every value 0 .. S - 1
+/// of a ring of at most 64 stages whose S (or S - 1) is a constant of Update; (0, 0) where
+/// it is none: a ring advanced T times per update, whatever shape the compiler gave it.
+std::pair<uint64_t, uint64_t> ringStep(const Expr *Update, const Expr *Phi) {
+  llvm::SmallVector<uint64_t, 4> Constants;
+  collectConstants(Update, Constants);
+  for (uint64_t K : Constants)
+    for (uint64_t S : {K, K + 1}) {
+      if (S < 2 || S > 64)
+        continue;
+      for (uint64_t T = 1; T <= 2 * S; ++T) {
+        bool Ok = true;
+        for (uint64_t V = 0; V < S && Ok; ++V)
+          Ok = evalAt(Update, Phi, V) == (V + T) % S;
+        if (Ok)
+          return {S, T};
+      }
+    }
+  return {0, 0};
+}
+
 bool onlyMentions(const Expr *E, const Expr *X) {
   return !E->mentions([&](const Expr *L) { return !L->isConstant() && L != X; });
 }
@@ -283,25 +306,8 @@ void ValueBuilder::recognizeInductions(LoopId L) {
     // (Bits flipped with xor are phases, recognized below.)
     if (W > 1 && onlyMentions(C.Update, C.Phi) && !C.Update->is(ExprKind::Xor) &&
         !C.Update->is(ExprKind::Not)) {
-      llvm::SmallVector<uint64_t, 4> Constants;
-      collectConstants(C.Update, Constants);
-      const Expr *Modulus = nullptr;
-      uint64_t Step = 0;
-      for (uint64_t K : Constants)
-        for (uint64_t S : {K, K + 1}) {
-          if (S < 2 || S > 64 || Modulus)
-            continue;
-          for (uint64_t T = 1; T <= 2 * S && !Modulus; ++T) {
-            bool Ok = true;
-            for (uint64_t V = 0; V < S && Ok; ++V)
-              Ok = evalAt(C.Update, C.Phi, V) == (V + T) % S;
-            if (Ok) {
-              Modulus = Ctx.constant(S, W);
-              Step = T;
-            }
-          }
-        }
-      if (Modulus) {
+      if (auto [S, Step] = ringStep(C.Update, C.Phi); S) {
+        const Expr *Modulus = Ctx.constant(S, W);
         IV.Kind = InductionKind::Ring;
         IV.Step = Ctx.constant(Step, W);
         IV.Modulus = Modulus;
@@ -482,23 +488,7 @@ void ValueBuilder::recognizeGated(LoopId L, llvm::ArrayRef<const Expr *> Phis) {
     const Expr *Gate = Taken ? Update->op(0) : Ctx.bitNot(Update->op(0));
     if (!onlyMentions(Arm, Phi) || Gate->mentions([&](const Expr *X) { return X == Phi; }))
       continue;
-    llvm::SmallVector<uint64_t, 4> Constants;
-    collectConstants(Arm, Constants);
-    uint64_t S = 0, T = 0;
-    for (uint64_t K : Constants)
-      for (uint64_t M : {K, K + 1}) {
-        if (M < 2 || M > 64 || S)
-          continue;
-        for (uint64_t Step = 1; Step < M && !S; ++Step) {
-          bool Ok = true;
-          for (uint64_t V = 0; V < M && Ok; ++V)
-            Ok = evalAt(Arm, Phi, V) == (V + Step) % M;
-          if (Ok) {
-            S = M;
-            T = Step;
-          }
-        }
-      }
+    auto [S, T] = ringStep(Arm, Phi);
     if (!S)
       continue;
     // The gate: another ring of the loop, of step 1, at one loop-invariant value V. It
