@@ -44,9 +44,72 @@ static void mergeTerms(LinearForm &L, uint64_t M) {
                 L.Terms.end());
 }
 
+static uint64_t magicDivisor(uint64_t M, unsigned W, unsigned S);
+
+/// y / d (signed) where Hi is the high half of y * M as a signed product and Shift is Hi
+/// shifted right by s: compilers divide by a constant d as (Hi >> s) + (Hi >>u (W - 1)),
+/// adding 1 to a negative quotient (Hacker's Delight 10-1). Hi is built from the unsigned
+/// high half, mulhi(y, M) - (y < 0 ? M : 0), which is the signed one for 0 < M < 2^(W-1).
+/// Null where the terms are not that, or M is not d's multiplier for W - 1 bits and s + 1.
+static const Expr *signedMagicQuotient(ExprContext &Ctx, const Expr *Hi, uint64_t Shift,
+                                       unsigned W) {
+  LinearForm H;
+  H.Width = W;
+  H.addScaled(Hi, 1);
+  if (H.Constant || H.Terms.size() != 2)
+    return nullptr;
+  const uint64_t Mask = ExprContext::mask(W);
+  for (unsigned I = 0; I < 2; ++I) {
+    const auto &[Mul, KM] = H.Terms[I];
+    const auto &[Fix, KF] = H.Terms[1 - I];
+    if (KM != 1 || KF != Mask || !Mul->is(ExprKind::MulHiU) || !Mul->op(1)->isConstant())
+      continue;
+    const Expr *Y = Mul->op(0);
+    uint64_t M = Mul->op(1)->payload();
+    if (M == 0 || M >= (uint64_t(1) << (W - 1)) || !Fix->is(ExprKind::Select))
+      continue;
+    const Expr *Neg = Fix->op(0);
+    if (!Neg->is(ExprKind::SLt) || Neg->op(0) != Y || !Neg->op(1)->isConstant(0) ||
+        !Fix->op(1)->isConstant(M) || !Fix->op(2)->isConstant(0))
+      continue;
+    // (M * d exactly 2^(W+s), a power of two, would round a negative multiple of d to the
+    // quotient plus 1: compilers shift for those.)
+    if (uint64_t D = magicDivisor(M, W - 1, static_cast<unsigned>(Shift) + 1))
+      if (static_cast<unsigned __int128>(M) * D != static_cast<unsigned __int128>(1) << (W + Shift))
+        return Ctx.sdiv(Y, Ctx.constant(D, W));
+  }
+  return nullptr;
+}
+
 void LinearForm::normalize(ExprContext &Ctx) {
   const uint64_t M = ExprContext::mask(Width);
   mergeTerms(*this, M);
+  // k * (Hi >> s) + k * (Hi >>u (W - 1)) is k * (y / d) for a signed division by a constant.
+  for (bool Changed = true; Changed && Width >= 2 && Width <= 64;) {
+    Changed = false;
+    for (unsigned I = 0; I < Terms.size() && !Changed; ++I) {
+      const Expr *Sign = Terms[I].first;
+      if (!Sign->is(ExprKind::UDiv) || !Sign->op(1)->isConstant(uint64_t(1) << (Width - 1)))
+        continue;
+      for (unsigned J = 0; J < Terms.size(); ++J) {
+        const Expr *Shifted = Terms[J].first;
+        if (J == I || Terms[J].second != Terms[I].second || !Shifted->is(ExprKind::AShr) ||
+            Shifted->op(0) != Sign->op(0) || !Shifted->op(1)->isConstant())
+          continue;
+        const Expr *Q = signedMagicQuotient(Ctx, Sign->op(0), Shifted->op(1)->payload(), Width);
+        if (!Q)
+          continue;
+        uint64_t K = Terms[J].second;
+        Terms.erase(Terms.begin() + std::max(I, J));
+        Terms.erase(Terms.begin() + std::min(I, J));
+        addScaled(Q, K);
+        Changed = true;
+        break;
+      }
+    }
+    if (Changed)
+      mergeTerms(*this, M);
+  }
   // x - c * (x / c) is x % c (the form a division by a constant leaves behind).
   for (bool Changed = true; Changed;) {
     Changed = false;

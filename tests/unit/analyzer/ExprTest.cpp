@@ -4,6 +4,9 @@
 
 #include "gtest/gtest.h"
 
+#include <climits>
+#include <cstdint>
+
 using namespace wsv::analyzer;
 
 namespace {
@@ -117,6 +120,57 @@ TEST_F(ExprTest, MagicNumberDivisionIsRecognized) {
   // A multiplier that is no magic number stays what it is.
   EXPECT_TRUE(C.lshr(C.mulhiu(k(), c(12345)), c(2))->is(ExprKind::UDiv));
   EXPECT_EQ(C.lshr(C.mulhiu(k(), c(12345)), c(2))->op(0)->kind(), ExprKind::MulHiU);
+}
+
+TEST_F(ExprTest, SignedMagicNumberDivisionIsRecognized) {
+  // nvcc and LLVM divide a signed y by a constant d as q = (hi >> s) + (hi >>u 31), hi the
+  // high half of the signed product y * M, which the analysis builds from the unsigned one:
+  // mulhi(y, M) - (y < 0 ? M : 0). Triton's persistent matmul counts a CTA's tiles so,
+  // dividing by 132.
+  auto Quotient = [&](const Expr *Y, uint64_t M, uint64_t S) {
+    const Expr *Hi =
+        C.sub(C.mulhiu(Y, c(M)), C.select(C.slt(Y, c(0)), c(M), c(0)));
+    return C.add(C.udiv(Hi, c(0x80000000)), C.ashr(Hi, c(S)));
+  };
+  // What the PTX computes, instruction by instruction.
+  auto Ptx = [](int32_t Y, int64_t M, unsigned S) {
+    int32_t Hi = static_cast<int32_t>((int64_t(Y) * M) >> 32);
+    return static_cast<uint32_t>((Hi >> S) + int32_t(uint32_t(Hi) >> 31));
+  };
+  const Expr *Y = C.sub(C.mul(k(), n()), tid());
+  struct Case {
+    uint64_t M, S, D;
+  };
+  for (Case Cs : {Case{1041204193, 5, 132}, Case{0x55555556, 0, 3}, Case{0x66666667, 1, 5},
+                  Case{0x2AAAAAAB, 0, 6}}) {
+    const Expr *Q = Quotient(Y, Cs.M, Cs.S);
+    EXPECT_EQ(Q, C.sdiv(Y, c(Cs.D))) << Cs.D;
+    for (int64_t V : {int64_t(INT32_MIN), int64_t(INT32_MIN) + 1, -int64_t(Cs.D) - 1,
+                      -int64_t(Cs.D), -int64_t(Cs.D) + 1, int64_t(-1), int64_t(0), int64_t(1),
+                      int64_t(Cs.D) - 1, int64_t(Cs.D), int64_t(INT32_MAX), int64_t(-123456789),
+                      int64_t(987654321)}) {
+      auto Value = ExprContext::evaluate(Q, [&](const Expr *L) -> std::optional<uint64_t> {
+        if (L == k())
+          return uint64_t(uint32_t(V));
+        if (L == n())
+          return 1;
+        if (L == tid())
+          return 0;
+        return std::nullopt;
+      });
+      ASSERT_TRUE(Value) << Cs.D;
+      EXPECT_EQ(*Value, Ptx(int32_t(V), int64_t(Cs.M), unsigned(Cs.S))) << Cs.D << " at " << V;
+    }
+  }
+  // M * d == 2^(32+s) (d a power of two): a negative multiple of d would come out one too
+  // high, so it is no signed magic number and stays as it is.
+  const Expr *Pow2 = Quotient(Y, 0x40000000, 0);
+  EXPECT_NE(Pow2, C.sdiv(Y, c(4)));
+  EXPECT_EQ(Ptx(-4, 0x40000000, 0), 0u); // not -1
+  // A multiplier that is no magic number, or unequal weights on the two halves, stay too.
+  EXPECT_FALSE(Quotient(Y, 12345, 3)->is(ExprKind::SDiv));
+  const Expr *Hi = C.sub(C.mulhiu(Y, c(1041204193)), C.select(C.slt(Y, c(0)), c(1041204193), c(0)));
+  EXPECT_FALSE(C.add(C.mul(C.udiv(Hi, c(0x80000000)), c(2)), C.ashr(Hi, c(5)))->is(ExprKind::SDiv));
 }
 
 TEST_F(ExprTest, ComparisonsTakeACanonicalShape) {
