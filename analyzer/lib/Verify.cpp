@@ -89,6 +89,12 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
     St.Iterations = Iterations(C);
     V.Schedule.push_back(std::move(St));
   }
+  // Where the deadlock became certain, on the schedule as shown.
+  if (E.Verdict == ExploreVerdict::Deadlock)
+    if (std::optional<Inevitability> In = whereInevitable(S, Folded.Schedule)) {
+      V.CertainAfter = In->Step ? Folded.Step[In->Step - 1] + 1 : 0;
+      V.CertainStates = In->States;
+    }
   for (const BlockedAgent &B : E.Blocked) {
     AgentState A;
     A.Agent = AgentName(B.Agent);

@@ -90,6 +90,10 @@ std::vector<StepRun> stepRuns(const std::vector<TraceStep> &Steps,
 /// in one line, without its step numbers and effects.
 std::string runLine(const StepRun &R);
 
+/// Where a solver's deadlock became certain (analyzer::Verdict::CertainAfter): `every
+/// schedule of this launch deadlocks: ...` for 0, else `certain after step N: ...`.
+std::string certainText(uint64_t Step);
+
 /// Builds the explanation; P may be null (NoProtocol says why), then only the trace's own
 /// facts are shown.
 Explanation explain(const Trace &T, const analyzer::Protocol *P, std::string PtxPath,

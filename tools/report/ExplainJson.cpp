@@ -169,6 +169,8 @@ json explanationToJson(const Explanation &E) {
               {"barriers", barriersJson(E)},
               {"wait_for", edgesJson(E)},
               {"cycle", E.WaitFor.Cycle}};
+  if (T.CertainAfter)
+    Doc["certain_after_step"] = *T.CertainAfter;
   if (T.isRace())
     Doc["race"] = {{"property", T.Property}, {"reason", T.Reason},
                    {"check", T.Check.empty() ? json(nullptr) : json(T.Check)}};

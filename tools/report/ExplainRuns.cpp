@@ -131,6 +131,14 @@ std::vector<StepRun> stepRuns(const std::vector<TraceStep> &Steps,
   return Runs;
 }
 
+std::string certainText(uint64_t Step) {
+  if (!Step)
+    return "every schedule of this launch deadlocks: it hangs whatever the timing";
+  return "certain after step " + std::to_string(Step) +
+         ": until then some schedule lets every agent finish, so whether it hangs depends on "
+         "the timing; from there none does";
+}
+
 std::string runLine(const StepRun &R) {
   std::string Out = R.Role;
   if (!R.FirstIterations.empty())

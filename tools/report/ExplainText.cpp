@@ -331,6 +331,8 @@ void printDiagnosis(const Explanation &E, llvm::raw_ostream &OS) {
   OS << "\ndiagnosis: " << (*Check ? Check : "unclassified") << '\n';
   for (const std::string &Fact : D.Evidence)
     OS << "  " << Fact << '\n';
+  if (E.T->CertainAfter)
+    OS << "  " << certainText(*E.T->CertainAfter) << '\n';
   OS << "fix: " << fixText(E) << '\n';
 }
 

@@ -374,7 +374,8 @@ llvm::Expected<Trace> readTrace(llvm::StringRef Text) {
     Ok = R.string(Doc, "", "verdict", T.Verdict, /*Required=*/false) &&
          R.string(Doc, "", "property", T.Property, /*Required=*/false) &&
          R.string(Doc, "", "reason", T.Reason, /*Required=*/false) &&
-         R.string(Doc, "", "check", T.Check, /*Required=*/false);
+         R.string(Doc, "", "check", T.Check, /*Required=*/false) &&
+         R.optionalNumber(Doc, "", "certain_after_step", T.CertainAfter);
   // The explorer states its parameters among its assumptions (`K = 384`).
   if (Ok && !Hw)
     for (const auto &[Name, Value] : parametersFromAssumptions(Doc))

@@ -145,6 +145,9 @@ struct Trace {
   /// Solver traces: `deadlock` or `race` (a race or a barrier misuse), the property, what
   /// goes wrong in the last state, and the catalog check it is the symptom of (may be empty).
   std::string Verdict, Property, Reason, Check;
+  /// Solver deadlocks: the step after which no schedule lets every agent finish (0: none
+  /// does from the start), where the solver found it.
+  std::optional<uint64_t> CertainAfter;
 
   bool fromSolver() const { return Source == Origin::Solver; }
   /// A solver's race or barrier misuse: nobody needs to be stuck at its end.

@@ -53,6 +53,8 @@ json verdictToJson(const Verdict &V) {
     J["unreached_ptx_lines"] = V.Unreached;
   if (V.refuted() && !V.Check.empty())
     J["check"] = V.Check;
+  if (V.refuted() && V.CertainAfter)
+    J["certain_after_step"] = *V.CertainAfter; // 0: every schedule of the launch deadlocks
   if (V.refuted()) {
     J["parameters"] = V.Parameters;
     if (V.GridCtas)
@@ -231,6 +233,8 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
               {"final_barriers", FinalBarriers}};
   if (V.PastRaces)
     Doc["races_go_on"] = true; // found past a race: a replay lets racing steps go on
+  if (V.CertainAfter)
+    Doc["certain_after_step"] = *V.CertainAfter;
   return Doc;
 }
 

@@ -178,6 +178,17 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
       std::string Line = report::verdictStepLine(V, I, End);
       OS << "    " << V.Schedule[I].Step + 1 << ". " << Line << '\n';
     }
+    if (V.CertainAfter) {
+      OS << "    " << report::certainText(*V.CertainAfter) << " (" << V.CertainStates
+         << " states searched)";
+      // The step that sealed it, as --steps prints it.
+      for (size_t I = 0, End = 0; *V.CertainAfter && I < V.Schedule.size(); I = End) {
+        std::string Line = report::verdictStepLine(V, I, End);
+        if (V.Schedule[I].Step + 1 == *V.CertainAfter)
+          OS << "; step " << *V.CertainAfter << ": " << Line;
+      }
+      OS << '\n';
+    }
     for (const analyzer::AgentState &A : V.FinalAgents)
       if (A.State != "finished")
         OS << "    end: " << A.Agent << ' ' << A.State << (A.PtxLine ? "  # ptx " : "")

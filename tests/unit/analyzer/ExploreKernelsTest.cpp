@@ -449,6 +449,58 @@ TEST_F(ExploreKernelsTest, FoldedSchedulesReachTheSameBug) {
   EXPECT_LT(4 * Steps, 3 * Transitions);
 }
 
+// Where each variant's deadlock becomes certain (whereInevitable): the searches end within
+// their bound, and where a step before the end is named, the schedule that could still
+// finish from the step before it does finish when replayed (every agent at its end), with
+// the searches' own simulator out of the loop. Both answers occur among the variants: bugs
+// that hang whatever the timing (an initial phase: 0) and ones that hang only if a
+// completion comes first (B5's surplus commit: a late step).
+TEST_F(ExploreKernelsTest, DeadlocksAreCertainWhereNoScheduleFinishes) {
+  unsigned Deadlocks = 0, FromStart = 0, Later = 0, NotDeadlocks = 0;
+  auto Check = [&](const std::string &Label, const ConcreteSystem &S, const ExploreResult &R) {
+    ++Deadlocks;
+    std::optional<Inevitability> In = whereInevitable(S, R.Schedule);
+    ASSERT_TRUE(In) << Label << ": the searches ran out of states";
+    ASSERT_LE(In->Step, R.Schedule.size()) << Label;
+    if (In->Step == 0) {
+      ++FromStart;
+      EXPECT_TRUE(In->Escape.empty()) << Label;
+      return;
+    }
+    ++Later;
+    std::vector<ScheduleStep> Finishing(R.Schedule.begin(), R.Schedule.begin() + In->Step - 1);
+    Finishing.insert(Finishing.end(), In->Escape.begin(), In->Escape.end());
+    ExploreResult End = replay(S, Finishing, /*StopAtRace=*/false);
+    EXPECT_EQ(End.Verdict, ExploreVerdict::Clean)
+        << Label << ": the escape after " << In->Step - 1 << " steps does not finish: "
+        << End.Message;
+  };
+  // Past races, as verify's second search goes (several variants race before they hang).
+  forEachFile([&](const std::string &Label, const std::string &File) {
+    std::unique_ptr<Loaded> Held = load(File);
+    for (const auto &[Name, S] : Held->Systems) {
+      ExploreOptions Options;
+      Options.MaxStates = StateBound;
+      Options.StopAtRace = false;
+      ExploreResult R = explore(S, Options);
+      if (!isBad(R.Verdict))
+        continue;
+      if (R.Verdict == ExploreVerdict::Deadlock) {
+        Check(Label + " " + Name, S, R);
+      } else {
+        ++NotDeadlocks;
+        EXPECT_FALSE(whereInevitable(S, R.Schedule)) << Label << ": not a deadlock's schedule";
+      }
+      return;
+    }
+  });
+  std::printf("%u deadlocks: %u certain from the start, %u from a later step; %u other bugs\n",
+              Deadlocks, FromStart, Later, NotDeadlocks);
+  EXPECT_GT(FromStart, 3u);
+  EXPECT_GT(Later, 3u);
+  EXPECT_GT(NotDeadlocks, 0u);
+}
+
 // The partial-order reduction against the full search, on every small instance of every
 // kernel and variant that both finish within the bound: a schedule the reduction skips must
 // not hide a deadlock, race or violation (or make one up), and where no bug ends the

@@ -195,6 +195,22 @@ ExploreResult explore(const ConcreteSystem &S, const ExploreOptions &Options = {
 ExploreResult replay(const ConcreteSystem &S, llvm::ArrayRef<ScheduleStep> Schedule,
                      bool StopAtRace = true);
 
+/// Where a deadlock became certain (ExploreInevitable.cpp): Step is the fewest steps of the
+/// deadlock's schedule after which no schedule of the launch lets every agent finish
+/// without a barrier misuse; 0 when none does from the start (every schedule deadlocks).
+struct Inevitability {
+  size_t Step = 0;
+  uint64_t States = 0; ///< states the searches visited
+  /// Where Step > 0: a schedule from the state after Step - 1 steps in which every agent
+  /// finishes (what the timing could still have done).
+  std::vector<ScheduleStep> Escape;
+};
+/// Nothing where Schedule is not a deadlock's schedule of S, or the searches need more than
+/// MaxStates states in all.
+std::optional<Inevitability> whereInevitable(const ConcreteSystem &S,
+                                             llvm::ArrayRef<ScheduleStep> Schedule,
+                                             uint64_t MaxStates = 500000);
+
 /// Schedule reordered so that an agent's next step follows its last wherever it can be
 /// brought forward: adjacent transitions are swapped only where both orders are enabled,
 /// raise nothing and end in the same state (ExploreGather.cpp), so the result reaches the

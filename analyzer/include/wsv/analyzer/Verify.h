@@ -129,6 +129,12 @@ struct Verdict {
   /// Counterexample found by the search past a race: its schedule takes racing steps, which
   /// a replay must let go on (replay's StopAtRace false).
   bool PastRaces = false;
+  /// Counterexample to deadlock freedom: the step (VerifyStep::Step + 1) after which no
+  /// schedule of the launch lets every agent finish, 0 when none does from the start; unset
+  /// where the searches for it ran out of states (whereInevitable). The steps after it only
+  /// bring the other agents to their waits.
+  std::optional<unsigned> CertainAfter;
+  uint64_t CertainStates = 0; ///< states those searches visited
   std::vector<VerifyStep> Schedule;
   std::vector<AgentState> FinalAgents;
   std::vector<BarrierState> FinalBarriers;
