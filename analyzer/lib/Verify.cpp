@@ -114,8 +114,10 @@ void fillCounterexample(const Protocol &P, const ConcreteSystem &S, const Explor
       A.Slot = S.Barriers[C.Barrier].Slot;
       A.Parity = C.Parity;
     }
-    if (C.Kind == StepKind::NamedSync)
+    if (C.Kind == StepKind::NamedSync) {
       A.NamedId = C.NamedId;
+      A.NamedThreads = C.Count;
+    }
     A.Iterations = Iterations(C);
     V.FinalAgents.push_back(std::move(A));
   }

@@ -13,6 +13,7 @@
 #include "wsv/analyzer/ProtocolPrinter.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -175,7 +176,9 @@ std::optional<uint64_t> arrivalsPerPhase(const Protocol &P, unsigned A,
       std::optional<unsigned> N = E.Threads.count();
       std::optional<uint64_t> C = E.Count.absent() ? std::optional<uint64_t>(1)
                                                    : E.Count.constant();
-      if (!N || !C)
+      // A slot that depends on the thread (B5's MMA warps, each committing to its own
+      // accumulator's barrier) spreads the threads over several barriers: no count per one.
+      if (!N || !C || (E.Barrier.Slot.E && isThreadDependent(E.Barrier.Slot.E)))
         return std::nullopt;
       std::pair<unsigned, const Expr *> Key{S.Loops.back(), E.Barrier.Slot.E};
       PerLoop[Key] += *N * *C;
@@ -211,8 +214,26 @@ bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<
   };
   std::map<std::pair<unsigned, const Expr *>, Tally> PerLoop; // by loop and slot
   std::set<unsigned> Seen;
-  for (const auto &RoleSites : Sites)
-    for (const EventSite &S : RoleSites) {
+  // Whether a condition may leave out some CTA of the cluster: it reads the CTA's rank, or
+  // %ctaid.x other than as the cluster's index (%ctaid.x / cluster size: a persistent
+  // kernel's "this cluster has a tile").
+  const Expr *Ctaid = P.Analysis ? P.Analysis->context().specialRegister(SpecialRegister::CtaidX)
+                                 : nullptr;
+  std::function<bool(const Expr *)> PerCta = [&](const Expr *E) {
+    if (E->is(ExprKind::SpecialReg))
+      return E->specialRegister() == SpecialRegister::ClusterCtaRank ||
+             E->specialRegister() == SpecialRegister::ClusterCtaidX ||
+             E->specialRegister() == SpecialRegister::CtaidX;
+    if (E->is(ExprKind::UDiv) && E->ops()[0] == Ctaid && E->ops()[1]->isConstant() &&
+        E->ops()[1]->payload() == P.Launch.ClusterSize)
+      return false;
+    return llvm::any_of(E->ops(), PerCta);
+  };
+  auto ByRank = [&](const ProtocolValue &When) {
+    return !When.absent() && (!When.known() || PerCta(When.E));
+  };
+  for (unsigned RI = 0; RI < Sites.size(); ++RI)
+    for (const EventSite &S : Sites[RI]) {
       const Event &E = P.Events[S.Event];
       if (S.Loops.empty() || Seen.count(S.Event) || E.Barrier.Array != A)
         continue;
@@ -231,13 +252,24 @@ bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<
       } else if (E.Kind == EventKind::AsyncLoad) {
         std::optional<uint64_t> B = E.Bytes.constant();
         std::optional<unsigned> N = E.Threads.count();
-        if (!B || !N || E.Multicast || E.BytesFrom == BytesOrigin::AllocationBound) {
+        // A copy that completes on the barrier of one CTA of the cluster, issued in every
+        // CTA (B5's: both CTAs of a pair load for the leader's MMA), brings every CTA's
+        // bytes; one that only some CTAs issue, or aimed by rank, is not counted.
+        unsigned From = 1;
+        if (!E.Barrier.PeerRank.absent()) {
+          bool Every = E.Barrier.PeerRank.constant() && RI < P.Roles.size() &&
+                       !ByRank(E.When) && !ByRank(P.Roles[RI].When);
+          From = Every ? P.Launch.ClusterSize : 0;
+        }
+        if (!B || !N || !From || E.Multicast || E.BytesFrom == BytesOrigin::AllocationBound) {
           T.Unknown = true;
           continue;
         }
-        T.Delivered += *N * *B;
+        T.Delivered += *N * *B * From;
         T.Detail += (T.Detail.empty() ? "" : "; ") + std::string("TMA ") + std::to_string(*B) +
-                    " B (" + ptxLine(E) + ", " + toString(E.BytesFrom) + ")";
+                    " B (" + ptxLine(E) + ", " + toString(E.BytesFrom) + ")" +
+                    (From > 1 ? " from each of the cluster's " + std::to_string(From) + " CTAs"
+                              : "");
       }
     }
   for (auto &[L, T] : PerLoop)
@@ -376,13 +408,24 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
     return Found(BugClass::TripCount);
   }
 
-  // Named barriers: several roles on one id, or fewer threads than the count.
+  // Named barriers: several roles on one id, or fewer threads than the count. A named
+  // barrier belongs to its CTA: a solver's roles in two CTAs of a cluster (`consumer.0@cta0`,
+  // `consumer.0@cta1`) waiting on the same id are two barriers, not one shared.
+  auto CtaOf = [](const std::string &Role) {
+    size_t At = Role.rfind('@');
+    return At == std::string::npos ? std::string() : Role.substr(At);
+  };
   for (unsigned G = 0; G < S.Stuck.size(); ++G) {
     const StuckWait &W = S.Stuck[G];
     if (!W.Named)
       continue;
+    // Both waiting with every thread of the CTA is one CTA-wide barrier that some role
+    // never reaches (barrier-divergent, below), not two groups sharing an id.
+    const unsigned Cta = P.Launch.threads();
     for (unsigned H = G + 1; H < S.Stuck.size(); ++H)
-      if (S.Stuck[H].Named && S.Stuck[H].NamedId == W.NamedId && S.Stuck[H].Role != W.Role) {
+      if (S.Stuck[H].Named && S.Stuck[H].NamedId == W.NamedId && S.Stuck[H].Role != W.Role &&
+          CtaOf(S.Stuck[H].Role) == CtaOf(W.Role) &&
+          !(W.NamedThreads == Cta && S.Stuck[H].NamedThreads == Cta)) {
         D.Evidence.push_back(W.Role + " and " + S.Stuck[H].Role + " both wait in bar.sync " +
                              std::to_string(W.NamedId) + " (" + std::to_string(W.NamedThreads) +
                              " and " + std::to_string(S.Stuck[H].NamedThreads) +
@@ -398,8 +441,10 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
       continue;
     for (const EventSite &Site : A.Matches[G].Waits) {
       const Event &Ev = P.Events[Site.Event];
+      // bar.sync 0 (__syncthreads), or another id counting every thread: a group's barrier
+      // whose count is the CTA's is the named-barrier-count rule's below.
       bool CtaWide = Ev.Named.Threads.absent() ||
-                     (Ev.Named.Threads.constant() &&
+                     (W.NamedId == 0 && Ev.Named.Threads.constant() &&
                       *Ev.Named.Threads.constant() == P.Launch.threads());
       if (!CtaWide)
         continue;

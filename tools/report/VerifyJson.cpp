@@ -174,7 +174,7 @@ json verdictTrace(const analyzer::Protocol &P, const Verdict &V) {
               {"index", A.Slot.value_or(0)},
               {"parity", A.Parity.value_or(0)}};
     else if (A.NamedId)
-      Wait = {{"op", "bar.sync"}, {"id", *A.NamedId}};
+      Wait = {{"op", "bar.sync"}, {"id", *A.NamedId}, {"threads", A.NamedThreads.value_or(0)}};
     else // a loop that never ends, a role waiting for others to finish: what it says
       Wait = {{"op", A.Reason}};
     Stuck.push_back({{"role", A.Agent},

@@ -80,9 +80,10 @@ struct AgentState {
   std::string PartOf, PartThreads;
   unsigned PtxLine = 0;
   bool Blocked = false;
-  /// Blocked on an mbarrier wait: which slot, for which parity; on a named barrier: its id.
+  /// Blocked on an mbarrier wait: which slot, for which parity; on a named barrier: its id
+  /// and the thread count it waits for.
   std::optional<std::string> Barrier;
-  std::optional<uint64_t> Slot, Parity, NamedId;
+  std::optional<uint64_t> Slot, Parity, NamedId, NamedThreads;
   std::string Iterations; ///< its loop counters (`k=3`)
 };
 
