@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace wsv {
 namespace analyzer {
@@ -152,6 +153,36 @@ namespace {
 
 std::string ptxLine(const Event &E) { return "ptx " + std::to_string(E.Where.PtxLine); }
 
+/// How many CTAs' copies of event E, of role Role, reach the barrier it names: 1 for the
+/// CTA's own barrier; for one CTA's barrier of the cluster (a peer rank that is a constant),
+/// every CTA of the cluster where the event and its role run in every CTA; 0 where that is
+/// not known (run by rank, or aimed by a rank that varies). B4's writeback threads of both
+/// CTAs arrive on the leader's ld2mma, B5's producers of both CTAs load for the leader's MMA.
+unsigned ctasArriving(const Protocol &P, const Event &E, unsigned Role) {
+  if (E.Barrier.PeerRank.absent())
+    return 1;
+  // A condition that may leave out some CTA: it reads the CTA's rank, or %ctaid.x other than
+  // as the cluster's index (%ctaid.x / cluster size: a persistent kernel's "has a tile").
+  const Expr *Ctaid =
+      P.Analysis ? P.Analysis->context().specialRegister(SpecialRegister::CtaidX) : nullptr;
+  std::function<bool(const Expr *)> PerCta = [&](const Expr *X) {
+    if (X->is(ExprKind::SpecialReg))
+      return X->specialRegister() == SpecialRegister::ClusterCtaRank ||
+             X->specialRegister() == SpecialRegister::ClusterCtaidX ||
+             X->specialRegister() == SpecialRegister::CtaidX;
+    if (X->is(ExprKind::UDiv) && X->ops()[0] == Ctaid && X->ops()[1]->isConstant() &&
+        X->ops()[1]->payload() == P.Launch.ClusterSize)
+      return false;
+    return llvm::any_of(X->ops(), PerCta);
+  };
+  auto ByRank = [&](const ProtocolValue &When) {
+    return !When.absent() && (!When.known() || PerCta(When.E));
+  };
+  bool Every = E.Barrier.PeerRank.constant() && Role < P.Roles.size() && !ByRank(E.When) &&
+               !ByRank(P.Roles[Role].When);
+  return Every ? P.Launch.ClusterSize : 0;
+}
+
 /// Arrivals one phase of array A gets: per role, what one iteration of its loop gives
 /// (threads x count of the arrivals inside it; the largest such loop, since a role's loops
 /// run one after the other: a prefill, then the steady state), summed over the roles.
@@ -162,9 +193,11 @@ std::optional<uint64_t> arrivalsPerPhase(const Protocol &P, unsigned A,
   uint64_t Sum = 0;
   std::set<unsigned> Seen;
   for (unsigned R = 0; R < Sites.size(); ++R) {
-    // Keyed by loop and slot: an unrolled ring's copies in one iteration are different phases.
-    std::map<std::pair<unsigned, const Expr *>, uint64_t> PerLoop;
-    std::map<std::pair<unsigned, const Expr *>, std::string> WhoPerLoop;
+    // Keyed by loop, slot and the CTA whose barrier it is: an unrolled ring's copies in one
+    // iteration are different phases, and H5's consumers arrive on each CTA's empty[s].
+    using Key = std::tuple<unsigned, const Expr *, const Expr *>;
+    std::map<Key, uint64_t> PerLoop;
+    std::map<Key, std::string> WhoPerLoop;
     for (const EventSite &S : Sites[R]) {
       const Event &E = P.Events[S.Event];
       if (S.Loops.empty() || Seen.count(S.Event) || E.Barrier.Array != A)
@@ -178,15 +211,17 @@ std::optional<uint64_t> arrivalsPerPhase(const Protocol &P, unsigned A,
                                                    : E.Count.constant();
       // A slot that depends on the thread (B5's MMA warps, each committing to its own
       // accumulator's barrier) spreads the threads over several barriers: no count per one.
-      if (!N || !C || (E.Barrier.Slot.E && isThreadDependent(E.Barrier.Slot.E)))
+      unsigned From = ctasArriving(P, E, R);
+      if (!N || !C || !From || (E.Barrier.Slot.E && isThreadDependent(E.Barrier.Slot.E)))
         return std::nullopt;
-      std::pair<unsigned, const Expr *> Key{S.Loops.back(), E.Barrier.Slot.E};
-      PerLoop[Key] += *N * *C;
-      std::string &W = WhoPerLoop[Key];
+      Key At{S.Loops.back(), E.Barrier.Slot.E, E.Barrier.PeerRank.E};
+      PerLoop[At] += *N * *C * From;
+      std::string &W = WhoPerLoop[At];
       W += (W.empty() ? "" : ", ") + P.Roles[R].Name + " " + std::to_string(*N) + " thread" +
-           (*N == 1 ? "" : "s") + " x " + std::to_string(*C) + " (" + ptxLine(E) + ")";
+           (*N == 1 ? "" : "s") + " x " + std::to_string(*C) + " (" + ptxLine(E) + ")" +
+           (From > 1 ? " in each of the cluster's " + std::to_string(From) + " CTAs" : "");
     }
-    std::pair<unsigned, const Expr *> Best{0, nullptr};
+    Key Best{0, nullptr, nullptr};
     uint64_t Max = 0;
     for (auto &[L, N] : PerLoop)
       if (N > Max) {
@@ -212,26 +247,10 @@ bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<
     bool Unknown = false;
     std::string Detail;
   };
-  std::map<std::pair<unsigned, const Expr *>, Tally> PerLoop; // by loop and slot
+  // By loop and slot: the expect_tx of a pair's leader (its own barrier) and the copies
+  // both CTAs aim at the leader's barrier meet on one.
+  std::map<std::pair<unsigned, const Expr *>, Tally> PerLoop;
   std::set<unsigned> Seen;
-  // Whether a condition may leave out some CTA of the cluster: it reads the CTA's rank, or
-  // %ctaid.x other than as the cluster's index (%ctaid.x / cluster size: a persistent
-  // kernel's "this cluster has a tile").
-  const Expr *Ctaid = P.Analysis ? P.Analysis->context().specialRegister(SpecialRegister::CtaidX)
-                                 : nullptr;
-  std::function<bool(const Expr *)> PerCta = [&](const Expr *E) {
-    if (E->is(ExprKind::SpecialReg))
-      return E->specialRegister() == SpecialRegister::ClusterCtaRank ||
-             E->specialRegister() == SpecialRegister::ClusterCtaidX ||
-             E->specialRegister() == SpecialRegister::CtaidX;
-    if (E->is(ExprKind::UDiv) && E->ops()[0] == Ctaid && E->ops()[1]->isConstant() &&
-        E->ops()[1]->payload() == P.Launch.ClusterSize)
-      return false;
-    return llvm::any_of(E->ops(), PerCta);
-  };
-  auto ByRank = [&](const ProtocolValue &When) {
-    return !When.absent() && (!When.known() || PerCta(When.E));
-  };
   for (unsigned RI = 0; RI < Sites.size(); ++RI)
     for (const EventSite &S : Sites[RI]) {
       const Event &E = P.Events[S.Event];
@@ -252,15 +271,8 @@ bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<
       } else if (E.Kind == EventKind::AsyncLoad) {
         std::optional<uint64_t> B = E.Bytes.constant();
         std::optional<unsigned> N = E.Threads.count();
-        // A copy that completes on the barrier of one CTA of the cluster, issued in every
-        // CTA (B5's: both CTAs of a pair load for the leader's MMA), brings every CTA's
-        // bytes; one that only some CTAs issue, or aimed by rank, is not counted.
-        unsigned From = 1;
-        if (!E.Barrier.PeerRank.absent()) {
-          bool Every = E.Barrier.PeerRank.constant() && RI < P.Roles.size() &&
-                       !ByRank(E.When) && !ByRank(P.Roles[RI].When);
-          From = Every ? P.Launch.ClusterSize : 0;
-        }
+        // B5's pair: both CTAs load for the leader's MMA.
+        unsigned From = ctasArriving(P, E, RI);
         if (!B || !N || !From || E.Multicast || E.BytesFrom == BytesOrigin::AllocationBound) {
           T.Unknown = true;
           continue;
@@ -311,9 +323,18 @@ std::optional<uint64_t> timesRun(const Protocol &P, const EventSite &S,
 
 /// Phases a role's arrivals on array A complete over the run (arrivals / init count), and the
 /// waits a role runs on A; nullopt when some count cannot be evaluated.
-std::optional<uint64_t> totalOver(const Protocol &P, const std::vector<EventSite> &Sites,
-                                  unsigned A, bool Waits,
+std::optional<uint64_t> totalOver(const Protocol &P, unsigned Role,
+                                  const std::vector<EventSite> &Sites, unsigned A, bool Waits,
                                   const std::map<std::string, uint64_t> &Params) {
+  // A role whose condition fails at these parameters runs nothing (H2's producer where
+  // K / 64 == 1: its unrolled loop's count wraps around there).
+  if (const ProtocolValue &When = P.Roles[Role].When; !When.absent()) {
+    std::optional<uint64_t> V = When.known() ? evaluateAt(P, When.E, {}, Params) : std::nullopt;
+    if (!V)
+      return std::nullopt;
+    if (!*V)
+      return 0;
+  }
   uint64_t Sum = 0;
   for (const EventSite &S : Sites) {
     const Event &E = P.Events[S.Event];
@@ -577,6 +598,77 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
     }
   }
 
+  // A solver's wait in one CTA of a cluster whose completers run only in other CTAs (B4's
+  // MMA runs in the pair's leader and commits to its own barrier only): nobody in that CTA
+  // arrives on it.
+  for (unsigned G = 0; G < S.Stuck.size() && P.Analysis; ++G) {
+    const StuckWait &W = S.Stuck[G];
+    size_t At = W.Role.rfind("@cta");
+    if (W.Named || At == std::string::npos || !barrierArray(P, W.Barrier))
+      continue;
+    uint64_t Rank = 0;
+    if (llvm::StringRef(W.Role).substr(At + 4).getAsInteger(10, Rank))
+      continue;
+    ExprContext &Ctx = P.Analysis->context();
+    std::string Where;
+    bool NoneHere = false;
+    for (const WaitEdge &E : A.Edges) {
+      if (E.From != G)
+        continue;
+      const ProtocolValue &When = P.Roles[E.Role].When;
+      // A completer whose arrivals reach other CTAs (a multicast commit or copy whose mask
+      // has this rank, or one whose mask is not known; a peer's barrier of this rank) may
+      // complete this one from where it runs. B4's seeded bug: the commit's mask is 0b01.
+      bool Reaches = llvm::any_of(Sites[E.Role], [&](const EventSite &Site) {
+        const Event &Ev = P.Events[Site.Event];
+        if (Ev.Barrier.Array != *barrierArray(P, W.Barrier))
+          return false;
+        if (!Ev.CtaMask.absent() || Ev.Multicast) {
+          std::optional<uint64_t> Mask = Ev.CtaMask.constant();
+          if (!Mask || (*Mask >> Rank & 1))
+            return true;
+        }
+        if (!Ev.Barrier.PeerRank.absent()) {
+          std::optional<uint64_t> Peer = Ev.Barrier.PeerRank.constant();
+          if (!Peer || *Peer == Rank)
+            return true;
+        }
+        return false;
+      });
+      if (E.State == PeerState::Self || !When.known() || Reaches) {
+        NoneHere = false;
+        break;
+      }
+      const Expr *Here = Ctx.substitute(When.E, Ctx.specialRegister(SpecialRegister::ClusterCtaRank),
+                                        Ctx.constant(Rank, 32));
+      std::optional<uint64_t> V = evaluateAt(P, Here, {}, S.Params);
+      if (!V || *V) {
+        NoneHere = false;
+        break;
+      }
+      NoneHere = true;
+      Where += (Where.empty() ? "" : ", ") + P.Roles[E.Role].Name + " runs where " +
+               P.exprString(When.E);
+      for (const EventSite &Site : Sites[E.Role]) {
+        const Event &Ev = P.Events[Site.Event];
+        if (Ev.Barrier.Array == *barrierArray(P, W.Barrier))
+          if (std::optional<uint64_t> Mask = Ev.CtaMask.constant()) {
+            std::string Bits;
+            for (uint64_t M = *Mask; M; M >>= 1)
+              Bits.insert(Bits.begin(), M & 1 ? '1' : '0');
+            Where += " and its " + Ev.Opcode + " (" + ptxLine(Ev) + ") reaches the CTAs of mask 0b" +
+                     (Bits.empty() ? "0" : Bits);
+          }
+      }
+    }
+    if (!NoneHere)
+      continue;
+    D.Evidence.push_back(W.Role + " waits on " + W.Barrier + "[" + std::to_string(W.Slot) +
+                         "], but no role that completes it runs in CTA rank " +
+                         std::to_string(Rank) + " of the cluster: " + Where);
+    return Found(BugClass::NoArriver);
+  }
+
   // Waits whose completers have left or went silent.
   for (unsigned G = 0; G < S.Stuck.size(); ++G) {
     const StuckWait &W = S.Stuck[G];
@@ -594,12 +686,12 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
     std::optional<unsigned> Arr = barrierArray(P, W.Barrier);
     std::optional<uint64_t> Waits;
     for (unsigned R : A.Matches[G].Roles)
-      if (std::optional<uint64_t> N = totalOver(P, Sites[R], *Arr, true, S.Params))
+      if (std::optional<uint64_t> N = totalOver(P, R, Sites[R], *Arr, true, S.Params))
         Waits = Waits.value_or(0) + *N;
     std::optional<uint64_t> Phases = 0;
     std::string Who;
     for (const WaitEdge *E : Others) {
-      std::optional<uint64_t> N = totalOver(P, Sites[E->Role], *Arr, false, S.Params);
+      std::optional<uint64_t> N = totalOver(P, E->Role, Sites[E->Role], *Arr, false, S.Params);
       if (!N) {
         Phases.reset();
         break;
