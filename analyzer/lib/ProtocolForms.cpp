@@ -329,6 +329,16 @@ std::string wsv::analyzer::formatValue(const Protocol &P, const ProtocolValue &V
   return "-";
 }
 
+std::string wsv::analyzer::formatCtaMask(const Protocol &P, const ProtocolValue &Mask) {
+  std::optional<uint64_t> Value = Mask.constant();
+  if (!Value)
+    return formatValue(P, Mask);
+  std::string Bits;
+  for (uint64_t M = *Value; M; M >>= 1)
+    Bits.insert(Bits.begin(), M & 1 ? '1' : '0');
+  return "0b" + (Bits.empty() ? std::string("0") : Bits);
+}
+
 std::string wsv::analyzer::formatBarrier(const Protocol &P, const BarrierRef &R,
                                          llvm::ArrayRef<const ProtocolLoop *> Loops) {
   if (!R.resolved()) {

@@ -52,15 +52,7 @@ std::string multicast(const Protocol &P, const Event &E) {
   if (E.CtaGroup)
     Out += " cta_group::" + std::to_string(E.CtaGroup);
   if (E.Multicast) {
-    Out += " multicast to CTAs ";
-    if (std::optional<uint64_t> Mask = E.CtaMask.constant()) {
-      std::string Bits;
-      for (uint64_t M = *Mask; M; M >>= 1)
-        Bits.insert(Bits.begin(), M & 1 ? '1' : '0');
-      Out += "0b" + (Bits.empty() ? std::string("0") : Bits);
-    } else {
-      Out += formatValue(P, E.CtaMask);
-    }
+    Out += " multicast to CTAs " + formatCtaMask(P, E.CtaMask);
   }
   return Out;
 }

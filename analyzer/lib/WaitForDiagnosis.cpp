@@ -153,6 +153,16 @@ namespace {
 
 std::string ptxLine(const Event &E) { return "ptx " + std::to_string(E.Where.PtxLine); }
 
+/// The CTA rank in a solver's agent name (`writeback@cta1`: 1); nothing for a hardware
+/// capture's role, which names no CTA.
+std::optional<unsigned> solverCta(const std::string &Role) {
+  size_t At = Role.rfind("@cta");
+  unsigned Rank = 0;
+  if (At == std::string::npos || llvm::StringRef(Role).substr(At + 4).getAsInteger(10, Rank))
+    return std::nullopt;
+  return Rank;
+}
+
 /// How many CTAs' copies of event E, of role Role, reach the barrier it names: 1 for the
 /// CTA's own barrier; for one CTA's barrier of the cluster (a peer rank that is a constant),
 /// every CTA of the cluster where the event and its role run in every CTA; 0 where that is
@@ -432,10 +442,6 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
   // Named barriers: several roles on one id, or fewer threads than the count. A named
   // barrier belongs to its CTA: a solver's roles in two CTAs of a cluster (`consumer.0@cta0`,
   // `consumer.0@cta1`) waiting on the same id are two barriers, not one shared.
-  auto CtaOf = [](const std::string &Role) {
-    size_t At = Role.rfind('@');
-    return At == std::string::npos ? std::string() : Role.substr(At);
-  };
   for (unsigned G = 0; G < S.Stuck.size(); ++G) {
     const StuckWait &W = S.Stuck[G];
     if (!W.Named)
@@ -445,7 +451,7 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
     const unsigned Cta = P.Launch.threads();
     for (unsigned H = G + 1; H < S.Stuck.size(); ++H)
       if (S.Stuck[H].Named && S.Stuck[H].NamedId == W.NamedId && S.Stuck[H].Role != W.Role &&
-          CtaOf(S.Stuck[H].Role) == CtaOf(W.Role) &&
+          solverCta(S.Stuck[H].Role) == solverCta(W.Role) &&
           !(W.NamedThreads == Cta && S.Stuck[H].NamedThreads == Cta)) {
         D.Evidence.push_back(W.Role + " and " + S.Stuck[H].Role + " both wait in bar.sync " +
                              std::to_string(W.NamedId) + " (" + std::to_string(W.NamedThreads) +
@@ -603,11 +609,9 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
   // arrives on it.
   for (unsigned G = 0; G < S.Stuck.size() && P.Analysis; ++G) {
     const StuckWait &W = S.Stuck[G];
-    size_t At = W.Role.rfind("@cta");
-    if (W.Named || At == std::string::npos || !barrierArray(P, W.Barrier))
-      continue;
-    uint64_t Rank = 0;
-    if (llvm::StringRef(W.Role).substr(At + 4).getAsInteger(10, Rank))
+    std::optional<unsigned> Rank = solverCta(W.Role);
+    std::optional<unsigned> Arr = W.Named ? std::nullopt : barrierArray(P, W.Barrier);
+    if (!Rank || !Arr)
       continue;
     ExprContext &Ctx = P.Analysis->context();
     std::string Where;
@@ -621,16 +625,16 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
       // complete this one from where it runs. B4's seeded bug: the commit's mask is 0b01.
       bool Reaches = llvm::any_of(Sites[E.Role], [&](const EventSite &Site) {
         const Event &Ev = P.Events[Site.Event];
-        if (Ev.Barrier.Array != *barrierArray(P, W.Barrier))
+        if (Ev.Barrier.Array != *Arr)
           return false;
         if (!Ev.CtaMask.absent() || Ev.Multicast) {
           std::optional<uint64_t> Mask = Ev.CtaMask.constant();
-          if (!Mask || (*Mask >> Rank & 1))
+          if (!Mask || (*Mask >> *Rank & 1))
             return true;
         }
         if (!Ev.Barrier.PeerRank.absent()) {
           std::optional<uint64_t> Peer = Ev.Barrier.PeerRank.constant();
-          if (!Peer || *Peer == Rank)
+          if (!Peer || *Peer == *Rank)
             return true;
         }
         return false;
@@ -640,7 +644,7 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
         break;
       }
       const Expr *Here = Ctx.substitute(When.E, Ctx.specialRegister(SpecialRegister::ClusterCtaRank),
-                                        Ctx.constant(Rank, 32));
+                                        Ctx.constant(*Rank, 32));
       std::optional<uint64_t> V = evaluateAt(P, Here, {}, S.Params);
       if (!V || *V) {
         NoneHere = false;
@@ -651,21 +655,16 @@ Diagnosis diagnose(const Protocol &P, const Snapshot &S, const WaitForAnalysis &
                P.exprString(When.E);
       for (const EventSite &Site : Sites[E.Role]) {
         const Event &Ev = P.Events[Site.Event];
-        if (Ev.Barrier.Array == *barrierArray(P, W.Barrier))
-          if (std::optional<uint64_t> Mask = Ev.CtaMask.constant()) {
-            std::string Bits;
-            for (uint64_t M = *Mask; M; M >>= 1)
-              Bits.insert(Bits.begin(), M & 1 ? '1' : '0');
-            Where += " and its " + Ev.Opcode + " (" + ptxLine(Ev) + ") reaches the CTAs of mask 0b" +
-                     (Bits.empty() ? "0" : Bits);
-          }
+        if (Ev.Barrier.Array == *Arr && Ev.CtaMask.constant())
+          Where += " and its " + Ev.Opcode + " (" + ptxLine(Ev) + ") reaches the CTAs of mask " +
+                   formatCtaMask(P, Ev.CtaMask);
       }
     }
     if (!NoneHere)
       continue;
     D.Evidence.push_back(W.Role + " waits on " + W.Barrier + "[" + std::to_string(W.Slot) +
                          "], but no role that completes it runs in CTA rank " +
-                         std::to_string(Rank) + " of the cluster: " + Where);
+                         std::to_string(*Rank) + " of the cluster: " + Where);
     return Found(BugClass::NoArriver);
   }
 

@@ -47,6 +47,8 @@ const Expr *simplifyInvariants(const Protocol &P, const Expr *E,
 std::string formatCondition(const Protocol &P, const Expr *E);
 /// A value with named loop counters and parameters, or `unknown (reason)`.
 std::string formatValue(const Protocol &P, const ProtocolValue &V);
+/// A multicast's ctaMask: `0b11` when constant, else the value as formatValue prints it.
+std::string formatCtaMask(const Protocol &P, const ProtocolValue &Mask);
 /// One event without its threads, condition or location: `arrive.expect_tx full[k%4] 32768 B`.
 std::string formatEvent(const Protocol &P, const Event &E,
                         llvm::ArrayRef<const ProtocolLoop *> Loops);
