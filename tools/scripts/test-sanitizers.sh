@@ -54,9 +54,14 @@ cmake --build "$asan" -j "$jobs"
 # deadlock runs the search past deadlocks here). Nor the
 # three that prove H5's and B4's thresholds and tile counts for every K (48, 42 and 26 s
 # here): lit's reference-every-k.test runs B4's merged tile counts and H5 under the
-# sanitizers, and the smaller proof tests the rest of that code.
+# sanitizers, and the smaller proof tests the rest of that code. Nor the one that proves H5
+# and B5 again with the tile cycle merged and unmerged (46 s). Nor the unit tests that explore
+# H6's launches with a bug seeded in the model (the launches drawn for unrun steps, the
+# coverage launches, the stream-K launch, the proof where the stream-K term is 0: 116, 63,
+# 78, 31 and 32 s here), which had brought CI past its 30 minutes: the same searches of H6
+# run here through the command line, in lit's coverage-launches.test and launch.test.
 ctest --test-dir "$asan" --output-on-failure -j "$jobs" \
-  -E '^corpus\.|^ExploreKernelsTest\.(SymmetryAgreesWithoutIt|ReductionAgreesWithTheFullSearch|PackedStatesGiveTheSameSearch|PastDeadlocksTheReductionFindsWhatTheFullSearchFinds)$|^ExploreAllTripsTest\.(ReferenceKernelsProvedVariantsRefuted|CheckedBuildsGetThePlainBuildsVerdicts|ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn|EachRoleHasAThresholdOfItsOwn|TheRingsWrapComesBeforeTwoTilesAndItsRaceIsCut|TheTileCountsOfAClassAreExploredAsTwoSystems)$|^ExplorerZ3AgreementTest\.|^VerifyTest\.ExplorerAndZ3AgreeOnSmallTripCounts$' \
+  -E '^corpus\.|^ExploreDirectedTest\.|^ExploreCoverageTest\.|^ExploreKernelsTest\.(SymmetryAgreesWithoutIt|ReductionAgreesWithTheFullSearch|PackedStatesGiveTheSameSearch|PastDeadlocksTheReductionFindsWhatTheFullSearchFinds)$|^ExploreAllTripsTest\.(ReferenceKernelsProvedVariantsRefuted|CheckedBuildsGetThePlainBuildsVerdicts|ExplorationsRunAtOnceGiveTheResultOfRunningThemInTurn|EachRoleHasAThresholdOfItsOwn|TheRingsWrapComesBeforeTwoTilesAndItsRaceIsCut|TheTileCountsOfAClassAreExploredAsOneOrTwoSystems|ExitsInsideTheCycleOfTilesProveWhatTwoSystemsProve)$|^ExploreLaunchTest\.ABugInTheStreamKPiecesIsFoundOnTheLaunch$|^ExploreRestrictionTest\.H6IsProvedForEveryLaunchWithoutStreamK$|^ExplorerZ3AgreementTest\.|^VerifyTest\.ExplorerAndZ3AgreeOnSmallTripCounts$' \
   -LE gpu
 
 generated=()
