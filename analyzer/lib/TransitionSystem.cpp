@@ -9,6 +9,7 @@
 
 #include "TransitionSystem.h"
 
+#include "wsv/analyzer/RoleProgram.h"
 #include "wsv/models/SyncOp.h"
 
 #include "llvm/ADT/BitVector.h"
@@ -232,6 +233,20 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
     return true;
   };
 
+  // A role runs in lockstep here: a warp- or warpgroup-wide instruction that only part of
+  // the warp or warpgroup runs (undefined behaviour, a hygiene violation to the explorer)
+  // cannot happen in the model.
+  unsigned Collective = E.Kind == EventKind::Alloc || E.Kind == EventKind::Dealloc ? WarpSize
+                        : E.Kind == EventKind::Setmaxnreg && setmaxnregPartners(P, E).empty()
+                            ? 4 * WarpSize
+                        : (E.Kind == EventKind::Mma || E.Kind == EventKind::GroupCommit ||
+                           E.Kind == EventKind::GroupWait) &&
+                                llvm::StringRef(E.Opcode).starts_with("wgmma")
+                            ? 4 * WarpSize
+                            : 0;
+  if (std::string Partial = partialCollective(E, Collective); !Partial.empty())
+    TS.HygieneUnknowns.push_back(Partial + " (" + at(E) + "): the model runs a role in lockstep");
+
   switch (E.Kind) {
   case EventKind::Init:
     O.Kind = OpKind::Init;
@@ -313,6 +328,13 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
       if (TrackedBuffer(Read, R)) {
         Read.Text = "MMA reads " + P.Buffers[R.Buffer].Name + "[" + P.exprString(R.Slot.E) + "]";
         A.Ops.push_back(Read);
+        // The model reads when the MMA is issued; the tensor cores read until its group
+        // retires or its commit arrives, so a copy into the stage before then (a release
+        // that comes too early) would not be seen.
+        TS.StageUnknowns.push_back("the MMA at " + at(E) + " reads " +
+                                   P.Buffers[R.Buffer].Name +
+                                   " asynchronously, until its group retires or its commit "
+                                   "arrives; the model reads it when issued");
       }
     }
     return;
@@ -362,6 +384,22 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
                                                    : E.Opcode + " is not modeled");
   case EventKind::Alloc:
     TS.Assumptions.push_back("tcgen05.alloc at " + at(E) + " finds its columns free");
+    O.Kind = OpKind::Nop;
+    break;
+  case EventKind::AccumulatorRead:
+  case EventKind::TmemLoad:
+  case EventKind::TmemStore:
+    TS.StageUnknowns.push_back("accumulators (" + E.Opcode + " at " + at(E) +
+                               ") are not modeled");
+    O.Kind = OpKind::Nop;
+    break;
+  case EventKind::AsyncStore:
+    TS.StageUnknowns.push_back("bulk-store staging (" + E.Opcode + " at " + at(E) +
+                               ") is not modeled");
+    O.Kind = OpKind::Nop;
+    break;
+  case EventKind::Inval:
+    TS.HygieneUnknowns.push_back(E.Opcode + " at " + at(E) + " is not modeled");
     O.Kind = OpKind::Nop;
     break;
   default:

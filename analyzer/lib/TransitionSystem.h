@@ -126,6 +126,7 @@ struct TransitionSystem {
   /// Reasons no verdict can be trusted (by property; DeadlockFreedom's also hold for all).
   std::vector<std::string> Unknowns;
   std::vector<std::string> StageUnknowns;
+  std::vector<std::string> HygieneUnknowns;
 };
 
 /// Lowers the protocol; never fails: what it cannot lower is in Unknowns.

@@ -17,7 +17,12 @@
 //
 // A step is one transition, chosen by a `move` number: one agent executing its next op, or
 // one in-flight operation completing. Every variable's next value is an if-then-else over the
-// moves that change it, so a step is linear in the size of the program.
+// moves that change it, so a step is linear in the size of the program. An agent's private
+// ops (loop bookkeeping, guards, exits, runs of reads and no-ops) are folded into the move
+// before them (foldMoves): the bounded search then needs as many steps as the protocol has
+// visible ones, which is what it can afford (h1 at one k-tile: 19 instead of 40). What a
+// property does not read is left out of it: fills outside stage safety, and with them the
+// copies' buffers (copies that differ only there complete alike).
 //
 // Properties are predicates on one state (bad states):
 //   deadlock: some agent has not finished and no move is enabled (async completions are
@@ -37,6 +42,7 @@
 
 #include "TransitionSystemZ3Encoding.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -68,11 +74,28 @@ void Encoding::layout() {
   PerSlot("pend", Pend);
   PerSlot("par", Par);
   PerSlot("tx", Tx);
-  for (const InFlightKey &K : TS.InFlightKeys) {
+  for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K) {
+    const InFlightKey &Key = TS.InFlightKeys[K];
+    // Without fills, copies that differ only in the buffer they fill complete alike: one
+    // count for them, and one completion move instead of one per buffer (the order in which
+    // A's and B's copies complete no longer multiplies the schedules).
+    FlyKey.push_back(K);
+    if (!TracksFills)
+      for (unsigned Same = 0; Same < K; ++Same) {
+        const InFlightKey &O = TS.InFlightKeys[Same];
+        if (FlyKey[Same] == Same && O.IsLoad == Key.IsLoad && O.Array == Key.Array &&
+            O.Bytes == Key.Bytes) {
+          FlyKey[K] = Same;
+          break;
+        }
+      }
+    if (FlyKey[K] != K) {
+      Fly.push_back(Fly[FlyKey[K]]);
+      continue;
+    }
     Fly.emplace_back();
-    for (unsigned S = 0; S < TS.Arrays[K.Array].Slots; ++S)
-      Fly.back().push_back(var("fly." + std::to_string(Fly.size() - 1) + "." +
-                               std::to_string(S)));
+    for (unsigned S = 0; S < TS.Arrays[Key.Array].Slots; ++S)
+      Fly.back().push_back(var("fly." + std::to_string(K) + "." + std::to_string(S)));
   }
   for (const Buffer &B : TS.Buffers) {
     Fill.emplace_back();
@@ -295,12 +318,40 @@ void Encoding::agentMoves(unsigned A) {
     if (Before)
       Started = Started && v(Pc[B]) == static_cast<int>(Other.Ops.size());
   }
+  // A run of reads and no-ops (an MMA's operand reads, fences) is one move: they change
+  // nothing but the agent's pc, which no other agent reads while it runs, so any schedule
+  // that has another agent's step between two of them can run that step before the first
+  // one. A read that would find its buffer unfilled makes the run's first op a bad state.
+  // A run ends where a jump lands (its op needs its own pc value).
+  auto Private = [&](unsigned I) {
+    return I < End && (Ag.Ops[I].Kind == OpKind::Read || Ag.Ops[I].Kind == OpKind::Nop);
+  };
+  std::vector<bool> Landing(End + 1, false);
+  for (const Op &O : Ag.Ops)
+    if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch || O.Kind == OpKind::Guard)
+      Landing[O.Target] = true;
+  auto InRun = [&](unsigned I) { return I > 0 && Private(I) && Private(I - 1) && !Landing[I]; };
+  unsigned Head = 0;
   for (unsigned I = 0; I < End; ++I) {
     const Op &O = Ag.Ops[I];
+    if (!InRun(I))
+      Head = I;
+    z3::expr At = v(Pc[A]) == static_cast<int>(Head);
+    if (Head != I) {
+      // Inside a run: no move of its own, only its bad states, at the run's first op.
+      if (O.Kind == OpKind::Read) {
+        z3::expr When = O.When ? boolOf(O.When, A) : C.bool_val(true);
+        StageWhy.push_back(
+            {Started && At && When &&
+                 slotSelect(Fill[O.Buffer], intOf(O.BufferSlot, A)) == 0,
+             Ag.Name + " reads " + TS.Buffers[O.Buffer].Name +
+                 " before a copy into it has completed"});
+      }
+      continue;
+    }
     Move M(C);
     M.Agent = A;
     M.OpIndex = I;
-    z3::expr At = v(Pc[A]) == static_cast<int>(I);
     z3::expr When = O.When ? boolOf(O.When, A) : C.bool_val(true);
     z3::expr NextPc = C.int_val(static_cast<int>(I + 1));
     z3::expr Enabled = C.bool_val(true);
@@ -356,7 +407,7 @@ void Encoding::agentMoves(unsigned A) {
         M.Updates.push_back(
             {F, z3::ite(When && Slot == static_cast<int>(S),
                         v(F) + static_cast<int>(O.Times), v(F))});
-        if (O.Kind == OpKind::AsyncLoad && O.Buffer != NoIndex)
+        if (O.Kind == OpKind::AsyncLoad && O.Buffer != NoIndex && TracksFills)
           M.Updates.push_back({Fill[O.Buffer][S],
                                z3::ite(When && Slot == static_cast<int>(S), C.int_val(0),
                                        v(Fill[O.Buffer][S]))});
@@ -381,8 +432,13 @@ void Encoding::agentMoves(unsigned A) {
       NextPc = z3::ite(When, C.int_val(static_cast<int>(End)), NextPc);
       break;
     case OpKind::Read:
-    case OpKind::Nop:
+    case OpKind::Nop: {
+      unsigned Next = I + 1;
+      while (InRun(Next))
+        ++Next;
+      NextPc = C.int_val(static_cast<int>(Next));
       break;
+    }
     }
     if (O.When && (O.Kind == OpKind::Init || O.Kind == OpKind::Arrive ||
                    O.Kind == OpKind::ExpectTx)) {
@@ -399,6 +455,25 @@ void Encoding::agentMoves(unsigned A) {
     M.WhenE = When;
     M.Updates.push_back({Pc[A], NextPc});
     M.Guard = Started && At && Enabled;
+    switch (O.Kind) {
+    case OpKind::LoopEnter:
+    case OpKind::LoopLatch:
+    case OpKind::Guard:
+    case OpKind::Exit:
+      M.Foldable = true;
+      break;
+    case OpKind::Read:
+    case OpKind::Nop: {
+      // A run with reads has bad states only for stage safety.
+      bool Reads = false;
+      for (unsigned J = I; J < End && (J == I || InRun(J)); ++J)
+        Reads |= Ag.Ops[J].Kind == OpKind::Read;
+      M.Foldable = !Reads || !TracksFills;
+      break;
+    }
+    default:
+      break;
+    }
     Moves.push_back(std::move(M));
 
     // Bad states at this op.
@@ -434,11 +509,65 @@ void Encoding::agentMoves(unsigned A) {
   }
 }
 
+/// Folds into each of agent A's moves the foldable moves that follow it at a pc known once
+/// it has run: their updates, applied to the state after it. The states between are gone;
+/// none of them is a bad state (a foldable op has none, and an agent at one is never
+/// blocked), and no other agent reads this one's pc or counters on the way (only whether it
+/// has finished), so the bounded search reaches the same bad states in fewer steps. Moves
+/// of the folded ops stay for the jumps that land on them.
+void Encoding::foldMoves(unsigned A, unsigned FirstMove) {
+  std::map<unsigned, unsigned> ByOp;
+  for (unsigned M = FirstMove; M < Moves.size(); ++M)
+    ByOp[Moves[M].OpIndex] = M;
+  // A bound on the chain: loop bookkeeping nests as deep as the loops, and a pc that comes
+  // back to where the chain started (a loop of bookkeeping alone) stops it.
+  const unsigned MaxFolds = 8;
+  for (unsigned M = FirstMove; M < Moves.size(); ++M) {
+    std::set<unsigned> Seen = {Moves[M].OpIndex};
+    for (unsigned Fold = 0; Fold < MaxFolds; ++Fold) {
+      Move &Mv = Moves[M];
+      std::optional<z3::expr> NextPc;
+      for (const auto &[Var, Value] : Mv.Updates)
+        if (Var == Pc[A])
+          NextPc = Value.simplify();
+      int64_t Next = 0;
+      if (!NextPc || !NextPc->is_numeral_i64(Next) || !Seen.insert(Next).second)
+        break;
+      auto It = ByOp.find(static_cast<unsigned>(Next));
+      if (It == ByOp.end() || !Moves[It->second].Foldable)
+        break;
+      const Move &J = Moves[It->second];
+      z3::expr_vector From(C), To(C);
+      for (const auto &[Var, Value] : Mv.Updates) {
+        From.push_back(v(Var));
+        To.push_back(Value);
+      }
+      std::vector<std::pair<unsigned, z3::expr>> After;
+      for (const auto &[Var, Value] : J.Updates) {
+        z3::expr E = Value;
+        After.push_back({Var, E.substitute(From, To)});
+      }
+      for (auto &[Var, Value] : After) {
+        auto Same = llvm::find_if(Mv.Updates, [&](const auto &U) { return U.first == Var; });
+        if (Same != Mv.Updates.end())
+          Same->second = Value;
+        else
+          Mv.Updates.push_back({Var, Value});
+      }
+    }
+  }
+}
+
 void Encoding::buildMoves() {
-  for (unsigned A = 0; A < TS.Agents.size(); ++A)
+  for (unsigned A = 0; A < TS.Agents.size(); ++A) {
+    unsigned First = Moves.size();
     agentMoves(A);
+    foldMoves(A, First);
+  }
   for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K) {
     const InFlightKey &Key = TS.InFlightKeys[K];
+    if (FlyKey[K] != K)
+      continue; // completed by its representative's moves
     for (unsigned S = 0; S < Fly[K].size(); ++S) {
       Move M(C);
       M.Key = K;
@@ -449,7 +578,7 @@ void Encoding::buildMoves() {
       if (Key.IsLoad) {
         phaseStep(M, Key.Array, Slot, C.int_val(0),
                   C.int_val(-static_cast<int64_t>(Key.Bytes)));
-        if (Key.Buffer != NoIndex)
+        if (Key.Buffer != NoIndex && TracksFills)
           M.Updates.push_back({Fill[Key.Buffer][S], C.int_val(1)});
       } else {
         HygieneWhy.push_back({M.Guard && v(Exp[Key.Array][S]) != 0 && v(Pend[Key.Array][S]) < 1,

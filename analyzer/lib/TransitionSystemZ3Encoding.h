@@ -14,6 +14,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct Move {
   std::vector<std::pair<unsigned, z3::expr>> Updates; ///< variable index, next value
   /// What a schedule prints about the step, over the state before it.
   std::optional<z3::expr> SlotE, ParityE, TxE, WhenE;
+  /// An agent's op that touches nothing but its own pc and counters and has no bad state
+  /// (loop bookkeeping, a guard, an exit, a run of no-ops): foldMoves() runs it as part of
+  /// the move before it.
+  bool Foldable = false;
   explicit Move(z3::context &C) : Guard(C.bool_val(true)) {}
 };
 
@@ -52,6 +57,11 @@ private:
   const Protocol &P;
   const TransitionSystem &TS;
   const VerifyOptions &Options;
+  /// The property being checked: what counts as a bad state decides which ops fold.
+  Property Checked = Property::DeadlockFreedom;
+  /// Whether buffer fills are updated: only stage safety reads them (no other bad state or
+  /// guard does), so the other properties leave them at their initial value.
+  bool TracksFills = true;
 
   // Layout.
   z3::expr_vector X; ///< the state variables
@@ -59,17 +69,28 @@ private:
   std::vector<unsigned> Pc, Saved;
   std::vector<std::vector<unsigned>> Ctr;
   std::vector<std::vector<unsigned>> Exp, Pend, Par, Tx, Fly, Fill;
+  /// Per in-flight key, the key whose counts it shares (itself, or an earlier key that
+  /// completes alike when fills are not tracked).
+  std::vector<unsigned> FlyKey;
   std::vector<unsigned> NArr, NGen;
   std::map<std::string, z3::expr> ParamVars;
   std::vector<Move> Moves;
   z3::expr Deadlock{C}, Stage{C}, Hygiene{C}, InitState{C}, Finished{C};
   std::vector<std::pair<z3::expr, std::string>> StageWhy, HygieneWhy;
 
+  /// A new state variable. Z3 constants are their names: two loops of one agent that both
+  /// count `k` would share one counter (and a move that steps one of them would have no
+  /// next state, ending every path there), so a repeated name gets the variable's number.
   unsigned var(const std::string &Name) {
-    X.push_back(C.int_const(Name.c_str()));
-    Names.push_back(Name);
+    std::string Unique = Name;
+    if (!UsedNames.insert(Name).second)
+      Unique += "#" + std::to_string(X.size());
+    X.push_back(C.int_const(Unique.c_str()));
+    Names.push_back(Unique);
+    UsedNames.insert(Unique);
     return X.size() - 1;
   }
+  std::set<std::string> UsedNames;
   z3::expr v(unsigned I) const { return X[I]; }
   void layout();
   z3::expr param(const Expr *Leaf);
@@ -80,6 +101,7 @@ private:
   z3::expr slotSelect(const std::vector<unsigned> &Vars, const z3::expr &Slot);
   void buildMoves();
   void agentMoves(unsigned A);
+  void foldMoves(unsigned A, unsigned FirstMove);
   void phaseStep(Move &M, unsigned Array, const z3::expr &Slot, const z3::expr &Arrivals,
                  const z3::expr &TxDelta);
   void buildProperties();

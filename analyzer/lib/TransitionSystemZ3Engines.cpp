@@ -125,7 +125,7 @@ Verdict Encoding::schedule(Property Prop, const z3::model &M,
       St.Phase = static_cast<uint64_t>(Int(v(Par[B][S]), Last));
       St.TxCount = Int(v(Tx[B][S]), Last);
       for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K)
-        if (TS.InFlightKeys[K].Array == B)
+        if (TS.InFlightKeys[K].Array == B && FlyKey[K] == K)
           St.InFlight += static_cast<uint64_t>(Int(v(Fly[K][S]), Last));
       V.FinalBarriers.push_back(St);
     }
@@ -338,6 +338,8 @@ Verdict Encoding::check(Property Prop) {
   auto Deadline = Start + std::chrono::milliseconds(Options.TimeoutMs);
   Verdict V;
   V.Prop = Prop;
+  Checked = Prop;
+  TracksFills = Prop == Property::StageSafety;
   try {
     layout();
     buildMoves();

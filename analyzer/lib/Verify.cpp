@@ -421,6 +421,8 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     std::vector<std::string> Missing = TS.Unknowns;
     if (Prop == Property::StageSafety)
       Missing.insert(Missing.end(), TS.StageUnknowns.begin(), TS.StageUnknowns.end());
+    if (Prop == Property::BarrierHygiene)
+      Missing.insert(Missing.end(), TS.HygieneUnknowns.begin(), TS.HygieneUnknowns.end());
     if (!Missing.empty()) {
       // A part of the protocol the model lacks could hide a bug or fake one: neither a
       // proof nor a counterexample would mean anything.
