@@ -245,7 +245,7 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
                             ? 4 * WarpSize
                             : 0;
   if (std::string Partial = partialCollective(E, Collective); !Partial.empty())
-    TS.HygieneUnknowns.push_back(Partial + " (" + at(E) + "): the model runs a role in lockstep");
+    TS.HygieneProofGaps.push_back(Partial + " (" + at(E) + "): the model runs a role in lockstep");
 
   switch (E.Kind) {
   case EventKind::Init:
@@ -331,7 +331,7 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
         // The model reads when the MMA is issued; the tensor cores read until its group
         // retires or its commit arrives, so a copy into the stage before then (a release
         // that comes too early) would not be seen.
-        TS.StageUnknowns.push_back("the MMA at " + at(E) + " reads " +
+        TS.StageProofGaps.push_back("the MMA at " + at(E) + " reads " +
                                    P.Buffers[R.Buffer].Name +
                                    " asynchronously, until its group retires or its commit "
                                    "arrives; the model reads it when issued");
@@ -389,17 +389,17 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
   case EventKind::AccumulatorRead:
   case EventKind::TmemLoad:
   case EventKind::TmemStore:
-    TS.StageUnknowns.push_back("accumulators (" + E.Opcode + " at " + at(E) +
+    TS.StageProofGaps.push_back("accumulators (" + E.Opcode + " at " + at(E) +
                                ") are not modeled");
     O.Kind = OpKind::Nop;
     break;
   case EventKind::AsyncStore:
-    TS.StageUnknowns.push_back("bulk-store staging (" + E.Opcode + " at " + at(E) +
+    TS.StageProofGaps.push_back("bulk-store staging (" + E.Opcode + " at " + at(E) +
                                ") is not modeled");
     O.Kind = OpKind::Nop;
     break;
   case EventKind::Inval:
-    TS.HygieneUnknowns.push_back(E.Opcode + " at " + at(E) + " is not modeled");
+    TS.HygieneProofGaps.push_back(E.Opcode + " at " + at(E) + " is not modeled");
     O.Kind = OpKind::Nop;
     break;
   default:

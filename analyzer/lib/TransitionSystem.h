@@ -126,7 +126,10 @@ struct TransitionSystem {
   /// Reasons no verdict can be trusted (by property; DeadlockFreedom's also hold for all).
   std::vector<std::string> Unknowns;
   std::vector<std::string> StageUnknowns;
-  std::vector<std::string> HygieneUnknowns;
+  /// Hazards of a property the model lacks (an MMA's asynchronous reads, accumulators, a
+  /// warpgroup-wide instruction part of the warpgroup runs): a bad state it reaches is a real
+  /// one, but finding none proves nothing.
+  std::vector<std::string> StageProofGaps, HygieneProofGaps;
 };
 
 /// Lowers the protocol; never fails: what it cannot lower is in Unknowns.

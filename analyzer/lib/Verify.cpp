@@ -421,8 +421,7 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     std::vector<std::string> Missing = TS.Unknowns;
     if (Prop == Property::StageSafety)
       Missing.insert(Missing.end(), TS.StageUnknowns.begin(), TS.StageUnknowns.end());
-    if (Prop == Property::BarrierHygiene)
-      Missing.insert(Missing.end(), TS.HygieneUnknowns.begin(), TS.HygieneUnknowns.end());
+
     if (!Missing.empty()) {
       // A part of the protocol the model lacks could hide a bug or fake one: neither a
       // proof nor a counterexample would mean anything.
@@ -431,6 +430,21 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
         V.Reason += " (and " + std::to_string(Missing.size() - 1) + " more)";
     } else {
       V = ts::checkProperty(P, TS, Prop, Short);
+      static const std::vector<std::string> None;
+      const std::vector<std::string> &Gaps = Prop == Property::StageSafety ? TS.StageProofGaps
+                                             : Prop == Property::BarrierHygiene
+                                                 ? TS.HygieneProofGaps
+                                                 : None;
+      if (V.proved() && !Gaps.empty()) {
+        // What it found is real; that it found nothing is not a proof.
+        V.K = Verdict::Kind::Unknown;
+        V.Reason = "no counterexample (" + V.Engine + "), but the model lacks a hazard: " +
+                   Gaps.front() +
+                   (Gaps.size() > 1 ? " (and " + std::to_string(Gaps.size() - 1) + " more)"
+                                    : std::string());
+        V.ForParameters.clear();
+        V.Assumptions.clear();
+      }
     }
     // The second half is Z3's: its model may lack what the exploration has (peer CTAs).
     if (NotExamined && V.unknown())

@@ -135,6 +135,35 @@ TEST(ExplorerZ3AgreementTest, VariantsZ3DecidesGetTheExplorersAnswers) {
   EXPECT_GT(T.Proved, 0u);
 }
 
+TEST(ExplorerZ3AgreementTest, AViolationTheModelCannotHaveIsNotProvedAway) {
+  // H3 with a warpgroup-wide setmaxnreg that 96 of its 128 threads run: the explorer calls
+  // it a hygiene violation; the model runs a role in lockstep and cannot have it, so Z3,
+  // finding no barrier misuse in any execution, must say unknown and why (it said proved).
+  auto Parsed = ptx::parseFile(std::string(WSV_PTX_DIR) + "/h3.bug-setmaxnreg-nonuniform.ptx",
+                               [](const ptx::Diagnostic &) {});
+  if (!Parsed || !Parsed->ok())
+    GTEST_SKIP() << "no h3.bug-setmaxnreg-nonuniform.ptx in " << WSV_PTX_DIR;
+  const ptx::Function *Entry = nullptr;
+  for (const ptx::Function *F : Parsed->M->functions())
+    if (F->isDefinition() && F->isEntry() && !Entry)
+      Entry = F;
+  ASSERT_TRUE(Entry);
+  std::unique_ptr<Protocol> P = buildProtocol(*Parsed->M, *Entry);
+  VerifyOptions Z3Only;
+  Z3Only.TimeoutMs = 600000;
+  Z3Only.ResourceLimit = 40000000; // the search ends within it (18 s here)
+  Z3Only.Properties = {Hygiene};
+  Z3Only.ExploreAllTrips = false;
+  Z3Only.Params["K"] = 64;
+  std::vector<Verdict> V = verifyProtocol(*P, Z3Only);
+  ASSERT_EQ(V.size(), 1u);
+  ASSERT_TRUE(V[0].unknown()) << toString(V[0].K) << ": " << V[0].Reason;
+  EXPECT_NE(V[0].Reason.find("no counterexample (bmc), but the model lacks a hazard"),
+            std::string::npos)
+      << V[0].Reason;
+  EXPECT_NE(V[0].Reason.find("only 96 of the 128 threads"), std::string::npos) << V[0].Reason;
+}
+
 TEST(ExplorerZ3AgreementTest, EveryKernelAndVariantOnRequest) {
   if (!std::getenv("WSV_AGREEMENT_SWEEP"))
     GTEST_SKIP() << "set WSV_AGREEMENT_SWEEP=1 to compare on every kernel and variant";

@@ -244,30 +244,21 @@ std::unique_ptr<Verified> z3OnKernel(const std::string &File, Property Prop, uin
   return verifyText((*Buffer)->getBuffer().str(), Z3Only);
 }
 
-TEST(VerifyTest, Z3SaysUnknownWhereItsModelLacksTheHazard) {
+TEST(VerifyTest, WhereTheModelLacksAHazardFindingNoneIsNoProof) {
   // The model reads an MMA's operands when it is issued; the tensor cores read them until
-  // the group retires. H2 with an accumulator read before its wgmma retires races, and the
-  // explorer says so: Z3 must not prove stage safety (it did before it said why not).
-  auto Early = z3OnKernel("h2.bug-accumulator-early-read.ptx", Property::StageSafety, 100000);
-  if (!Early)
+  // the group retires, so a copy into the stage before then is a race the model cannot see.
+  // H2 with the initial-phase bug ends every execution within a few steps: Z3 searches them
+  // all and finds no stage race, which it called a proof of stage safety before.
+  auto Stage = z3OnKernel("h2.bug-mbarrier-initial-phase.ptx", Property::StageSafety, 12000000);
+  if (!Stage)
     GTEST_SKIP() << "no reference PTX in " << WSV_PTX_DIR;
-  const Verdict &Stage = Early->of(Property::StageSafety);
-  ASSERT_TRUE(Stage.unknown()) << describe(Stage);
-  EXPECT_NE(Stage.Reason.find("asynchronously"), std::string::npos) << Stage.Reason;
-
-  // A role runs in lockstep in the model, so a warpgroup-wide setmaxnreg that 96 of its 128
-  // threads run cannot be seen there: hygiene is unknown, not proved. The correct H3 is
-  // searched (and runs out of this small budget) instead.
-  auto Partial = z3OnKernel("h3.bug-setmaxnreg-nonuniform.ptx", Property::BarrierHygiene, 100000);
-  const Verdict &Hygiene = Partial->of(Property::BarrierHygiene);
-  ASSERT_TRUE(Hygiene.unknown()) << describe(Hygiene);
-  EXPECT_NE(Hygiene.Reason.find("only 96 of the 128 threads"), std::string::npos)
-      << Hygiene.Reason;
-  EXPECT_NE(Hygiene.Reason.find("lockstep"), std::string::npos) << Hygiene.Reason;
-  auto Clean = z3OnKernel("h3.ptx", Property::BarrierHygiene, 100000);
-  const Verdict &CleanHygiene = Clean->of(Property::BarrierHygiene);
-  EXPECT_EQ(CleanHygiene.Reason.find("incomplete"), std::string::npos) << CleanHygiene.Reason;
-  EXPECT_GT(CleanHygiene.BoundReached, 0u) << describe(CleanHygiene);
+  const Verdict &S = Stage->of(Property::StageSafety);
+  ASSERT_TRUE(S.unknown()) << describe(S);
+  EXPECT_NE(S.Reason.find("no counterexample (bmc), but the model lacks a hazard"),
+            std::string::npos)
+      << S.Reason;
+  EXPECT_NE(S.Reason.find("asynchronously"), std::string::npos) << S.Reason;
+  // (ExplorerZ3AgreementTest has the hygiene counterpart, which takes Z3 longer.)
 }
 
 TEST(VerifyTest, TripCountReadFromMemoryStaysUnknown) {
