@@ -85,6 +85,26 @@ std::vector<unsigned> wsv::analyzer::setmaxnregPartners(const Protocol &P, const
   return Lines;
 }
 
+unsigned wsv::analyzer::collectiveUnit(const Event &E) {
+  switch (E.Kind) {
+  case EventKind::Alloc:
+  case EventKind::Dealloc:
+    return WarpSize;
+  case EventKind::Setmaxnreg:
+    return 4 * WarpSize;
+  case EventKind::Mma:
+  case EventKind::GroupCommit:
+  case EventKind::GroupWait:
+    return E.Sync == models::SyncKind::WgmmaMmaAsync ||
+                   E.Sync == models::SyncKind::WgmmaCommitGroup ||
+                   E.Sync == models::SyncKind::WgmmaWaitGroup
+               ? 4 * WarpSize
+               : 0;
+  default:
+    return 0;
+  }
+}
+
 std::string wsv::analyzer::partialCollective(const Event &E, unsigned Unit) {
   if (!Unit || E.Threads.isUnknown() || !E.Threads.elected().empty())
     return "";

@@ -512,22 +512,9 @@ private:
     }
   }
 
-  /// The threads that must run a collective step together (.sync.aligned): a warp for
-  /// tcgen05.alloc / dealloc, a warpgroup for wgmma and setmaxnreg; 0 for other steps.
+  /// The threads that must run a collective step together (collectiveUnit of its event).
   unsigned collectiveUnit(const RoleStep &S) const {
-    switch (S.Kind) {
-    case StepKind::Alloc:
-    case StepKind::Dealloc:
-      return WarpSize;
-    case StepKind::Setmaxnreg:
-      return 4 * WarpSize;
-    case StepKind::MmaIssue:
-    case StepKind::GroupCommit:
-    case StepKind::GroupWait:
-      return S.Queue == AsyncQueue::Wgmma ? 4 * WarpSize : 0;
-    default:
-      return 0;
-    }
+    return wsv::analyzer::collectiveUnit(P.Events[S.Event]);
   }
 
   /// Why a collective step is undefined behaviour (partialCollective), once per event.

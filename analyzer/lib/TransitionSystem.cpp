@@ -236,15 +236,10 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
   // A role runs in lockstep here: a warp- or warpgroup-wide instruction that only part of
   // the warp or warpgroup runs (undefined behaviour, a hygiene violation to the explorer)
   // cannot happen in the model.
-  unsigned Collective = E.Kind == EventKind::Alloc || E.Kind == EventKind::Dealloc ? WarpSize
-                        : E.Kind == EventKind::Setmaxnreg && setmaxnregPartners(P, E).empty()
-                            ? 4 * WarpSize
-                        : (E.Kind == EventKind::Mma || E.Kind == EventKind::GroupCommit ||
-                           E.Kind == EventKind::GroupWait) &&
-                                llvm::StringRef(E.Opcode).starts_with("wgmma")
-                            ? 4 * WarpSize
-                            : 0;
-  if (std::string Partial = partialCollective(E, Collective); !Partial.empty())
+  // (A setmaxnreg that other setmaxnregs complete, Triton's per-warp partitions, is whole.)
+  if (std::string Partial = partialCollective(E, collectiveUnit(E));
+      !Partial.empty() &&
+      (E.Kind != EventKind::Setmaxnreg || setmaxnregPartners(P, E).empty()))
     TS.HygieneProofGaps.push_back(Partial + " (" + at(E) + "): the model runs a role in lockstep");
 
   switch (E.Kind) {

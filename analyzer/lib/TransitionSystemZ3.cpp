@@ -331,6 +331,13 @@ void Encoding::agentMoves(unsigned A) {
     if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch || O.Kind == OpKind::Guard)
       Landing[O.Target] = true;
   auto InRun = [&](unsigned I) { return I > 0 && Private(I) && Private(I - 1) && !Landing[I]; };
+  // The bad state of a read (its condition included) where the agent is About to run it.
+  auto ReadBad = [&](const Op &O, const z3::expr &About) {
+    z3::expr When = O.When ? boolOf(O.When, A) : C.bool_val(true);
+    StageWhy.push_back({About && When && slotSelect(Fill[O.Buffer], intOf(O.BufferSlot, A)) == 0,
+                        Ag.Name + " reads " + TS.Buffers[O.Buffer].Name +
+                            " before a copy into it has completed"});
+  };
   unsigned Head = 0;
   for (unsigned I = 0; I < End; ++I) {
     const Op &O = Ag.Ops[I];
@@ -339,14 +346,8 @@ void Encoding::agentMoves(unsigned A) {
     z3::expr At = v(Pc[A]) == static_cast<int>(Head);
     if (Head != I) {
       // Inside a run: no move of its own, only its bad states, at the run's first op.
-      if (O.Kind == OpKind::Read) {
-        z3::expr When = O.When ? boolOf(O.When, A) : C.bool_val(true);
-        StageWhy.push_back(
-            {Started && At && When &&
-                 slotSelect(Fill[O.Buffer], intOf(O.BufferSlot, A)) == 0,
-             Ag.Name + " reads " + TS.Buffers[O.Buffer].Name +
-                 " before a copy into it has completed"});
-      }
+      if (O.Kind == OpKind::Read)
+        ReadBad(O, Started && At);
       continue;
     }
     Move M(C);
@@ -433,13 +434,19 @@ void Encoding::agentMoves(unsigned A) {
       break;
     case OpKind::Read:
     case OpKind::Nop: {
+      // A run with reads has bad states only where fills are tracked (stage safety).
+      bool Reads = O.Kind == OpKind::Read;
       unsigned Next = I + 1;
-      while (InRun(Next))
-        ++Next;
+      for (; InRun(Next); ++Next)
+        Reads |= Ag.Ops[Next].Kind == OpKind::Read;
       NextPc = C.int_val(static_cast<int>(Next));
+      M.Foldable = !Reads || !TracksFills;
       break;
     }
     }
+    if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch ||
+        O.Kind == OpKind::Guard || O.Kind == OpKind::Exit)
+      M.Foldable = true;
     if (O.When && (O.Kind == OpKind::Init || O.Kind == OpKind::Arrive ||
                    O.Kind == OpKind::ExpectTx)) {
       // A skipped event changes nothing.
@@ -455,33 +462,12 @@ void Encoding::agentMoves(unsigned A) {
     M.WhenE = When;
     M.Updates.push_back({Pc[A], NextPc});
     M.Guard = Started && At && Enabled;
-    switch (O.Kind) {
-    case OpKind::LoopEnter:
-    case OpKind::LoopLatch:
-    case OpKind::Guard:
-    case OpKind::Exit:
-      M.Foldable = true;
-      break;
-    case OpKind::Read:
-    case OpKind::Nop: {
-      // A run with reads has bad states only for stage safety.
-      bool Reads = false;
-      for (unsigned J = I; J < End && (J == I || InRun(J)); ++J)
-        Reads |= Ag.Ops[J].Kind == OpKind::Read;
-      M.Foldable = !Reads || !TracksFills;
-      break;
-    }
-    default:
-      break;
-    }
     Moves.push_back(std::move(M));
 
     // Bad states at this op.
     z3::expr Here = Started && At && When;
     if (O.Kind == OpKind::Read)
-      StageWhy.push_back({Here && slotSelect(Fill[O.Buffer], intOf(O.BufferSlot, A)) == 0,
-                          Ag.Name + " reads " + TS.Buffers[O.Buffer].Name +
-                              " before a copy into it has completed"});
+      ReadBad(O, Started && At);
     if (O.Array != NoIndex && O.Kind != OpKind::Init) {
       z3::expr Slot = intOf(O.Slot, A);
       unsigned Slots = TS.Arrays[O.Array].Slots;

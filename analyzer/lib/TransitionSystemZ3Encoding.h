@@ -57,10 +57,9 @@ private:
   const Protocol &P;
   const TransitionSystem &TS;
   const VerifyOptions &Options;
-  /// The property being checked: what counts as a bad state decides which ops fold.
-  Property Checked = Property::DeadlockFreedom;
   /// Whether buffer fills are updated: only stage safety reads them (no other bad state or
-  /// guard does), so the other properties leave them at their initial value.
+  /// guard does), so the other properties leave them at their initial value, and a run of
+  /// reads has no bad state to keep (it folds).
   bool TracksFills = true;
 
   // Layout.

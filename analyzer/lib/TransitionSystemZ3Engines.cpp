@@ -338,7 +338,6 @@ Verdict Encoding::check(Property Prop) {
   auto Deadline = Start + std::chrono::milliseconds(Options.TimeoutMs);
   Verdict V;
   V.Prop = Prop;
-  Checked = Prop;
   TracksFills = Prop == Property::StageSafety;
   try {
     layout();

@@ -172,6 +172,10 @@ const char *toString(StepKind K);
 /// where threads diverge, so no agent alone can tell.
 std::string partialCollective(const Event &E, unsigned Unit);
 
+/// The threads that must run E together (.sync.aligned): a warp for tcgen05.alloc and
+/// dealloc, a warpgroup for wgmma (its MMA, commit and wait) and setmaxnreg; 0 otherwise.
+unsigned collectiveUnit(const Event &E);
+
 /// For a setmaxnreg that only part of a warpgroup runs: the PTX lines of the other
 /// setmaxnreg instructions, of the same action and count, that together with it cover every
 /// warpgroup it touches (Triton's single-warp partitions each run their own); empty when
