@@ -10,116 +10,31 @@
 // s < a. Counting passes needs B outside every loop but the dispatch loop itself, whose
 // back edges are not followed: the first round is what the rewrite keeps, and the second
 // round's pass count is the first's plus what a round passes (the same on every path).
+// A store counts for a scenario only if some thread makes it whenever the scenario holds (its
+// block's condition, with the scenario's branches decided, holds for some thread); a store
+// made only under a condition on the launch that no scenario decides yet splits on the branch
+// that tests it, so a store skipped on some launches is never taken as made.
 //
 //===----------------------------------------------------------------------------------===//
 #include "wsv/analyzer/WarpDispatch.h"
 
-#include "wsv/analyzer/FunctionAnalysis.h"
-#include "wsv/analyzer/ThreadSet.h"
-#include "wsv/models/SyncOp.h"
-#include "wsv/ptx_parser/Printer.h"
+#include "WarpDispatchResolver.h"
 
+#include "wsv/analyzer/ExprPtx.h"
+#include "wsv/models/SyncOp.h"
+
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <optional>
 
 using namespace wsv;
 using namespace wsv::analyzer;
+using namespace wsv::analyzer::dispatch;
 using llvm::StringRef;
-
-namespace {
-
-constexpr int64_t Conflict = -1, Unset = -2;
-
-/// A text edit of the module's source: Length bytes at Offset become Text.
-struct Edit {
-  size_t Offset, Length;
-  std::string Text;
-};
-
-/// The bytes of a type modifier (`b8` 1, `u32` 4, `v2` is not one).
-std::optional<unsigned> typeBytes(StringRef Mod) {
-  if (Mod.size() < 2 || !StringRef("bsuf").contains(Mod[0]))
-    return std::nullopt;
-  unsigned Bits = 0;
-  if (Mod.drop_front().getAsInteger(10, Bits) || Bits % 8 || Bits == 0 || Bits > 64)
-    return std::nullopt;
-  return Bits / 8;
-}
-
-/// Shape of a load or store: bytes per element and elements (`.v2`, `.v4`).
-struct Access {
-  unsigned Bytes = 0, Elements = 1;
-  bool Shared = false;
-};
-
-Access accessOf(const ptx::Instruction &I) {
-  Access A;
-  for (StringRef M : I.modifiers()) {
-    if (M == "shared" || M.starts_with("shared::"))
-      A.Shared = true;
-    else if (M == "v2" || M == "v4" || M == "v8")
-      A.Elements = M.back() == '2' ? 2 : M.back() == '4' ? 4 : 8;
-    else if (auto B = typeBytes(M))
-      A.Bytes = *B;
-  }
-  return A;
-}
-
-class Resolver {
-public:
-  Resolver(const ptx::Module &M, const ptx::Function &F, std::vector<Edit> &Edits,
-           std::vector<std::string> &Notes, unsigned Serial)
-      : M(M), F(F), Edits(Edits), Notes(Notes), Serial(Serial) {}
-
-  /// Looks for the dispatch in F; rewrites it (into Edits) where it can.
-  void run();
-
-private:
-  const ptx::Module &M;
-  const ptx::Function &F;
-  std::vector<Edit> &Edits;
-  std::vector<std::string> &Notes;
-  unsigned Serial;
-  std::unique_ptr<FunctionAnalysis> FA;
-  LaunchShape Shape;
-
-  unsigned line(InstId I) const { return FA->cfg().location(I).Line; }
-  bool fail(InstId Ld, const std::string &Why) {
-    Notes.push_back("warp roles chosen by a shared-memory byte (ld.shared at ptx line " +
-                    std::to_string(line(Ld)) + ") not resolved: " + Why +
-                    "; what those warps do stays undecided");
-    return false;
-  }
-  bool resolve(InstId Ld, LoopId L);
-  /// Passes of barrier Id before each block (Unset: not reached, Conflict: differs by path),
-  /// without the back edges of loop L; false when Id occurs in another loop.
-  bool passCounts(unsigned Id, LoopId L, std::vector<int64_t> &In, std::vector<int64_t> &Count,
-                  std::string &Why) const;
-  /// Where a worker of warp W with state V goes from the load: the first block that does
-  /// more than compute and branch, or the first block outside L. NoIndex: undecided.
-  BlockId follow(InstId Ld, const Expr *LoadLeaf, LoopId L, unsigned W, uint64_t V,
-                 bool &Left) const;
-  std::optional<uint64_t> leafAt(const Expr *E, unsigned Tid) const;
-  std::string registerType(InstId I, StringRef Name) const;
-  /// 1 when instruction I passes barrier Id, else 0.
-  int64_t passes(InstId I, unsigned Id) const;
-  /// Whether block B reaches To by falling through, or by its branch.
-  bool fallsInto(BlockId B, BlockId To) const {
-    const BasicBlock &BB = FA->cfg().block(B);
-    return BB.Terminator == TerminatorKind::FallThrough ||
-           (BB.Terminator == TerminatorKind::CondBranch && BB.Succs.size() > 1 &&
-            BB.Succs[1] == To);
-  }
-  bool jumpsTo(BlockId B, BlockId To) const {
-    const BasicBlock &BB = FA->cfg().block(B);
-    return (BB.Terminator == TerminatorKind::Branch ||
-            BB.Terminator == TerminatorKind::CondBranch) &&
-           BB.Succs[0] == To;
-  }
-};
+#include "wsv/ptx_parser/Printer.h"
 
 std::optional<uint64_t> Resolver::leafAt(const Expr *E, unsigned Tid) const {
   if (E->kind() == ExprKind::SpecialReg) {
@@ -137,7 +52,7 @@ std::optional<uint64_t> Resolver::leafAt(const Expr *E, unsigned Tid) const {
   return std::nullopt;
 }
 
-static bool isBarrierOp(const models::SyncOp &Op) {
+bool wsv::analyzer::dispatch::isBarrierOp(const models::SyncOp &Op) {
   return Op.Kind == models::SyncKind::BarrierSync || Op.Kind == models::SyncKind::BarrierArrive ||
          Op.Kind == models::SyncKind::BarrierRed;
 }
@@ -147,7 +62,7 @@ int64_t Resolver::passes(InstId I, unsigned Id) const {
   return R && isBarrierOp(*R) && R->immediate(models::OperandRole::BarrierId) == int64_t(Id);
 }
 
-bool Resolver::passCounts(unsigned Id, LoopId L, std::vector<int64_t> &In,
+bool Resolver::passCounts(unsigned Id, LoopId L, const Scenario &S, std::vector<int64_t> &In,
                           std::vector<int64_t> &Count, std::string &Why) const {
   const Cfg &G = FA->cfg();
   const LoopInfo &Loops = FA->loops();
@@ -184,7 +99,7 @@ bool Resolver::passCounts(unsigned Id, LoopId L, std::vector<int64_t> &In,
   for (BlockId B : G.reversePostOrder()) {
     int64_t V = B == G.entry() ? 0 : Unset;
     for (BlockId P : G.block(B).Preds) {
-      if (Loops.isBackEdge(P, B) || In[P] == Unset)
+      if (Loops.isBackEdge(P, B) || In[P] == Unset || cut(S, P, B))
         continue;
       int64_t Out = In[P] == Conflict ? Conflict : In[P] + Count[P];
       V = V == Unset ? Out : V == Out ? V : Conflict;
@@ -260,15 +175,42 @@ std::string Resolver::registerType(InstId I, StringRef Name) const {
   return "";
 }
 
+const Expr *Resolver::sharedSymbol(const Expr *E) {
+  const Expr *Symbol = nullptr;
+  bool Other = E->mentions([&](const Expr *L) {
+    if (L->kind() != ExprKind::Symbol)
+      return false;
+    if (L->symbolSpace() != SymbolSpace::Shared && L->symbolSpace() != SymbolSpace::Generic)
+      return true;
+    if (!Symbol)
+      Symbol = L;
+    return Symbol != L;
+  });
+  return Other ? nullptr : Symbol;
+}
+
+std::optional<uint64_t> Resolver::constantOffset(const Expr *E, const Expr *Symbol) {
+  if (E->mentions([&](const Expr *L) { return L->kind() == ExprKind::Symbol && L != Symbol; }))
+    return std::nullopt;
+  return ExprContext::evaluate(E, [&](const Expr *Leaf) -> std::optional<uint64_t> {
+    if (Leaf == Symbol)
+      return 0;
+    return std::nullopt;
+  });
+}
+
 bool Resolver::resolve(InstId Ld, LoopId L) {
   const Cfg &G = FA->cfg();
   const ValueAnalysis &V = FA->values();
   const LoopInfo &Loops = FA->loops();
   const Loop &Lp = Loops.loop(L);
   const BasicBlock &H = G.block(Lp.Header);
+  Dispatch D;
+  D.Ld = Ld;
+  D.L = L;
 
   // The barrier the header passes before the load: the round's fence.
-  unsigned Id = NoIndex, Before = 0;
+  D.Id = NoIndex;
   for (InstId I = H.Begin; I < Ld; ++I) {
     models::SyncDecodeResult R = models::decodeSyncOp(*G.inst(I).I);
     if (!R || !isBarrierOp(*R))
@@ -276,100 +218,85 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
     std::optional<int64_t> BId = R->immediate(models::OperandRole::BarrierId);
     if (!BId)
       return fail(Ld, "the barrier before it has its id in a register");
-    if (Id != NoIndex && uint64_t(*BId) != Id)
+    if (D.Id != NoIndex && uint64_t(*BId) != D.Id)
       return fail(Ld, "the loop header passes two different barriers before it");
-    Id = unsigned(*BId);
-    ++Before;
+    D.Id = unsigned(*BId);
+    ++D.Before;
   }
-  if (Id == NoIndex)
+  if (D.Id == NoIndex)
     return fail(Ld, "no barrier orders it after the stores of the state");
   if (Shape.BlockY != 1 || Shape.BlockZ != 1 || Shape.BlockX % 32)
     return fail(Ld, "the block is not one-dimensional in whole warps");
 
   // The byte each warp reads: Symbol + f(warp id) + constant.
   const Expr *Addr = V.operand(Ld, 1);
-  const Expr *Symbol = nullptr;
-  bool OneSymbol = Addr && !Addr->mentions([&](const Expr *E) {
-    if (E->kind() != ExprKind::Symbol)
-      return false;
-    if (E->symbolSpace() != SymbolSpace::Shared && E->symbolSpace() != SymbolSpace::Generic)
-      return true;
-    if (!Symbol)
-      Symbol = E;
-    return Symbol != E;
-  });
-  if (!Addr || !OneSymbol || !Symbol)
+  D.Symbol = Addr ? sharedSymbol(Addr) : nullptr;
+  if (!D.Symbol)
     return fail(Ld, "its address is not a shared variable plus a function of the warp");
   auto At = [&](const Expr *E, unsigned Tid) {
     return ExprContext::evaluate(E, [&](const Expr *Leaf) -> std::optional<uint64_t> {
-      if (Leaf == Symbol)
+      if (Leaf == D.Symbol)
         return 0;
       return leafAt(Leaf, Tid);
     });
   };
   unsigned Warps = Shape.BlockX / 32;
   // Warps that enter the loop: the header's condition on its entry edges.
-  GuardAnalysis &Guards = FA->guards();
-  const Expr *Enter = Guards.blockCondition(Lp.Header);
-  std::vector<bool> Reaches(Warps, true);
-  std::vector<int64_t> Offset(Warps, -1);
+  const Expr *Enter = FA->guards().blockCondition(Lp.Header);
+  D.Offset.assign(Warps, -1);
   for (unsigned W = 0; W < Warps; ++W) {
     std::optional<uint64_t> E0 = Enter ? At(Enter, 32 * W) : std::nullopt;
     std::optional<uint64_t> E1 = Enter ? At(Enter, 32 * W + 31) : std::nullopt;
-    if (E0 && E1 && !*E0 && !*E1) {
-      Reaches[W] = false;
+    if (E0 && E1 && !*E0 && !*E1)
       continue;
-    }
     std::optional<uint64_t> A0 = At(Addr, 32 * W), A1 = At(Addr, 32 * W + 31);
     if (!A0 || !A1 || *A0 != *A1)
       return fail(Ld, "the byte warp " + std::to_string(W) + " reads does not follow from its "
                       "warp id alone");
-    Offset[W] = int64_t(*A0);
+    D.Offset[W] = int64_t(*A0);
   }
-  if (llvm::none_of(Reaches, [](bool B) { return B; }))
+  if (llvm::all_of(D.Offset, [](int64_t O) { return O < 0; }))
     return fail(Ld, "no warp enters the loop around it");
-
-  std::vector<int64_t> In, Count;
-  std::string Why;
-  if (!passCounts(Id, L, In, Count, Why))
-    return fail(Ld, Why);
-  // Passes before instruction I of its block (In is per block, before its first).
-  auto PassesAt = [&](InstId I) -> int64_t {
-    BlockId B = G.inst(I).Block;
-    if (In[B] < 0)
-      return In[B];
-    int64_t N = In[B];
-    for (InstId J = G.block(B).Begin; J < I; ++J)
-      N += passes(J, Id);
-    return N;
-  };
-  int64_t First = PassesAt(Ld);
-  int64_t Second = Unset;
-  for (BlockId Latch : Lp.Latches) {
-    int64_t Out = In[Latch] < 0 ? In[Latch] : In[Latch] + Count[Latch];
-    if (Out < 0 || (Second != Unset && Second != Out))
-      return fail(Ld, "the rounds of the loop around it pass barrier " + std::to_string(Id) +
-                      " a different number of times on different paths");
-    Second = Out;
-  }
-  if (First < 0 || Second < 0)
-    return fail(Ld, "the passes of barrier " + std::to_string(Id) + " before it differ by path");
-  Second += Before;
-
-  // The stores that may write the state bytes.
   int64_t Lo = INT64_MAX, Hi = INT64_MIN;
-  for (unsigned W = 0; W < Warps; ++W)
-    if (Reaches[W]) {
-      Lo = std::min(Lo, Offset[W]);
-      Hi = std::max(Hi, Offset[W] + 1);
+  for (int64_t O : D.Offset)
+    if (O >= 0) {
+      Lo = std::min(Lo, O);
+      Hi = std::max(Hi, O + 1);
     }
-  struct Store {
-    InstId I;
-    int64_t Passes;
-    int64_t Offset;
-    std::vector<uint8_t> Bytes;
-  };
-  std::vector<Store> Stores;
+
+  // Branches on the launch outside every loop: where the default warps' passes differ by
+  // path, the side each takes is what the workers' reads depend on.
+  for (BlockId B : G.reversePostOrder()) {
+    const BasicBlock &BB = G.block(B);
+    if (BB.Terminator != TerminatorKind::CondBranch || BB.Succs.size() != 2 ||
+        BB.Succs[0] == BB.Succs[1] || Loops.loopFor(B) != NoIndex)
+      continue;
+    const Expr *C = literal(B, 0);
+    if (C && isLaunchValue(C) && !C->isConstant())
+      Branches.push_back(B);
+  }
+
+  // What the partitions read from shared memory at a fixed place: the values the default
+  // warps stored there for them (Triton passes a partition's captured values that way).
+  for (BlockId B = 0; B < G.size(); ++B) {
+    if (!Lp.contains(B) || B == Lp.Header || !G.block(B).Reachable)
+      continue;
+    for (InstId I = G.block(B).Begin; I < G.block(B).End; ++I) {
+      const CfgInst &CI = G.inst(I);
+      if (CI.Frame != 0 || CI.I->baseName() != "ld" || CI.I->guard())
+        continue;
+      Access A = accessOf(*CI.I);
+      if (!A.Shared || A.Elements != 1 || A.Bytes < 2)
+        continue;
+      const Expr *CA = V.operand(I, 1);
+      std::optional<uint64_t> Off = CA ? constantOffset(CA, D.Symbol) : std::nullopt;
+      if (!Off)
+        continue;
+      D.Captures.push_back({I, int64_t(*Off), int64_t(A.Bytes), false, ""});
+    }
+  }
+
+  // The stores that may write the state bytes or the captured values.
   for (InstId I = 0; I < G.instructions().size(); ++I) {
     const ptx::Instruction &In0 = *G.inst(I).I;
     if (!G.block(G.inst(I).Block).Reachable)
@@ -381,208 +308,98 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
     if (!A.Shared || !A.Bytes)
       continue;
     const Expr *SA = V.operand(I, Base == "st" ? 0 : 1);
-    std::optional<uint64_t> Off;
-    if (SA && !SA->mentions([&](const Expr *E) {
-          return E->kind() == ExprKind::Symbol && E != Symbol;
-        }))
-      Off = ExprContext::evaluate(SA, [&](const Expr *Leaf) -> std::optional<uint64_t> {
-        if (Leaf == Symbol)
-          return 0;
-        return std::nullopt;
-      });
+    std::optional<uint64_t> Off = SA ? constantOffset(SA, D.Symbol) : std::nullopt;
     if (!Off)
       continue; // not at a constant place of the variable: the note's assumption
-    int64_t End = int64_t(*Off) + A.Bytes * A.Elements;
-    if (End <= Lo || int64_t(*Off) >= Hi)
-      continue;
+    int64_t Begin = int64_t(*Off), Size = A.Bytes * A.Elements;
+    bool InLoop = Loops.loopFor(G.inst(I).Block) != NoIndex &&
+                  Loops.isNestedIn(Loops.loopFor(G.inst(I).Block), L);
     unsigned StoreLine = line(I);
-    if (Base != "st" || G.inst(I).I->guard())
-      return fail(Ld, "the state bytes are also written at ptx line " + std::to_string(StoreLine) +
-                      " by an atomic, a reduction or a predicated store");
-    if (Loops.loopFor(G.inst(I).Block) != NoIndex &&
-        Loops.isNestedIn(Loops.loopFor(G.inst(I).Block), L))
-      return fail(Ld, "the state bytes are written inside the loop that reads them (ptx line " +
-                      std::to_string(StoreLine) + ")");
-    Store S{I, PassesAt(I), int64_t(*Off), {}};
-    if (S.Passes < 0)
-      return fail(Ld, "the passes of barrier " + std::to_string(Id) +
-                      " before the store at ptx line " + std::to_string(StoreLine) +
-                      " differ by path");
-    for (unsigned E = 0; E < A.Elements; ++E) {
-      const Expr *Val = V.operand(I, 1, E);
-      if (!Val || !Val->isConstant())
-        return fail(Ld, "the store at ptx line " + std::to_string(StoreLine) +
-                        " writes a value that is not a constant");
-      for (unsigned K = 0; K < A.Bytes; ++K)
-        S.Bytes.push_back(uint8_t(Val->payload() >> (8 * K)));
+    if (Begin + Size > Lo && Begin < Hi) {
+      if (Base != "st" || G.inst(I).I->guard())
+        return fail(Ld, "the state bytes are also written at ptx line " +
+                        std::to_string(StoreLine) +
+                        " by an atomic, a reduction or a predicated store");
+      if (InLoop)
+        return fail(Ld, "the state bytes are written inside the loop that reads them (ptx line " +
+                        std::to_string(StoreLine) + ")");
+      Store S{I, Begin, Size, false, {}, nullptr};
+      for (unsigned E = 0; E < A.Elements; ++E) {
+        const Expr *Val = V.operand(I, 1, E);
+        if (!Val || !Val->isConstant())
+          return fail(Ld, "the store at ptx line " + std::to_string(StoreLine) +
+                          " writes a value that is not a constant");
+        for (unsigned K = 0; K < A.Bytes; ++K)
+          S.Bytes.push_back(uint8_t(Val->payload() >> (8 * K)));
+      }
+      D.Stores.push_back(std::move(S));
     }
-    Stores.push_back(std::move(S));
+    for (Capture &C : D.Captures) {
+      if (Begin + Size <= C.Offset || Begin >= C.Offset + C.Size)
+        continue;
+      C.Stored = true;
+      const Expr *Val = A.Elements == 1 ? V.operand(I, 1) : nullptr;
+      if (Base != "st" || G.inst(I).I->guard() || InLoop || !Val || !isLaunchValue(Val)) {
+        C.Why = "the store at ptx line " + std::to_string(StoreLine) +
+                (InLoop ? " is made inside the loop that reads it"
+                        : " is not a plain store of a value of the launch");
+        continue;
+      }
+      if (llvm::none_of(D.Stores, [&](const Store &St) { return St.I == I && St.Capture; }))
+        D.Stores.push_back({I, Begin, Size, true, {}, Val});
+    }
   }
-  // Byte B as a load after Passes passes reads it.
-  auto ByteAt = [&](int64_t Byte, int64_t Passes, std::string &Err) -> std::optional<uint8_t> {
-    const Store *Best = nullptr;
-    for (const Store &S : Stores) {
-      if (Byte < S.Offset || Byte >= S.Offset + int64_t(S.Bytes.size()))
-        continue;
-      if (S.Passes == Passes) {
-        Err = "the store at ptx line " + std::to_string(line(S.I)) + " and the read race: "
-              "both come after pass " + std::to_string(Passes) + " of barrier " +
-              std::to_string(Id);
-        return std::nullopt;
-      }
-      if (S.Passes > Passes)
-        continue;
-      if (Best && Best->Passes == S.Passes && Best->Bytes[Byte - Best->Offset] !=
-                                                  S.Bytes[Byte - S.Offset]) {
-        Err = "the stores at ptx lines " + std::to_string(line(Best->I)) + " and " +
-              std::to_string(line(S.I)) + " write different states between the same passes";
-        return std::nullopt;
-      }
-      if (!Best || S.Passes > Best->Passes)
-        Best = &S;
-    }
-    if (!Best) {
-      Err = "no store of a constant reaches byte " + std::to_string(Byte) + " of " +
-            Symbol->name().str() + " before pass " + std::to_string(Passes);
-      return std::nullopt;
-    }
-    return Best->Bytes[Byte - Best->Offset];
-  };
+  // Loads of places no st writes (the TMEM address tcgen05.alloc writes) stay loads.
+  llvm::erase_if(D.Captures, [](const Capture &C) { return !C.Stored; });
 
   // The load's value in the rewritten program, and where each round leads.
   const Expr *Dest = V.operand(Ld, 0);
-  const Expr *LoadLeaf = nullptr;
   if (Dest)
     Dest->mentions([&](const Expr *E) {
-      if (E->kind() == ExprKind::Load && !LoadLeaf)
-        LoadLeaf = E;
+      if (E->kind() == ExprKind::Load && !D.LoadLeaf)
+        D.LoadLeaf = E;
       return false;
     });
-  if (!LoadLeaf)
+  if (!D.LoadLeaf)
     return fail(Ld, "its value is not a load the analysis tracks");
-  std::vector<int64_t> State(Warps, -1);
+
+  // Each scenario (a side of some branches on the launch) that gives every count one value.
+  std::vector<Scenario> Leaves;
+  std::vector<Reading> Readings;
+  std::vector<Scenario> Work{Scenario()};
+  while (!Work.empty()) {
+    Scenario S = Work.back();
+    Work.pop_back();
+    Reading R;
+    BlockId Split = NoIndex;
+    std::string Why;
+    switch (analyze(S, D, R, Split, Why)) {
+    case Verdict::Fail: return fail(Ld, Why);
+    case Verdict::Split:
+      if (S.Sides.size() >= MaxSides)
+        return fail(Ld, Why + ", on more than " + std::to_string(MaxSides) +
+                            " branches on the launch");
+      for (unsigned Side : {1u, 0u}) {
+        Scenario T = S;
+        T.Sides.push_back({Split, Side});
+        Work.push_back(T);
+      }
+      continue;
+    case Verdict::Ok:
+      Leaves.push_back(S);
+      Readings.push_back(std::move(R));
+    }
+  }
   BlockId Exit = NoIndex;
-  std::string Roles;
-  for (unsigned W = 0; W < Warps; ++W) {
-    if (!Reaches[W])
-      continue;
-    std::string Err;
-    std::optional<uint8_t> V0 = ByteAt(Offset[W], First, Err);
-    if (!V0)
-      return fail(Ld, Err);
-    std::optional<uint8_t> V1 = ByteAt(Offset[W], Second, Err);
-    if (!V1)
-      return fail(Ld, Err);
-    State[W] = *V0;
-    bool Left = false;
-    BlockId To = follow(Ld, LoadLeaf, L, W, *V1, Left);
-    if (To == NoIndex || !Left)
-      return fail(Ld, "warp " + std::to_string(W) + "'s second state (" + std::to_string(*V1) +
-                      ") does not lead out of the loop, so the warp would take a second role");
-    if (Exit != NoIndex && Exit != To)
+  for (const Reading &R : Readings) {
+    if (R.Exit != NoIndex && Exit != NoIndex && R.Exit != Exit)
       return fail(Ld, "the warps leave the loop for different places");
-    Exit = To;
+    if (R.Exit != NoIndex)
+      Exit = R.Exit;
   }
-  if (!G.block(Exit).Label || G.block(Exit).LabelFrame != 0)
-    return fail(Ld, "the place the exit state leads to has no label");
-  const ptx::Label *HeaderLabel = H.Label;
-  if (!HeaderLabel || H.LabelFrame != 0)
-    return fail(Ld, "the loop header has no label");
-  for (BlockId Latch : Lp.Latches) {
-    bool Falls = fallsInto(Latch, Lp.Header), Jumps = jumpsTo(Latch, Lp.Header);
-    if (G.block(Latch).Terminator == TerminatorKind::Switch ||
-        (Falls && Latch + 1 != Lp.Header) || (!Falls && !Jumps) ||
-        (Jumps && G.inst(G.terminatorInst(Latch)).Frame != 0))
-      return fail(Ld, "a branch back to the loop header is not a plain branch of the kernel");
-  }
-
-  // The text. The load's statement becomes the first round's state, from %tid.x.
-  StringRef Src = M.source();
-  size_t LdAt = G.inst(Ld).I->ptr() - Src.data();
-  size_t LdEnd = Src.find(';', LdAt);
-  if (LdEnd == StringRef::npos || Src.substr(LdAt, LdEnd - LdAt).contains('\n'))
-    return fail(Ld, "the load's statement spans lines");
-  ptx::Operand DestOp = G.inst(Ld).I->operands()[0];
-  std::string Type = DestOp.isName() ? registerType(Ld, DestOp.text()) : "";
-  unsigned Bits = 0;
-  if (Type.size() < 2 || StringRef(Type).drop_front().getAsInteger(10, Bits) ||
-      (Bits != 16 && Bits != 32 && Bits != 64))
-    return fail(Ld, "its destination is not a 16, 32 or 64-bit register");
-  std::string S = std::to_string(Serial);
-  std::string WReg = "%wsv_dispatch_warp" + S, QReg = "%wsv_dispatch_pred" + S;
-  std::string Mov = "mov.b" + std::to_string(Bits) + " " + DestOp.text().str() + ", ";
-  // Runs of warps with one state; warps that never load take their neighbours'.
-  std::vector<std::pair<unsigned, int64_t>> Runs; // (first warp, state)
-  for (unsigned W = 0; W < Warps; ++W)
-    if (Reaches[W] && (Runs.empty() || Runs.back().second != State[W]))
-      Runs.push_back({Runs.empty() ? 0 : W, State[W]});
-  std::string Load;
-  llvm::raw_string_ostream OS(Load);
-  OS << "{ .reg .b32 " << WReg << "; .reg .pred " << QReg << "; mov.u32 " << WReg
-     << ", %tid.x; shr.u32 " << WReg << ", " << WReg << ", 5; " << Mov << Runs.back().second
-     << ";";
-  for (size_t K = Runs.size() - 1; K-- > 0;)
-    OS << " setp.lt.u32 " << QReg << ", " << WReg << ", " << Runs[K + 1].first << "; @" << QReg
-       << " " << Mov << Runs[K].second << ";";
-  OS << " }";
-  Edits.push_back({LdAt, LdEnd + 1 - LdAt, Load});
-
-  // The rounds after the first: the header's prefix again, then where the exit state leads.
-  std::string Again = "$L__wsv_dispatch_done" + S;
-  std::string Clone;
-  llvm::raw_string_ostream CS(Clone);
-  // An entry that falls into the header must not fall into the copy placed before it.
-  if (llvm::any_of(H.Preds, [&](BlockId P) {
-        return !Lp.contains(P) && P + 1 == Lp.Header && fallsInto(P, Lp.Header);
-      }))
-    CS << "bra.uni " << HeaderLabel->name() << "; ";
-  CS << Again << ": ";
-  for (InstId I = H.Begin; I < Ld; ++I) {
-    std::string One;
-    llvm::raw_string_ostream IS(One);
-    ptx::printStatement(*G.inst(I).I, IS);
-    CS << StringRef(One).trim() << " ";
-  }
-  CS << "bra.uni " << G.block(Exit).Label->name() << "; ";
-  std::replace(Clone.begin(), Clone.end(), '\n', ' ');
-  Edits.push_back({size_t(HeaderLabel->ptr() - Src.data()), 0, Clone});
-  for (BlockId Latch : Lp.Latches) {
-    if (!jumpsTo(Latch, Lp.Header))
-      continue;
-    ptx::Operand Target = G.inst(G.terminatorInst(Latch)).I->operands()[0];
-    Edits.push_back({size_t(Target.ptr() - Src.data()), Target.text().size(), Again});
-  }
-
-  // The note: an assumption of every verdict.
-  std::string Note;
-  llvm::raw_string_ostream NS(Note);
-  NS << "warp roles chosen by a shared-memory byte (ld.shared at ptx line " << line(Ld)
-     << ") resolved from the stores of constants at ptx line(s) ";
-  for (size_t K = 0; K < Stores.size(); ++K)
-    NS << (K ? ", " : "") << line(Stores[K].I);
-  NS << " and the passes of barrier " << Id << ":";
-  for (size_t K = 0; K < Runs.size(); ++K) {
-    unsigned Last = K + 1 < Runs.size() ? Runs[K + 1].first - 1 : Warps - 1;
-    while (Last > Runs[K].first && !Reaches[Last])
-      --Last;
-    unsigned FirstW = Runs[K].first;
-    while (FirstW < Last && !Reaches[FirstW])
-      ++FirstW;
-    bool Left = false;
-    BlockId To = follow(Ld, LoadLeaf, L, FirstW, uint64_t(Runs[K].second), Left);
-    NS << (K ? ";" : "") << " warp" << (Last > FirstW ? "s " : " ") << FirstW;
-    if (Last > FirstW)
-      NS << "-" << Last;
-    NS << " read state " << Runs[K].second;
-    if (To != NoIndex && !G.block(To).empty())
-      NS << " and run the code at ptx line " << G.location(G.block(To).Begin).Line;
-  }
-  NS << "; then each reads the exit state and leaves (ptx line "
-     << (G.block(Exit).empty() ? 0 : G.location(G.block(Exit).Begin).Line)
-     << "); assumes no other store writes bytes " << Lo << "-" << Hi - 1 << " of "
-     << Symbol->name();
-  Notes.push_back(Note);
-  return true;
+  if (Exit == NoIndex)
+    return fail(Ld, "no warp reaches it");
+  return rewrite(D, Leaves, Readings, Exit);
 }
 
 void Resolver::run() {
@@ -640,7 +457,6 @@ void Resolver::run() {
   }
 }
 
-} // namespace
 
 WarpDispatchResult wsv::analyzer::resolveWarpDispatch(const ptx::Module &M) {
   WarpDispatchResult Out;

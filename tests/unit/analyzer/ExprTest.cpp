@@ -223,6 +223,28 @@ TEST_F(ExprTest, SelectsFold) {
   EXPECT_EQ(C.ne(Flag, c(0)), P);
 }
 
+TEST_F(ExprTest, AComparisonWithAConstantGoesIntoASelectWithAConstantArm) {
+  // A warp's dispatch state chosen first by a launch condition: (K > 0 ? s(warp) : 3) == 1
+  // is the condition and the warp's own test, which thread sets can take apart.
+  const Expr *OnLaunch = C.ult(c(0), k());
+  const Expr *Warp = C.udiv(tid(), c(32));
+  const Expr *ByWarp = C.select(C.ult(Warp, c(6)), c(1), c(0));
+  const Expr *Is1 = C.eq(C.select(OnLaunch, ByWarp, c(3)), c(1));
+  EXPECT_EQ(Is1, C.logicalAnd(OnLaunch, C.ult(Warp, c(6))));
+  EXPECT_EQ(C.eq(C.select(OnLaunch, ByWarp, c(3)), c(3)), C.bitNot(OnLaunch));
+  // Without a constant arm the comparison stays outside.
+  const Expr *Both = C.select(OnLaunch, k(), n());
+  EXPECT_EQ(C.eq(Both, c(1))->kind(), ExprKind::Eq);
+  for (uint64_t T : {0u, 100u, 200u, 255u})
+    for (uint64_t K : {0u, 64u}) {
+      auto Leaf = [&](const Expr *L) -> std::optional<uint64_t> {
+        return L == tid() ? T : L == k() ? std::optional<uint64_t>(K) : std::nullopt;
+      };
+      EXPECT_EQ(ExprContext::evaluate(Is1, Leaf),
+                std::optional<uint64_t>(K > 0 && T / 32 < 6 ? 1 : 0));
+    }
+}
+
 TEST_F(ExprTest, EvaluationAndRewriting) {
   const Expr *E = C.add(C.mul(C.udiv(tid(), c(32)), c(8)), k());
   auto At = [&](uint64_t T, uint64_t K) {

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 using namespace wsv;
@@ -58,6 +60,14 @@ std::string onlyNote(const KernelNotes &N, const std::string &Kernel) {
   if (It == N.end() || It->second.size() != 1)
     return "";
   return It->second.front();
+}
+
+/// The note of a dispatch in Text that is refused (no rewrite).
+std::string refusal(const std::string &Text) {
+  ptx::ParseResult R = parse(Text);
+  WarpDispatchResult D = resolveWarpDispatch(*R.M);
+  EXPECT_TRUE(D.Text.empty());
+  return onlyNote(D.Notes, "dispatch");
 }
 
 TEST(WarpDispatchTest, WorkersReadTheStoreBeforeTheirPassAndKeepEveryLine) {
@@ -125,12 +135,8 @@ TEST(WarpDispatchTest, ABarrierPassedInALoopCannotBeCounted) {
                               "\tld.param.u32 \t%r7, [dispatch_param_0];\n$L__SPIN:\n\tbarrier.sync "
                               "\t1;\n\tsub.s32 \t%r7, %r7, 1;\n\tsetp.ne.s32 \t%p5, %r7, 0;\n\t@%p5 bra "
                               "\t$L__SPIN;\n\tst.shared.b32 \t[smem+16], 16843009;");
-  ptx::ParseResult R = parse(Text);
-  WarpDispatchResult D = resolveWarpDispatch(*R.M);
-  EXPECT_TRUE(D.Text.empty());
-  EXPECT_NE(onlyNote(D.Notes, "dispatch").find("barrier 1 is passed inside a loop"),
-            std::string::npos)
-      << onlyNote(D.Notes, "dispatch");
+  std::string Note = refusal(Text);
+  EXPECT_NE(Note.find("barrier 1 is passed inside a loop"), std::string::npos) << Note;
 }
 
 TEST(WarpDispatchTest, KernelsThatBranchOnTheWarpIdAreLeftAlone) {
@@ -168,6 +174,90 @@ TEST(WarpDispatchTest, TritonsHopperAndBlackwellLoweringsAreResolved) {
     if (!C.Threads.empty()) {
       EXPECT_EQ(roleThreads(*P), C.Threads);
     }
+  }
+}
+
+/// ptxas's verdict on Text for Arch (its messages on failure), through a file in the test's
+/// temporary directory.
+std::string ptxasErrors(const std::string &Text, const std::string &Arch) {
+  // One name per test and call: ctest runs the tests of this file in parallel processes.
+  static unsigned Calls = 0;
+  std::string Base = ::testing::TempDir() + "/wsv_dispatch_" +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                     std::to_string(Calls++);
+  std::string In = Base + ".ptx", Log = Base + ".log";
+  {
+    std::ofstream OS(In);
+    OS << Text;
+  }
+  std::string Cmd = std::string(WSV_PTXAS) + " -arch=" + Arch + " -o " + Base + ".cubin " + In +
+                    " > " + Log + " 2>&1";
+  if (std::system(Cmd.c_str()) == 0)
+    return "";
+  std::string Out = readFile(Log);
+  return Out.empty() ? "ptxas failed" : Out;
+}
+
+TEST(WarpDispatchTest, ADispatchThatDependsOnTheLaunchChoosesByItsBranch) {
+  // Triton's persistent Blackwell kernel: on the path for K >= 64 the default warps store the
+  // partitions' states before pass 1 of barrier 1 and the exit state after pass 3; on the
+  // path for K < 64 they store only the exit state, before pass 1, and the workers leave at
+  // once. The partitions read their loop's trip count from shared memory (a value of the
+  // launch the default warps computed): the rewrite computes it again.
+  std::string Text = readFile(WSV_CORPUS_DIR "/triton/matmul_persistent_ws.sm_100a.ptx");
+  ASSERT_FALSE(Text.empty());
+  ptx::ParseResult R = parse(Text);
+  WarpDispatchResult D = resolveWarpDispatch(*R.M);
+  ASSERT_FALSE(D.Text.empty()) << onlyNote(D.Notes, "matmul_persistent");
+  EXPECT_EQ(std::count(D.Text.begin(), D.Text.end(), '\n'),
+            std::count(Text.begin(), Text.end(), '\n'));
+  std::string Note = onlyNote(D.Notes, "matmul_persistent");
+  for (const char *Part :
+       {"where 64 <=s matmul_persistent_param_17 + 63, warps 4-5 read state 1 and run the code "
+        "at ptx line 381; warp 6 read state 0",
+        "where matmul_persistent_param_17 + 63 <s 64, warps 4-7 read state 3",
+        "the read at ptx line 228 is the value of the launch stored at ptx line 666"})
+    EXPECT_NE(Note.find(Part), std::string::npos) << Part << "\n" << Note;
+  EXPECT_EQ(ptxasErrors(D.Text, "sm_100a"), "");
+
+  // Without the rewrite the partitions' events run on unknown threads and their loops read
+  // shared memory for a trip count; with it, every event has its threads and no loop does.
+  std::unique_ptr<Protocol> Before = buildProtocol(*R.M, *R.M->function("matmul_persistent"));
+  EXPECT_NE(printed(*Before).find("ld.shared.b32[global_smem + 98304]"), std::string::npos);
+  KernelNotes Notes;
+  ASSERT_TRUE(applyWarpDispatch(R, Notes));
+  std::unique_ptr<Protocol> After = buildProtocol(*R.M, *R.M->function("matmul_persistent"));
+  for (const Event &E : After->Events)
+    EXPECT_FALSE(E.Threads.isUnknown()) << "ptx line " << E.Where.PtxLine;
+  std::string AfterText = printed(*After);
+  EXPECT_EQ(AfterText.find("ld.shared.b32[global_smem + 98304]"), std::string::npos) << AfterText;
+  EXPECT_EQ(roleThreads(*After),
+            (std::vector<std::string>{"tid 0..127 (128 threads)", "tid 128..191 (64 threads)",
+                                      "tid 192..223 (32 threads)", "tid 224..255 (32 threads)"}));
+}
+
+TEST(WarpDispatchTest, AStoreMadeOnlyUnderALaunchConditionIsNotTakenAsMade) {
+  // The exit state is stored only when param_0 != 0. Where param_0 == 0 the workers' second
+  // read sees state 0 again, which leads back into the partition: refused, where counting
+  // the store as made would have resolved it.
+  std::string Text = replaced(dispatchPtx(), "\tst.shared.b32 \t[smem+16], 16843009;\n",
+                              "\tld.param.u32 \t%r7, [dispatch_param_0];\n\tsetp.eq.u32 \t%p5, "
+                              "%r7, 0;\n\t@%p5 bra \t$L__SKIP;\n\tst.shared.b32 \t[smem+16], "
+                              "16843009;\n$L__SKIP:\n");
+  std::string Note = refusal(Text);
+  EXPECT_NE(Note.find("second state (0) does not lead out of the loop"), std::string::npos)
+      << Note;
+}
+
+TEST(WarpDispatchTest, TheRewrittenTextIsPtxThatPtxasAccepts) {
+  for (const char *File : {"matmul_tma_ws.sm_90a.ptx", "matmul_tma_ws.sm_100a.ptx",
+                           "matmul_subtile_ws.sm_100a.ptx"}) {
+    SCOPED_TRACE(File);
+    ptx::ParseResult R = parse(readFile(std::string(WSV_CORPUS_DIR "/triton/") + File));
+    WarpDispatchResult D = resolveWarpDispatch(*R.M);
+    ASSERT_FALSE(D.Text.empty());
+    std::string Arch = std::string(File).find("sm_100a") != std::string::npos ? "sm_100a" : "sm_90a";
+    EXPECT_EQ(ptxasErrors(D.Text, Arch), "");
   }
 }
 

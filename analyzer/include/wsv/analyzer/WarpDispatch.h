@@ -23,6 +23,16 @@
 // the same PTX lines. What it resolved is a note (an assumption of every verdict); a dispatch
 // it found but could not resolve is a note that says why.
 //
+// Two more things Triton's persistent Blackwell kernels do. Where K < 64 the default warps
+// skip the partitions: they store the exit state before the first pass, on a path that passes
+// the barrier fewer times, so what a worker reads depends on a branch on the launch. Such
+// branches (outside loops, their condition a value of the launch) are decided one at a time
+// where the passes differ by path, each scenario is resolved on its own, and the rewritten
+// read chooses among the scenarios' states by the branches' conditions, computed again in PTX
+// (ExprPtx.h). And a partition reads its loop's trip count from a fixed place of shared
+// memory, where the default warps stored a value of the launch before the barrier pass that
+// precedes the read: that read becomes the value, computed again.
+//
 //===----------------------------------------------------------------------------------===//
 #pragma once
 
