@@ -294,7 +294,19 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
       if (!Found)
         Found = find(A, 0, 0);
       if (!Found) {
-        R.Unresolved = "not in a buffer that an async copy fills or drains";
+        // Outside every buffer, or at a place of one that no slot holds in full: the second
+        // must not pass for the first, or stage safety would not check it.
+        for (const Layout &L : Layouts) {
+          uint64_t Bytes = Out.Buffers[L.Buffer].SlotBytes.value_or(L.Stride ? L.Stride : 1);
+          if (llvm::any_of(A.Offsets, [&](int64_t O) { return L.contains(O, Bytes); })) {
+            R.InRegionOf = L.Buffer;
+            break;
+          }
+        }
+        R.Unresolved = R.InRegionOf == NoIndex
+                           ? "not in a buffer that an async copy fills or drains"
+                           : "in the region of a buffer that async copies fill or drain, but "
+                             "no slot of it holds every byte it may touch";
         continue;
       }
       const Buffer &B = Out.Buffers[Found->Buffer];

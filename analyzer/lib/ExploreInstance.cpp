@@ -81,3 +81,47 @@ std::optional<Instance> wsv::analyzer::chooseInstance(const RolePrograms &Progra
   }
   return std::nullopt;
 }
+
+uint64_t wsv::analyzer::inferKTile(const RolePrograms &Programs, uint64_t Default) {
+  // The parameter the k-loops count with: the one leaf of the trip counts that do not read
+  // the grid (findParameter's choice).
+  const Expr *K = nullptr;
+  std::vector<const Expr *> Trips;
+  for (const RoleProgram &R : Programs.Programs)
+    for (const RoleLoop &L : R.Loops) {
+      if (!L.Trip || readsGrid(L.Trip) ||
+          !L.Trip->mentions([](const Expr *Leaf) { return Leaf->is(ExprKind::Param); }))
+        continue; // a tile loop, or a fixed or per-thread count
+      bool Other = L.Trip->mentions([&](const Expr *Leaf) {
+        if (!Leaf->is(ExprKind::Param))
+          return !Leaf->isConstant();
+        if (!K)
+          K = Leaf;
+        return Leaf != K;
+      });
+      if (Other)
+        return Default;
+      if (K && !L.Trip->isConstant())
+        Trips.push_back(L.Trip);
+    }
+  if (!K || Trips.empty())
+    return Default;
+  // The smallest power of two d with T(K + d) = T(K) + 1 for every K sampled, for every trip
+  // count T that grows with K: `k_tiles` counts by 1, `K / 64` and `(K + 63) / 64` by 64.
+  for (uint64_t D = 1; D <= Default; D *= 2) {
+    bool Steps = true;
+    for (const Expr *T : Trips)
+      for (uint64_t Base = 1u << 20; Base < (1u << 20) + 2 * Default && Steps; ++Base) {
+        auto At = [&](uint64_t V) {
+          return ExprContext::evaluate(T, [&](const Expr *L) -> std::optional<uint64_t> {
+            return L == K ? std::optional<uint64_t>(V) : std::nullopt;
+          });
+        };
+        std::optional<uint64_t> A = At(Base), B = At(Base + D);
+        Steps = A && B && *B == *A + 1;
+      }
+    if (Steps)
+      return D;
+  }
+  return Default;
+}

@@ -652,8 +652,15 @@ void Prover::run() {
                         "' but no launch with up to 3 more periods reproduces it"));
   }
   R.Verdict = ExploreVerdict::Clean;
-  R.ForParameters = "every " + R.Parameter + " = " + std::to_string(O.TileK) + "*j with j >= " +
-                    std::to_string(O.MinTiles) + " and " + R.Parameter + " < 2^24";
+  R.ForParameters = everyK();
+}
+
+std::string Prover::everyK() const {
+  const std::string Below = " and " + R.Parameter + " < 2^24";
+  if (O.TileK == 1)
+    return "every " + R.Parameter + " >= " + std::to_string(O.MinTiles) + Below;
+  return "every " + R.Parameter + " = " + std::to_string(O.TileK) + "*j with j >= " +
+         std::to_string(O.MinTiles) + Below;
 }
 
 ParametricResult wsv::analyzer::exploreAllTrips(const RolePrograms &RP,

@@ -297,6 +297,9 @@ private:
   std::vector<std::string> shapeParams() const;
   /// `M, N < 2^20, %nctaid.x < 2^16`: the launches a statement for every tile count covers.
   std::string gridBounds() const;
+  /// The values of the k-loop's parameter the argument covers: `every K = 64*j with j >= 1
+  /// and K < 2^24`, or `every k_tiles >= 1 and k_tiles < 2^24` for a k-tile of 1.
+  std::string everyK() const;
   bool ShapeReadsK = true;
   mutable std::map<uint64_t, std::optional<Instance>> TileShapes;
   mutable std::mutex TileShapesLock;

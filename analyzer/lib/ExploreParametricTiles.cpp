@@ -807,9 +807,7 @@ void Prover::runTiles() {
                                   Lines + " (" + gridBounds() + Never + ")");
   }
   R.ForParameters = (OnlyTV ? R.Parameter + " = " + std::to_string(*OnlyTV * O.TileK)
-                            : "every " + R.Parameter + " = " + std::to_string(O.TileK) +
-                                  "*j with j >= " + std::to_string(O.MinTiles) + " and " +
-                                  R.Parameter + " < 2^24") +
+                            : everyK()) +
                     ", and every grid and tile count (" + gridBounds() + Never + ")";
 }
 

@@ -17,6 +17,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
+
 using namespace wsv;
 using namespace wsv::analyzer;
 
@@ -79,6 +81,34 @@ std::pair<uint64_t, uint64_t> ringStep(const Expr *Update, const Expr *Phi) {
 
 bool onlyMentions(const Expr *E, const Expr *X) {
   return !E->mentions([&](const Expr *L) { return !L->isConstant() && L != X; });
+}
+
+/// The period 2^b (b <= 6) in which E, a function of X alone, repeats as X counts up: every
+/// occurrence of X is masked (`X & (2^b - 1)`, or `X % 2^b`, which the builders make the
+/// same) by at most that, so E reads only X's low b bits. 0 where E reads more of X.
+uint64_t lowBitsPeriod(const Expr *E, const Expr *X) {
+  uint64_t Period = 1;
+  bool Unmasked = false;
+  std::function<void(const Expr *)> Walk = [&](const Expr *N) {
+    if (N == X) {
+      Unmasked = true;
+      return;
+    }
+    if (N->is(ExprKind::URem) && N->op(0) == X && N->op(1)->isConstant()) {
+      uint64_t M = N->op(1)->payload();
+      if (M == 0 || (M & (M - 1)) || M > 64)
+        Unmasked = true;
+      else
+        Period = std::max(Period, M);
+      return;
+    }
+    if (N->isLeaf())
+      return;
+    for (const Expr *Op : N->ops())
+      Walk(Op);
+  };
+  Walk(E);
+  return Unmasked ? 0 : Period;
 }
 
 void collectConstants(const Expr *E, llvm::SmallVectorImpl<uint64_t> &Out) {
@@ -394,7 +424,8 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       Add(IV);
       continue;
     }
-    for (unsigned K = 0; K < NumRings; ++K) {
+    bool Found = false;
+    for (unsigned K = 0; K < NumRings && !Found; ++K) {
       const InductionVar &Ring = Sum.Inductions[K];
       if (Ring.Kind != InductionKind::Ring && Ring.Kind != InductionKind::Gated)
         continue;
@@ -449,6 +480,7 @@ void ValueBuilder::recognizeInductions(LoopId L) {
         IV.ClosedForm =
             Ctx.select(Ctx.eq(Iter, Ctx.constant(0, Iter->width())), C.Start, Later);
         Add(IV);
+        Found = true;
         break;
       }
       const Expr *Stages = Ctx.add(Ring.Start, Ctx.mul(Step, Ctx.resize(Count, RW)));
@@ -457,7 +489,51 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       IV.Gate = Ring.Gate;
       IV.Advances = Ring.Advances;
       Add(IV);
-      break;
+      Found = true;
+    }
+    // Flipped by the low bits of a counter: `if (k % S == S - 1) phase ^= 1` with a stage
+    // k % S that no register holds, which nvcc writes `phase ^= k & 1` for S = 2. Over a
+    // period of the counter's low bits the flips are a fixed pattern: the phase before
+    // iteration i is the start xor the parity of the flips in the periods before i and in
+    // the part of the current one.
+    for (unsigned K = 0; K < NumRings && !Found && !Gate; ++K) {
+      const InductionVar &Lin = Sum.Inductions[K];
+      if (Lin.Kind != InductionKind::Linear || !Lin.Start->isConstant() ||
+          !Lin.Step->isConstant() || !onlyMentions(Flip, Lin.Phi))
+        continue;
+      uint64_t Period = lowBitsPeriod(Flip, Lin.Phi);
+      if (!Period)
+        continue;
+      // Iteration j sees the counter at Start + Step * j, whose low bits repeat every
+      // Period iterations (a power of two divides Period * Step).
+      llvm::SmallVector<uint64_t, 64> Flips;
+      for (uint64_t J = 0; J < Period && Flips.size() == J; ++J)
+        if (std::optional<uint64_t> F =
+                evalAt(Flip, Lin.Phi, Lin.Start->payload() + Lin.Step->payload() * J);
+            F && *F <= 1)
+          Flips.push_back(*F);
+      if (Flips.size() != Period)
+        continue;
+      const unsigned IW = Iter->width();
+      uint64_t PerPeriod = llvm::count(Flips, 1u) & 1;
+      // The parity of the flips before position r of a period: a select chain over r.
+      const Expr *R = Ctx.urem(Iter, Ctx.constant(Period, IW));
+      const Expr *Before = Ctx.constant(0, IW);
+      uint64_t Parity = 0;
+      for (uint64_t J = 0; J + 1 < Period; ++J) {
+        Parity ^= Flips[J];
+        if (Parity)
+          Before = Ctx.select(Ctx.eq(R, Ctx.constant(J + 1, IW)), Ctx.constant(1, IW), Before);
+      }
+      const Expr *Whole = PerPeriod ? Ctx.udiv(Iter, Ctx.constant(Period, IW))
+                                    : Ctx.constant(0, IW);
+      const Expr *Flipped = Ctx.urem(Ctx.add(Whole, Before), Ctx.constant(2, IW));
+      IV.Kind = InductionKind::Parity;
+      IV.Ring = K;
+      IV.Modulus = Ctx.constant(Period, Lin.Phi->width());
+      IV.ClosedForm = Ctx.bitXor(C.Start, Ctx.resize(Flipped, W));
+      Add(IV);
+      Found = true;
     }
   }
 

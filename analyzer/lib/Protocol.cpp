@@ -5,6 +5,7 @@
 #include "wsv/analyzer/Barriers.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -31,6 +32,31 @@ const char *wsv::analyzer::toString(NameOrigin O) {
 bool wsv::analyzer::slotBounded(const Protocol &P, const Event &E) {
   const BufferRef &Smem = E.Kind == EventKind::AsyncStore ? E.Src : E.Dst;
   return Smem.resolved() && P.Buffers[Smem.Buffer].SlotBytes.has_value();
+}
+
+std::vector<std::string> wsv::analyzer::unplacedAccesses(const Protocol &P) {
+  // One line per buffer and kind: a per-thread loop's reads are many events of one line.
+  std::map<std::pair<unsigned, bool>, std::vector<unsigned>> Lines;
+  for (const Event &E : P.Events) {
+    bool Read = E.Kind == EventKind::SmemRead;
+    if (!Read && E.Kind != EventKind::SmemWrite)
+      continue;
+    const BufferRef &R = Read ? E.Src : E.Dst;
+    if (R.resolved() || R.InRegionOf == NoIndex)
+      continue;
+    std::vector<unsigned> &L = Lines[{R.InRegionOf, Read}];
+    if (llvm::find(L, E.Where.PtxLine) == L.end())
+      L.push_back(E.Where.PtxLine);
+  }
+  std::vector<std::string> Out;
+  for (const auto &[Key, L] : Lines) {
+    std::string Text = std::string(Key.second ? "reads" : "writes") + " of " +
+                       P.Buffers[Key.first].Name + " at ptx line(s) ";
+    for (size_t I = 0; I < L.size(); ++I)
+      Text += (I ? ", " : "") + std::to_string(L[I]);
+    Out.push_back(Text + ", which no slot of it holds in full");
+  }
+  return Out;
 }
 
 const char *wsv::analyzer::toString(BytesOrigin O) {

@@ -483,6 +483,8 @@ void Lowering::run() {
 TransitionSystem lower(const Protocol &P) {
   TransitionSystem TS;
   Lowering(P, TS).run();
+  for (std::string &Gap : unplacedAccesses(P))
+    TS.StageProofGaps.push_back(std::move(Gap));
   return TS;
 }
 

@@ -38,7 +38,7 @@ namespace {
 const char Usage[] =
     "usage: wsv verify [--kernel NAME] [--launch FILE | --param NAME=VALUE ... [--grid CTAS]]\n"
     "                  [--require-proof] [--format text|json|sarif] [--timeout-ms N]\n"
-    "                  [--rlimit N] [--trace-out DIR] [--sarif-root DIR] [--steps] FILE\n"
+    "                  [--rlimit N] [--trace-out DIR] [--sarif-root DIR] [--steps] [--k-tile N] FILE\n"
     "\n"
     "Proves, per kernel entry of the PTX FILE, that its synchronization protocol cannot\n"
     "deadlock (deadlock-freedom), read a stage buffer before its copy completed\n"
@@ -75,6 +75,10 @@ const char Usage[] =
     "                        agent's consecutive steps (a line each). A step is one\n"
     "                        transition, or a role's private transitions (touching\n"
     "                        nothing another agent does) folded into its next one\n"
+    "  --k-tile N            the step of the k-loop's parameter the proof for every value\n"
+    "                        counts in (K = N*j); default: the kernel's wsv_kernel_info,\n"
+    "                        else the step that adds one iteration to its loops (a loop\n"
+    "                        `for k < k_tiles` steps by 1, `K / 64` by 64)\n"
     "  --max-states N        states one exploration may visit (default 150000)\n"
     "  --max-total-states N  states all explorations of a kernel may visit (default\n"
     "                        4000000); beyond, the exploration's verdict is unknown\n"
@@ -211,7 +215,7 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 
 int runVerify(int Argc, char **Argv) {
   std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Rlimit, Bound, MaxStates,
-      MaxTotalStates, Jobs, Grid, SarifRoot;
+      MaxTotalStates, Jobs, Grid, SarifRoot, TileK;
   std::vector<std::string> ParamArgs;
   bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed(),
        EachStep = false;
@@ -230,7 +234,7 @@ int runVerify(int Argc, char **Argv) {
         Value("--trace-out", TraceOut) || Value("--timeout-ms", Timeout) ||
         Value("--rlimit", Rlimit) || Value("--bound", Bound) || Value("--max-states", MaxStates) ||
         Value("--max-total-states", MaxTotalStates) || Value("--jobs", Jobs) ||
-        Value("--grid", Grid) || Value("--sarif-root", SarifRoot) ||
+        Value("--grid", Grid) || Value("--sarif-root", SarifRoot) || Value("--k-tile", TileK) ||
         Value("-j", Jobs)) {
       if (!NoValue.empty())
         return fail(NoValue.str() + " needs a value", true);
@@ -290,6 +294,12 @@ int runVerify(int Argc, char **Argv) {
         return fail(std::string(Name) + " takes a positive number of states", true);
       *Out = N;
     }
+  if (!TileK.empty()) {
+    if (!Number(TileK, N) || N == 0 || N > 4096)
+      return fail("--k-tile takes a number from 1 to 4096", true);
+    Options.TileK = N;
+    Options.TileKGiven = true;
+  }
   if (!Jobs.empty()) {
     if (!Number(Jobs, N) || N == 0 || N > 256)
       return fail("--jobs takes a number from 1 to 256", true);
@@ -358,8 +368,10 @@ int runVerify(int Argc, char **Argv) {
     R.P = &P;
     analyzer::VerifyOptions KernelOptions = Options;
     if (std::optional<analyzer::LaunchSpec> Spec = analyzer::readKernelInfo(M, *F)) {
-      if (Spec->TileK)
+      if (Spec->TileK && !Options.TileKGiven) {
         KernelOptions.TileK = *Spec->TileK;
+        KernelOptions.TileKGiven = true;
+      }
       if (Spec->MinKTiles)
         KernelOptions.MinTiles = *Spec->MinKTiles;
     }

@@ -187,6 +187,51 @@ LOOP:
   EXPECT_EQ(Flag->Next, C.boolean(false));
 }
 
+TEST(InductionTest, APhaseFlippedByTheLowBitsOfTheCounterFollowsItsPeriods) {
+  // `if (k % S == S - 1) phase ^= 1` with no register for k % S: nvcc writes it as
+  // `phase ^= k & 1` for S = 2 (tests/corpus/nvcc/ws_cluster.cu); the phase before
+  // iteration i is then (i / 2) & 1. With S = 4 and the flip `(k & 3) == 3`: (i / 4) & 1.
+  // And a flip pattern that is no ring's wrap: flipped where k % 4 is 0 or 1.
+  Analyzed A(R"(
+.visible .entry k(.param .u32 n)
+{
+  .reg .pred %p<6>;
+  .reg .b32 %r<20>;
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 1;
+  mov.u32 %r4, 0;
+  mov.u32 %r5, 0;
+LOOP:
+  and.b32 %r6, %r2, 1;                 // body
+  xor.b32 %r3, %r3, %r6;
+  and.b32 %r7, %r2, 3;
+  setp.eq.u32 %p1, %r7, 3;
+  selp.u32 %r8, 1, 0, %p1;
+  xor.b32 %r4, %r4, %r8;
+  setp.lt.u32 %p2, %r7, 2;
+  selp.u32 %r9, 1, 0, %p2;
+  xor.b32 %r5, %r5, %r9;
+  add.s32 %r2, %r2, 1;
+  setp.lt.u32 %p3, %r2, %r1;
+  @%p3 bra LOOP;
+  ret;
+}
+)");
+  const Expr *I = A.ctx().iterationVar(0);
+  const Expr *Two = A.before("// body", "%r3"), *Four = A.before("// body", "%r4");
+  const Expr *Pattern = A.before("// body", "%r5");
+  uint64_t P2 = 1, P4 = 0, PP = 0;
+  for (uint64_t It = 0; It < 40; ++It) {
+    EXPECT_EQ(atIteration(Two, I, It), std::optional<uint64_t>(P2)) << It << ": " << str(Two);
+    EXPECT_EQ(atIteration(Four, I, It), std::optional<uint64_t>(P4)) << It << ": " << str(Four);
+    EXPECT_EQ(atIteration(Pattern, I, It), std::optional<uint64_t>(PP)) << It << ": " << str(Pattern);
+    P2 ^= It & 1;
+    P4 ^= (It & 3) == 3;
+    PP ^= (It & 3) < 2;
+  }
+}
+
 TEST(InductionTest, AValueCarriedFromTheIterationBeforeTrailsItsCounter) {
   // `prev = w; ++w`, as nvcc keeps w - 1 for H6's hand-over loop: %r4 enters as the
   // parameter, then holds what %r3 was one iteration before; %r5 trails %r4 in turn. A

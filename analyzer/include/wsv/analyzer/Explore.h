@@ -241,6 +241,13 @@ FoldedSchedule foldPrivateSteps(const ConcreteSystem &S, std::vector<ScheduleSte
 std::optional<Instance> chooseInstance(const RolePrograms &Programs, uint64_t TileK,
                                        unsigned KTiles, unsigned Tiles);
 
+/// The k-tile of a kernel that names none (no wsv_kernel_info): the step of the parameter the
+/// k-loops count with that adds one iteration to each of them (`for k < k_tiles`: 1; K / 64
+/// or (K + 63) / 64: 64), a power of two up to Default; Default where there is no such
+/// parameter or step. The argument for every value then runs its small launches on the
+/// fewest iterations: 64 k-tiles of a loop over a count would be out of its reach.
+uint64_t inferKTile(const RolePrograms &Programs, uint64_t Default);
+
 //===- Every trip count (ExploreParametric.cpp) ------------------------------------===//
 
 struct ParametricOptions {

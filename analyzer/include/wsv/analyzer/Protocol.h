@@ -136,6 +136,10 @@ struct BufferRef {
   ProtocolValue InSlot;
   const Expr *Address = nullptr;
   std::string Unresolved;
+  /// Unresolved, yet at a place of a buffer that async copies fill or drain: an access no
+  /// slot holds in full (what moves it inside the slot is not bounded), which stage safety
+  /// cannot check (unplacedAccesses).
+  unsigned InRegionOf = NoIndex;
   bool resolved() const { return Buffer != NoIndex; }
   bool present() const { return Address || !Unresolved.empty(); }
 };
@@ -357,6 +361,12 @@ struct Protocol {
 /// For a copy whose bytes are an AllocationBound: whether the bound is its buffer slot's
 /// size (false: the bytes up to the barriers after a buffer of unknown size).
 bool slotBounded(const Protocol &P, const Event &E);
+
+/// The shared-memory reads and writes that land in a buffer async copies fill or drain at a
+/// place no slot holds in full (BufferRef::InRegionOf), described with their PTX lines: the
+/// model does not follow them, so no race on them is found, and a proof of stage safety
+/// does not cover them.
+std::vector<std::string> unplacedAccesses(const Protocol &P);
 
 } // namespace analyzer
 } // namespace wsv

@@ -178,6 +178,9 @@ struct VerifyOptions {
   /// answers only what that leaves unknown.
   bool ExploreAllTrips = true;
   uint64_t TileK = 64;   ///< the k-tile, from the kernel's wsv_kernel_info when it has one
+  /// TileK was stated (wsv_kernel_info); otherwise it is inferred from the trip counts
+  /// (inferKTile, Explore.h), with TileK the largest it may be.
+  bool TileKGiven = false;
   uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts
   /// States one exploration may visit before it says unknown (and Z3 takes over). The
   /// largest a proof of the reference kernels needs is about 49,000 (H5's periodic tile
