@@ -194,6 +194,24 @@ Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
     const unsigned W = X->width();
     if (MentionsIter(X) && !MentionsIter(Y))
       return Below(X, Strict ? Y : Ctx.add(Y, Ctx.constant(1, W)), Signed);
+    if (MentionsIter(Y) && !MentionsIter(X) && !Signed && X->isConstant() &&
+        splitLinear(Ctx, Y, Iter, A, B) && B->isConstant() && isUpwardStep(B)) {
+      // A counter that climbs towards the top of the range, continuing while it stays above
+      // a constant: `c += 2048; while (c >u -1793)` (clang's unrolled loop over a thread's
+      // words). Complemented, ~c falls from ~A by B and stays below ~X until it passes 0:
+      // the decreasing counter of Above with bound 0, exact when it starts below ~X and a
+      // wrapped value cannot land below ~X again (~X <= 2^W - B).
+      const Expr *Start = Ctx.bitNot(A); // ~c in iteration 0
+      const uint64_t Step = B->payload();
+      const Expr *Bound = Ctx.bitNot(Strict ? X : Ctx.sub(X, Ctx.constant(1, W)));
+      if (Bound->payload() > ExprContext::mask(W) - Step + 1)
+        return Fail("the exit test's counter climbs past the top of its range and back above "
+                    "its bound");
+      Solution Down = Above(Ctx.constant(0, W), Ctx.bitNot(Y), false);
+      if (Down.HeaderRuns)
+        Down.Conditions.push_back(Ctx.ult(Start, Bound));
+      return Down;
+    }
     if (MentionsIter(Y) && !MentionsIter(X))
       return Above(Strict ? Ctx.add(X, Ctx.constant(1, W)) : X, Y, Signed);
     return Fail("the exit test compares two values that both change");

@@ -303,6 +303,48 @@ STRIDE:
   }
 }
 
+TEST(TripCountTest, ACounterClimbingToTheTopOfItsRange) {
+  // clang's unrolled loop over a thread's words (tests/corpus/nvcc/ws_cluster.cu):
+  // c = w - 2048; do { ...; c += 2048; } while (c >u -1793): it runs until c passes 0.
+  Analyzed A(R"(
+.visible .entry k(.param .u32 w)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  ld.param.u32 %r1, [w];
+  add.s32 %r2, %r1, -2048;
+CLIMB:
+  add.s32 %r2, %r2, 2048;         // climb
+  setp.gt.u32 %p1, %r2, -1793;
+  @%p1 bra CLIMB;
+  ret;
+}
+)");
+  const TripCount &T = tripOf(A, "// climb");
+  ASSERT_TRUE(T.isCounted()) << T.Reason;
+  const Expr *W = A.param("w");
+  // Simulated: where the count starts above the bound (w - 2048 + 2048 = w in the first
+  // test), the counts the closed form gives.
+  for (uint64_t WV : {0xfffff900ull, 0xfffff901ull, 0xffffff00ull, 0xffffffffull, 0xfffffa00ull}) {
+    uint32_t C = uint32_t(WV) - 2048;
+    uint64_t Runs = 0;
+    do {
+      C += 2048;
+      ++Runs;
+    } while (C > 0xfffff8ffu);
+    EXPECT_EQ(evalWith(T.Iterations, {{W, WV}}), Runs) << std::hex << WV;
+    bool Exact = true;
+    for (const TripCondition &Cond : T.Conditions)
+      Exact &= evalWith(Cond.Condition, {{W, WV}}) == std::optional<uint64_t>(1);
+    EXPECT_TRUE(Exact) << std::hex << WV;
+  }
+  // Starting at or below the bound it runs once; the count says so by its condition.
+  bool Exact = true;
+  for (const TripCondition &Cond : T.Conditions)
+    Exact &= evalWith(Cond.Condition, {{W, 5}}) == std::optional<uint64_t>(1);
+  EXPECT_FALSE(Exact);
+}
+
 TEST(TripCountTest, LoopsWithoutACountSayWhy) {
   Analyzed A(R"(
 .visible .entry k(.param .u64 flag)
