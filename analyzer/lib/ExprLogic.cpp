@@ -306,11 +306,15 @@ const Expr *ExprContext::eq(const Expr *A, const Expr *B) {
     std::swap(A, B);
   if (W == 1)
     return B->isConstant() ? (B->isTrue() ? A : bitNot(A)) : bitNot(bitXor(A, B));
-  // (c ? a : b) == k with a or b a constant is c ? a == k : b == k, which folds to a
-  // conjunction: a state chosen by a launch condition and then by the warp compares as the
-  // condition and the warp's test, which the thread sets can take apart.
-  if (B->isConstant() && A->is(ExprKind::Select) &&
-      (A->op(1)->isConstant() || A->op(2)->isConstant()))
+  // (c ? a : b) == k with c the same in every thread, a or b a constant and the other
+  // depending on the thread is c ? a == k : b == k, which folds to a conjunction: a state
+  // chosen by a launch condition and then by the warp compares as the condition and the
+  // warp's test, which the thread sets can take apart. (Not for values of the launch alone:
+  // the lemmas of the argument for every K read those as they are, and Z3 decides them
+  // faster so.)
+  if (B->isConstant() && A->is(ExprKind::Select) && !isThreadDependent(A->op(0)) &&
+      ((A->op(1)->isConstant() && isThreadDependent(A->op(2))) ||
+       (A->op(2)->isConstant() && isThreadDependent(A->op(1)))))
     return select(A->op(0), eq(A->op(1), B), eq(A->op(2), B));
   // Move everything to one side, constants to the other.
   LinearForm L;

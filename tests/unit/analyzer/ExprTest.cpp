@@ -232,9 +232,10 @@ TEST_F(ExprTest, AComparisonWithAConstantGoesIntoASelectWithAConstantArm) {
   const Expr *Is1 = C.eq(C.select(OnLaunch, ByWarp, c(3)), c(1));
   EXPECT_EQ(Is1, C.logicalAnd(OnLaunch, C.ult(Warp, c(6))));
   EXPECT_EQ(C.eq(C.select(OnLaunch, ByWarp, c(3)), c(3)), C.bitNot(OnLaunch));
-  // Without a constant arm the comparison stays outside.
+  // Without a constant arm, or with a value of the launch alone, the comparison stays outside.
   const Expr *Both = C.select(OnLaunch, k(), n());
   EXPECT_EQ(C.eq(Both, c(1))->kind(), ExprKind::Eq);
+  EXPECT_EQ(C.eq(C.select(OnLaunch, n(), c(3)), c(1))->kind(), ExprKind::Eq);
   for (uint64_t T : {0u, 100u, 200u, 255u})
     for (uint64_t K : {0u, 64u}) {
       auto Leaf = [&](const Expr *L) -> std::optional<uint64_t> {
