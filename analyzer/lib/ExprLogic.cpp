@@ -468,8 +468,7 @@ const Expr *ExprContext::sle(const Expr *A, const Expr *B) {
 
 //===- Select -------------------------------------------------------------------------------===//
 
-// Whether Node occurs in E (as E or any subexpression).
-static bool containsNode(const Expr *E, const Expr *Node) {
+bool wsv::analyzer::containsNode(const Expr *E, const Expr *Node) {
   llvm::SmallVector<const Expr *, 16> Work{E};
   llvm::SmallPtrSet<const Expr *, 16> Seen;
   while (!Work.empty()) {

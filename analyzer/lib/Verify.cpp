@@ -151,6 +151,13 @@ struct ExploreUnknown {
 enum Past : unsigned { Nothing = 0, PastDeadlock = 1, PastRace = 2, PastUnfencedInit = 4 };
 
 /// `deadlocks`, `races and unfenced inits`: what the runs after the first went past.
+/// The first of Reasons, and how many more there are: `a (and 2 more)`.
+std::string firstAndCount(const std::vector<std::string> &Reasons) {
+  return Reasons.front() +
+         (Reasons.size() > 1 ? " (and " + std::to_string(Reasons.size() - 1) + " more)"
+                             : std::string());
+}
+
 std::string pastNames(unsigned Beyond) {
   std::vector<std::string> Names;
   if (Beyond & PastDeadlock)
@@ -270,9 +277,8 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
     if (E.Verdict == ExploreVerdict::Clean && Prop == Property::StageSafety &&
         !Unplaced.empty()) {
       // No race among what the model follows; the accesses it does not follow are unchecked.
-      V.Reason = "no race found (explore), but the model does not follow " + Unplaced.front() +
-                 (Unplaced.size() > 1 ? " (and " + std::to_string(Unplaced.size() - 1) + " more)"
-                                      : std::string());
+      V.Reason = "no race found (explore), but the model does not follow " +
+                 firstAndCount(Unplaced);
       V.Assumptions.clear();
       return V;
     }
@@ -435,9 +441,7 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
     if (!Missing.empty()) {
       // A part of the protocol the model lacks could hide a bug or fake one: neither a
       // proof nor a counterexample would mean anything.
-      V.Reason = "the model of the protocol is incomplete: " + Missing.front();
-      if (Missing.size() > 1)
-        V.Reason += " (and " + std::to_string(Missing.size() - 1) + " more)";
+      V.Reason = "the model of the protocol is incomplete: " + firstAndCount(Missing);
     } else {
       V = ts::checkProperty(P, TS, Prop, Short);
       static const std::vector<std::string> None;
@@ -449,9 +453,7 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
         // What it found is real; that it found nothing is not a proof.
         V.K = Verdict::Kind::Unknown;
         V.Reason = "no counterexample (" + V.Engine + "), but the model lacks a hazard: " +
-                   Gaps.front() +
-                   (Gaps.size() > 1 ? " (and " + std::to_string(Gaps.size() - 1) + " more)"
-                                    : std::string());
+                   firstAndCount(Gaps);
         V.ForParameters.clear();
         V.Assumptions.clear();
       }

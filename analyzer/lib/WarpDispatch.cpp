@@ -257,11 +257,10 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
   }
   if (llvm::all_of(D.Offset, [](int64_t O) { return O < 0; }))
     return fail(Ld, "no warp enters the loop around it");
-  int64_t Lo = INT64_MAX, Hi = INT64_MIN;
   for (int64_t O : D.Offset)
     if (O >= 0) {
-      Lo = std::min(Lo, O);
-      Hi = std::max(Hi, O + 1);
+      D.Lo = std::min(D.Lo, O);
+      D.Hi = std::max(D.Hi, O + 1);
     }
 
   // Branches on the launch outside every loop: where the default warps' passes differ by
@@ -315,7 +314,7 @@ bool Resolver::resolve(InstId Ld, LoopId L) {
     bool InLoop = Loops.loopFor(G.inst(I).Block) != NoIndex &&
                   Loops.isNestedIn(Loops.loopFor(G.inst(I).Block), L);
     unsigned StoreLine = line(I);
-    if (Begin + Size > Lo && Begin < Hi) {
+    if (Begin + Size > D.Lo && Begin < D.Hi) {
       if (Base != "st" || G.inst(I).I->guard())
         return fail(Ld, "the state bytes are also written at ptx line " +
                         std::to_string(StoreLine) +

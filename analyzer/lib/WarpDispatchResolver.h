@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -125,6 +126,7 @@ private:
     unsigned Id = NoIndex, Before = 0;
     const Expr *Symbol = nullptr, *LoadLeaf = nullptr;
     std::vector<int64_t> Offset; ///< per warp: the byte it reads, -1 when it never does
+    int64_t Lo = INT64_MAX, Hi = INT64_MIN; ///< the state bytes: [Lo, Hi)
     std::vector<Store> Stores;
     std::vector<Capture> Captures;
   };

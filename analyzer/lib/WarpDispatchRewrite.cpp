@@ -127,12 +127,15 @@ bool Resolver::rewrite(const Dispatch &D, const std::vector<Scenario> &Leaves,
         Runs.push_back({Runs.empty() ? 0 : W, Readings[K].State[W]});
     return Runs;
   };
-  std::vector<size_t> StateScenarios;
-  for (size_t K : Live)
-    if (StateScenarios.empty() || RunsOf(K) != RunsOf(StateScenarios.front()))
-      StateScenarios.push_back(K);
-  if (StateScenarios.size() > 1)
-    StateScenarios = Live; // scenario predicates are exact only for the leaves themselves
+  // The scenarios a rewritten value tells apart: the first alone where all of them agree,
+  // else every one (a scenario's predicate is exact only for that scenario itself).
+  auto TellApart = [](std::vector<size_t> Candidates, auto Same) {
+    if (llvm::all_of(Candidates, [&](size_t K) { return Same(K, Candidates.front()); }))
+      Candidates.resize(std::min<size_t>(Candidates.size(), 1));
+    return Candidates;
+  };
+  std::vector<size_t> StateScenarios =
+      TellApart(Live, [&](size_t A, size_t B) { return RunsOf(A) == RunsOf(B); });
   std::string WReg = "%wsv_dispatch_warp" + S, QReg = "%wsv_dispatch_pred" + S;
   std::string Load, Why;
   bool Ok = Select(
@@ -162,20 +165,16 @@ bool Resolver::rewrite(const Dispatch &D, const std::vector<Scenario> &Leaves,
   for (size_t C = 0; C < D.Captures.size(); ++C) {
     const Capture &Cap = D.Captures[C];
     std::string Kept = Cap.Why;
-    std::vector<size_t> Which;
+    std::vector<size_t> Reading;
     for (size_t K : Live) {
       if (Kept.empty() && !Readings[K].CaptureWhy[C].empty())
         Kept = Readings[K].CaptureWhy[C];
-      if (Readings[K].Captured[C] &&
-          (Which.empty() || Readings[K].Captured[C] != Readings[Which.front()].Captured[C]))
-        Which.push_back(K);
+      if (Readings[K].Captured[C])
+        Reading.push_back(K);
     }
-    if (Which.size() > 1) {
-      Which.clear();
-      for (size_t K : Live)
-        if (Readings[K].Captured[C])
-          Which.push_back(K);
-    }
+    std::vector<size_t> Which = TellApart(Reading, [&](size_t A, size_t B) {
+      return Readings[A].Captured[C] == Readings[B].Captured[C];
+    });
     size_t At = 0, End = 0;
     ptx::Operand Dst = G.inst(Cap.I).I->operands()[0];
     std::string DType = Dst.isName() ? registerType(Cap.I, Dst.text()) : "";
@@ -290,13 +289,7 @@ bool Resolver::rewrite(const Dispatch &D, const std::vector<Scenario> &Leaves,
      << (G.block(Exit).empty() ? 0 : G.location(G.block(Exit).Begin).Line) << ")";
   for (const std::string &C : CaptureNotes)
     NS << "; " << C;
-  int64_t Lo = INT64_MAX, Hi = INT64_MIN;
-  for (int64_t O : D.Offset)
-    if (O >= 0) {
-      Lo = std::min(Lo, O);
-      Hi = std::max(Hi, O + 1);
-    }
-  NS << "; assumes no other store writes bytes " << Lo << "-" << Hi - 1 << " of "
+  NS << "; assumes no other store writes bytes " << D.Lo << "-" << D.Hi - 1 << " of "
      << D.Symbol->name();
   Notes.push_back(Note);
   return true;

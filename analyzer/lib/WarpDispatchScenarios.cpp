@@ -11,27 +11,10 @@
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::dispatch;
-
-/// Whether N is a node of E.
-static bool containsNode(const Expr *E, const Expr *N) {
-  llvm::SmallPtrSet<const Expr *, 32> Seen;
-  llvm::SmallVector<const Expr *, 32> Work{E};
-  while (!Work.empty()) {
-    const Expr *X = Work.pop_back_val();
-    if (X == N)
-      return true;
-    if (!Seen.insert(X).second || X->isLeaf())
-      continue;
-    for (const Expr *O : X->ops())
-      Work.push_back(O);
-  }
-  return false;
-}
 
 const Expr *Resolver::literal(BlockId B, unsigned Side) const {
   return FA->values().edgeCondition(B, FA->cfg().block(B).Succs[Side]);

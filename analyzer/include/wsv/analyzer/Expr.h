@@ -316,6 +316,9 @@ private:
 /// Whether the expression depends on the thread within a CTA (%tid, %laneid, %warpid, elect).
 bool isThreadDependent(const Expr *E);
 
+/// Whether Node occurs in E (as E or any subexpression).
+bool containsNode(const Expr *E, const Expr *Node);
+
 /// An expression flattened for evaluating it many times over different leaf values (the
 /// solver's sampling): its nodes in an order with operands first, so that one pass over an
 /// array computes them all, where ExprContext::evaluate builds a memo for every call. Not
