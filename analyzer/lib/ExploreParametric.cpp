@@ -674,8 +674,16 @@ ParametricResult wsv::analyzer::exploreAllTrips(const RolePrograms &RP,
   std::vector<std::string> Missing = RP.unknowns();
   if (!Missing.empty()) {
     R.Reason = "the protocol has parts the explorer cannot run: " + Missing.front();
-  } else {
+  } else if (ParametricResult Unflat; !arguedUnflattened(RP, Options, R, Unflat)) {
     Prover(RP, Options, R).runAndFallBack();
+    if (!Unflat.Reason.empty()) {
+      // What the argument found with tiles and k-tiles as two loops, and its work.
+      R.Runs.insert(R.Runs.begin(), Unflat.Runs.begin(), Unflat.Runs.end());
+      R.States += Unflat.States;
+      R.SolverQueries += Unflat.SolverQueries;
+      if (R.Verdict == ExploreVerdict::Unknown)
+        R.Reason += "; with tiles and k-tiles as two loops: " + Unflat.Reason;
+    }
   }
   R.Milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)

@@ -18,6 +18,7 @@
 #include "wsv/analyzer/Solver.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,19 @@ struct Use {
   unsigned Program = 0;
   bool InTile = false; ///< inside the program's tile loop (persistent kernels)
 };
+
+/// Every Expr field of a step, or of a program (its condition, loops and steps), for a
+/// rewrite of all of them.
+void forEachStepExpr(RoleStep &St, const std::function<void(const Expr *&)> &F);
+void forEachProgramExpr(RoleProgram &Pr, const std::function<void(const Expr *&)> &F);
+/// Marks loop LI of Pr and everything in it never run; Dead collects their protocol loops.
+void neverRun(RoleProgram &Pr, unsigned LI, ExprContext &Ctx, std::set<unsigned> &Dead);
+
+/// Where unflatten applies: the argument for the programs it writes. True when that
+/// decides (R: a proof, or a bug that replays on RP's programs); false otherwise, with
+/// what it found in Left (its reason empty where unflatten does not apply).
+bool arguedUnflattened(const RolePrograms &RP, const ParametricOptions &O, ParametricResult &R,
+                       ParametricResult &Left);
 
 /// Each program's one top-level loop over the grid's tiles (NoIndex: none), or why the
 /// programs do not have that shape (a second such loop, or one nested in another loop).

@@ -71,7 +71,13 @@ uint64_t Prover::upperBound(const Expr *E) const {
 
 const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *Trip,
                                   unsigned Tail, bool Body) {
-  return Ctx.rewrite(E, [&](const Expr *N) -> const Expr * {
+  std::function<const Expr *(const Expr *)> Decide = [&](const Expr *N) -> const Expr * {
+    // `trip <= k + a` (a builder's form of !(k + a < trip)) is decided as its negation.
+    if (N->is(ExprKind::ULe)) {
+      const Expr *Lt = Ctx.ult(N->op(1), N->op(0));
+      const Expr *V = Lt->is(ExprKind::ULt) ? Decide(Lt) : nullptr;
+      return V ? Ctx.logicalNot(V) : nullptr;
+    }
     if (!N->is(ExprKind::ULt) || Trip->width() > N->op(0)->width())
       return nullptr;
     unsigned W = N->op(0)->width();
@@ -129,7 +135,8 @@ const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *T
     if (!Body)
       return Ctx.param(Ctx.save("wsv.tail_test_" + std::to_string(A)), 0, 1);
     return nullptr;
-  });
+  };
+  return Ctx.rewrite(E, Decide);
 }
 
 const Expr *Prover::inDomain(const Expr *E) {

@@ -509,8 +509,12 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
   const Expr *Pass = Ctx.param(Ctx.save("wsv.pass"), 0, TW);
   const Expr *Small = c(uint64_t(1) << 20, TW);
   const Expr *Ahead = Ctx.logicalAnd(
-      Ctx.logicalAnd(Ctx.ult(J, Small), Ctx.ult(T, c(uint64_t(1) << 24, TW))),
+      Ctx.logicalAnd(Ctx.ult(J, Small), Ctx.ult(T, c(O.TripsBelow, TW))),
       Ctx.eq(TP, Ctx.add(T, Ctx.mul(J, c(M, TW)))));
+  // Where the caller bounds the counts (ParametricOptions::TripsBelow), the other launch
+  // is one of the bounded ones too.
+  if (O.TripsBelow < (uint64_t(1) << 24))
+    Ahead = Ctx.logicalAnd(Ahead, Ctx.ult(TP, c(O.TripsBelow, TW)));
   // (j = 0 needs no threshold: it is the same-T lemma, for the tile-count periods alone.)
   const Expr *Large = Ctx.logicalAnd(
       Ahead, Ctx.logicalOr(Ctx.eq(J, c(0, TW)), Ctx.uge(T, c(Tmin, TW))));
@@ -533,9 +537,12 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
     GridLarge = Ctx.logicalAnd(Large, Periods(NTw, Resize(prime(NT))));
     // An expression that reads no grid value holds for every tile count if it holds for a
     // free one: NT' = NT + i*M is all it needs.
+    const Expr *NTFreePrime = Ctx.add(NTFree, Ctx.mul(I, c(M, TW)));
     FreeLarge = Ctx.logicalAnd(
-        Ctx.logicalAnd(Large, Ctx.ult(NTFree, c(uint64_t(1) << 28, TW))),
-        Periods(NTFree, Ctx.add(NTFree, Ctx.mul(I, c(M, TW)))));
+        Ctx.logicalAnd(Large, Ctx.ult(NTFree, c(O.TilesBelow, TW))),
+        Periods(NTFree, NTFreePrime));
+    if (O.TilesBelow < (uint64_t(1) << 28))
+      FreeLarge = Ctx.logicalAnd(FreeLarge, Ctx.ult(NTFreePrime, c(O.TilesBelow, TW)));
   }
 
   // Q0: the domain's K with a small (or wrapped) T are the scanned ones.
@@ -644,6 +651,27 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
     };
     bool FirstHolds = !Launch(InBody) && shiftInvariant(InBody, Iter, LoopPeriod, C0);
     bool TailHolds = !E || (!Launch(InTail) && shiftInvariant(InTail, Iter, LoopPeriod, C0));
+    // A ring counted across tiles (a loop over tiles x k-tiles made two: slot and phase
+    // of c = t * T + k) that comes back to itself every Period counts: tile t + q*M of the
+    // other launch, its iteration k + p*M and its T + j*M move c by a multiple of M, and
+    // no more is needed where the counts keep c below 2^26 (the caller's bounds), which
+    // Z3, with the product t * T in it, did not decide.
+    if (U.InTile && Rates[U.Program] == 1 && (!FirstHolds || !TailHolds) &&
+        O.TripsBelow * O.TilesBelow <= (uint64_t(1) << 26)) {
+      const Expr *Tv =
+          Ctx.iterationVar(RP.Programs[U.Program].Loops[TileLoop[U.Program]].Loop);
+      unsigned CW = Iter->width();
+      const Expr *Count = Ctx.param(Ctx.save("wsv.count"), 0, CW);
+      const Expr *KOf = Ctx.add(Count, Ctx.neg(Ctx.mul(Ctx.resize(Tv, CW),
+                                                       Ctx.resize(TripHere, CW))));
+      auto Counted = [&](const Expr *X) {
+        const Expr *F = Ctx.substitute(X, Iter, KOf);
+        return !Launch(F) && !F->mentions([&](const Expr *L) { return L == Iter || L == Tv; }) &&
+               shiftInvariant(F, Count, M, 0);
+      };
+      FirstHolds = FirstHolds || Counted(InBody);
+      TailHolds = TailHolds || Counted(InTail);
+    }
     if (FirstHolds && TailHolds)
       continue;
     // One that repeats only past its first iterations (a ring that starts at -1 is

@@ -100,11 +100,16 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
     BestArea = Area;
     Best = I;
   };
-  // Sizes in tiles of 128, up to 64 x 64 of them: a grid fixed in the code (Triton's
-  // NUM_SMS = 132) gives a CTA a ninth tile only past 8 * 132 tiles. The first or the last
-  // cluster of 1, 2 or 4.
-  for (uint64_t A = 1; A <= 64; ++A)
-    for (uint64_t B = 1; B <= (Dims.size() > 1 ? 64 : 1) && A * B * 16384 < BestArea; ++B)
+  // Sizes in tiles of 128, up to 64 x 64 of them, then (for counts those do not give) up
+  // to 256 x 256: a grid fixed in the code (Triton's NUM_SMS = 132) gives a CTA a ninth
+  // tile only past 8 * 132 tiles, a seventeenth past 16 * 132 (more than 64 x 32 tiles of
+  // 128 x 256). The first or the last cluster of 1, 2 or 4. Sizes in order of area would
+  // find the smallest first; the bound on the area cuts the rest short.
+  for (uint64_t Most : {64u, 256u}) {
+    if (Best)
+      break;
+  for (uint64_t A = 1; A <= Most; ++A)
+    for (uint64_t B = 1; B <= (Dims.size() > 1 ? Most : 1) && A * B * 16384 < BestArea; ++B)
       for (uint64_t Clusters : {1u, 2u, 4u})
         for (bool Last : {false, true}) {
           Instance I = launch(KValue);
@@ -116,6 +121,7 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
           I.FirstCta = Last ? I.GridCtas - RP.ClusterSize : 0;
           Consider(I, A * B * 16384);
         }
+  }
   if (Best)
     return Best;
   // Counts those launches do not give: where the count is not in tiles of 128 (softmax's

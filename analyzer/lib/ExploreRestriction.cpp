@@ -44,50 +44,6 @@ void forEachNode(const Expr *E, llvm::SmallPtrSetImpl<const Expr *> &Seen,
   F(E);
 }
 
-/// Every Expr field of a program, for a rewrite of all of them.
-void forEachExpr(RoleProgram &Pr, const std::function<void(const Expr *&)> &F) {
-  auto Opt = [&](const Expr *&E) {
-    if (E)
-      F(E);
-  };
-  Opt(Pr.When);
-  for (RoleLoop &L : Pr.Loops) {
-    Opt(L.Trip);
-    Opt(L.Forever);
-    Opt(L.When);
-  }
-  for (RoleStep &St : Pr.Steps) {
-    for (const Expr **E : {&St.When, &St.Count, &St.TxBytes, &St.Parity, &St.SkipEntry,
-                           &St.SkipLatch, &St.Bytes, &St.CtaMask, &St.WaitN, &St.NamedId,
-                           &St.NamedThreads, &St.Columns, &St.Barrier.Slot,
-                           &St.Barrier.PeerRank, &St.Barrier.Address, &St.TmemColumn})
-      Opt(*E);
-    for (auto &[Cond, N] : St.Threads.Conditional)
-      Opt(Cond);
-    for (std::vector<SlotExpr> *Slots : {&St.Reads, &St.Writes})
-      for (SlotExpr &X : *Slots) {
-        Opt(X.Slot);
-        Opt(X.PeerRank);
-        Opt(X.Address);
-      }
-  }
-}
-
-/// Marks loop LI of Pr and everything in it never run; Dead collects their protocol loops.
-void neverRun(RoleProgram &Pr, unsigned LI, ExprContext &Ctx, std::set<unsigned> &Dead) {
-  RoleLoop &L = Pr.Loops[LI];
-  Dead.insert(L.ProtocolLoop);
-  L.Trip = Ctx.constant(0, L.Trip ? L.Trip->width() : 32);
-  L.Forever = nullptr;
-  L.When = Ctx.boolean(false);
-  for (const RoleItem &It : L.Body) {
-    if (It.IsLoop)
-      neverRun(Pr, It.Index, Ctx, Dead);
-    else
-      Pr.Steps[It.Index].When = Ctx.boolean(false);
-  }
-}
-
 /// Loops of Items that can never be entered, with what they hold, marked so.
 void pruneDead(RoleProgram &Pr, const std::vector<RoleItem> &Items, ExprContext &Ctx,
                std::set<unsigned> &Dead) {
@@ -103,6 +59,57 @@ void pruneDead(RoleProgram &Pr, const std::vector<RoleItem> &Items, ExprContext 
 }
 
 } // namespace
+
+void wsv::analyzer::parametric::forEachStepExpr(
+    RoleStep &St, const std::function<void(const Expr *&)> &F) {
+  auto Opt = [&](const Expr *&E) {
+    if (E)
+      F(E);
+  };
+  for (const Expr **E : {&St.When, &St.Count, &St.TxBytes, &St.Parity, &St.SkipEntry,
+                         &St.SkipLatch, &St.Bytes, &St.CtaMask, &St.WaitN, &St.NamedId,
+                         &St.NamedThreads, &St.Columns, &St.Barrier.Slot, &St.Barrier.PeerRank,
+                         &St.Barrier.Address, &St.TmemColumn})
+    Opt(*E);
+  for (auto &[Cond, N] : St.Threads.Conditional)
+    Opt(Cond);
+  for (std::vector<SlotExpr> *Slots : {&St.Reads, &St.Writes})
+    for (SlotExpr &X : *Slots) {
+      Opt(X.Slot);
+      Opt(X.PeerRank);
+      Opt(X.Address);
+    }
+}
+
+void wsv::analyzer::parametric::forEachProgramExpr(
+    RoleProgram &Pr, const std::function<void(const Expr *&)> &F) {
+  auto Opt = [&](const Expr *&E) {
+    if (E)
+      F(E);
+  };
+  Opt(Pr.When);
+  for (RoleLoop &L : Pr.Loops) {
+    Opt(L.Trip);
+    Opt(L.Forever);
+    Opt(L.When);
+  }
+  for (RoleStep &St : Pr.Steps)
+    forEachStepExpr(St, F);
+}
+
+void wsv::analyzer::parametric::neverRun(RoleProgram &Pr, unsigned LI, ExprContext &Ctx, std::set<unsigned> &Dead) {
+  RoleLoop &L = Pr.Loops[LI];
+  Dead.insert(L.ProtocolLoop);
+  L.Trip = Ctx.constant(0, L.Trip ? L.Trip->width() : 32);
+  L.Forever = nullptr;
+  L.When = Ctx.boolean(false);
+  for (const RoleItem &It : L.Body) {
+    if (It.IsLoop)
+      neverRun(Pr, It.Index, Ctx, Dead);
+    else
+      Pr.Steps[It.Index].When = Ctx.boolean(false);
+  }
+}
 
 std::optional<Restriction> wsv::analyzer::findRestriction(const RolePrograms &RP) {
   std::vector<unsigned> TileLoop;
@@ -152,7 +159,7 @@ std::optional<Restriction> wsv::analyzer::findRestriction(const RolePrograms &RP
     };
     std::set<unsigned> Dead;
     for (RoleProgram &Pr : Out.Programs.Programs) {
-      forEachExpr(Pr, [&](const Expr *&E) { E = Rewrite(E); });
+      forEachProgramExpr(Pr, [&](const Expr *&E) { E = Rewrite(E); });
       pruneDead(Pr, Pr.Body, Ctx, Dead);
     }
     // The conditions that make trip counts exact: none for loops that never run (they
@@ -255,7 +262,7 @@ std::string wsv::analyzer::parametric::argueRestricted(const RolePrograms &RP,
   // programs agree, and the schedule replays on the kernel's own.
   std::optional<uint64_t> V = termAt(Re, RP, Part.Launch);
   if (V && *V == 0) {
-    ExploreResult Again = replay(instantiate(RP, Part.Launch), Part.Found.Schedule);
+    ExploreResult Again = replay(instantiate(RP, Part.Launch), Part.Found.Schedule, O.StopAtRace);
     if (Again.Verdict == Part.Verdict) {
       std::string Reason = Where + ": " + Part.Reason;
       adoptVerdict(R, std::move(Part));

@@ -253,6 +253,9 @@ uint64_t inferKTile(const RolePrograms &Programs, uint64_t Default);
 struct ParametricOptions {
   uint64_t TileK = 64;   ///< the parameter's step (K = TileK * j)
   uint64_t MinTiles = 1; ///< the fewest k-tiles the kernel accepts (LaunchSpec::MinKTiles)
+  /// The k-tile and tile counts the lemmas assume below these (a statement for the
+  /// launches whose counts are, where the caller lowers them: ExploreUnflatten.cpp).
+  uint64_t TripsBelow = uint64_t(1) << 24, TilesBelow = uint64_t(1) << 28;
   /// Other parameters' values (M, N): they must not change the protocol (the lemmas check
   /// that only the trip count's parameter matters).
   std::map<std::string, uint64_t> Params = {{"M", 256}, {"N", 256}};
@@ -361,6 +364,22 @@ struct Restriction {
 };
 /// Nothing where the programs have the argument's shape already, or no such term gives it.
 std::optional<Restriction> findRestriction(const RolePrograms &RP);
+
+/// A loop of NT * T iterations (tiles x k-tiles) written as a loop over NT tiles around
+/// one over T k-tiles (ExploreUnflatten.cpp).
+struct UnflattenedLoop {
+  unsigned ProtocolLoop = NoIndex;
+  const Expr *T = nullptr, *NT = nullptr;
+};
+struct Unflattened {
+  RolePrograms Programs;
+  std::vector<UnflattenedLoop> Loops;
+};
+/// The programs with every top-level loop of NT * T iterations made two (all with one T),
+/// and the loops no k-tile count enters marked never run; nothing where no loop has that
+/// shape. They run the kernel's steps wherever T < 2^14 and NT < 2^12 (the bounds the
+/// argument for them states).
+std::optional<Unflattened> unflatten(const RolePrograms &RP);
 
 /// A key of everything an exploration of S reads: systems with equal keys have the same
 /// schedules (ExploreLaunch.cpp explores one cluster per key).
