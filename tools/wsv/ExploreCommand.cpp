@@ -160,7 +160,9 @@ int runExplore(int Argc, char **Argv) {
   std::unique_ptr<analyzer::Protocol> P = analyzer::buildProtocol(*Parsed->M, *Entry, PO);
   analyzer::RolePrograms RP = analyzer::lowerRolePrograms(*P);
   std::optional<analyzer::LaunchSpec> Spec = analyzer::readKernelInfo(*Parsed->M, *Entry);
-  uint64_t TileK = Spec && Spec->TileK ? *Spec->TileK : 64;
+  // The k-tile the kernel states, or the one its trip counts show (1 for `k < k_tiles`, 64
+  // for `K / 64`), as verify takes it: --k-tiles N and --all-k count k-tiles of that size.
+  uint64_t TileK = Spec && Spec->TileK ? *Spec->TileK : analyzer::inferKTile(RP, 64);
   std::optional<analyzer::ParametricResult> All;
   if (AllK) {
     if (!ReplayIn.empty())
