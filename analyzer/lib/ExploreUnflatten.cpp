@@ -414,8 +414,10 @@ std::optional<Unflattened> wsv::analyzer::unflatten(const RolePrograms &RP) {
   std::set<unsigned> Dead;
   for (RoleProgram &Pr : Out.Programs.Programs)
     for (const RoleItem &It : Pr.Body) {
+      if (!It.IsLoop)
+        continue;
       const RoleLoop &L = Pr.Loops[It.Index];
-      if (!It.IsLoop || !L.When || L.When->isConstant() ||
+      if (!L.When || L.When->isConstant() ||
           !L.When->mentions([&](const Expr *E) { return E == Param; }))
         continue;
       const Expr *Enters =
