@@ -52,6 +52,9 @@ void neverRun(RoleProgram &Pr, unsigned LI, ExprContext &Ctx, std::set<unsigned>
 bool arguedUnflattened(const RolePrograms &RP, const ParametricOptions &O, ParametricResult &R,
                        ParametricResult &Left);
 
+/// Whether E reads %ctaid.x or %nctaid.x: a count of the grid's tiles does.
+bool readsGridRegister(const Expr *E);
+
 /// Each program's one top-level loop over the grid's tiles (NoIndex: none), or why the
 /// programs do not have that shape (a second such loop, or one nested in another loop).
 std::string tileLoops(const RolePrograms &RP, std::vector<unsigned> &TileLoop);

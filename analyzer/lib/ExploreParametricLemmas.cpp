@@ -288,15 +288,17 @@ const Expr *Prover::gridDomain(bool Primed) {
   return D;
 }
 
+bool wsv::analyzer::parametric::readsGridRegister(const Expr *E) {
+  return E->mentions([](const Expr *L) {
+    return L->is(ExprKind::SpecialReg) && (L->specialRegister() == SpecialRegister::CtaidX ||
+                                           L->specialRegister() == SpecialRegister::NctaidX);
+  });
+}
+
 std::string wsv::analyzer::parametric::tileLoops(const RolePrograms &RP,
                                                  std::vector<unsigned> &TileLoop) {
   TileLoop.assign(RP.Programs.size(), NoIndex);
-  auto ReadsGrid = [](const RoleLoop &L) {
-    return L.Trip && L.Trip->mentions([](const Expr *E) {
-      return E->is(ExprKind::SpecialReg) && (E->specialRegister() == SpecialRegister::CtaidX ||
-                                             E->specialRegister() == SpecialRegister::NctaidX);
-    });
-  };
+  auto ReadsGrid = [](const RoleLoop &L) { return L.Trip && readsGridRegister(L.Trip); };
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
     const RoleProgram &Prog = RP.Programs[PI];
     auto Why = [&](unsigned LI) {

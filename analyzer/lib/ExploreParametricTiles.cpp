@@ -105,23 +105,26 @@ std::optional<Instance> Prover::tileShape(uint64_t KValue, uint64_t Count) const
   // tile only past 8 * 132 tiles, a seventeenth past 16 * 132 (more than 64 x 32 tiles of
   // 128 x 256). The first or the last cluster of 1, 2 or 4. Sizes in order of area would
   // find the smallest first; the bound on the area cuts the rest short.
-  for (uint64_t Most : {64u, 256u}) {
-    if (Best)
-      break;
-  for (uint64_t A = 1; A <= Most; ++A)
-    for (uint64_t B = 1; B <= (Dims.size() > 1 ? Most : 1) && A * B * 16384 < BestArea; ++B)
-      for (uint64_t Clusters : {1u, 2u, 4u})
-        for (bool Last : {false, true}) {
-          Instance I = launch(KValue);
-          if (Dims.size() > 0)
-            I.Params[Dims[0]] = 128 * A;
-          if (Dims.size() > 1)
-            I.Params[Dims[1]] = 128 * B;
-          I.GridCtas = Clusters * RP.ClusterSize;
-          I.FirstCta = Last ? I.GridCtas - RP.ClusterSize : 0;
-          Consider(I, A * B * 16384);
-        }
-  }
+  auto Scan = [&](uint64_t Most, uint64_t Scanned) {
+    for (uint64_t A = 1; A <= Most; ++A)
+      for (uint64_t B = 1; B <= (Dims.size() > 1 ? Most : 1) && A * B * 16384 < BestArea; ++B)
+        for (uint64_t Clusters : {1u, 2u, 4u})
+          for (bool Last : {false, true}) {
+            if (A <= Scanned && B <= Scanned)
+              continue; // the first pass tried it
+            Instance I = launch(KValue);
+            if (Dims.size() > 0)
+              I.Params[Dims[0]] = 128 * A;
+            if (Dims.size() > 1)
+              I.Params[Dims[1]] = 128 * B;
+            I.GridCtas = Clusters * RP.ClusterSize;
+            I.FirstCta = Last ? I.GridCtas - RP.ClusterSize : 0;
+            Consider(I, A * B * 16384);
+          }
+  };
+  Scan(64, 0);
+  if (!Best)
+    Scan(256, 64);
   if (Best)
     return Best;
   // Counts those launches do not give: where the count is not in tiles of 128 (softmax's

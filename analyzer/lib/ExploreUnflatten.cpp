@@ -35,13 +35,6 @@ struct Factors {
   const Expr *T = nullptr, *NT = nullptr;
 };
 
-bool readsGridRegister(const Expr *E) {
-  return E->mentions([](const Expr *L) {
-    return L->is(ExprKind::SpecialReg) && (L->specialRegister() == SpecialRegister::CtaidX ||
-                                           L->specialRegister() == SpecialRegister::NctaidX);
-  });
-}
-
 /// The one parameter E reads (nullptr: none or several), where it reads nothing else that
 /// varies between launches.
 const Expr *onlyParameter(const Expr *E) {
@@ -94,13 +87,12 @@ std::optional<Factors> factor(const Expr *Trip, ExprContext &Ctx) {
   return Factors{T, NT};
 }
 
-/// The sign-extended value of a constant of width W.
-int64_t signedValue(const Expr *C) {
-  unsigned W = C->width();
-  uint64_t V = C->payload();
-  if (W < 64 && (V >> (W - 1)) & 1)
-    V |= ~uint64_t(0) << W;
-  return static_cast<int64_t>(V);
+/// 1 <= Param < 2^24: the launches every T-form is compared on (the argument's own domain,
+/// multiples of the k-tile, lies within).
+const Expr *paramDomain(ExprContext &Ctx, const Expr *Param) {
+  unsigned W = Param->width();
+  return Ctx.logicalAnd(Ctx.uge(Param, Ctx.constant(1, W)),
+                        Ctx.ult(Param, Ctx.constant(uint64_t(1) << 24, W)));
 }
 
 /// Rewrites one program's expressions for i = t * T + k: each value as
@@ -132,10 +124,19 @@ private:
     int64_t Qt = 0, Qc = 0, A = 0, C = 0;
     const Expr *QO = nullptr, *O = nullptr;
     bool Changed = false; ///< a division or remainder by T was taken out
+    /// At most (t + 64) * T + k: below 2^32 within the bounds (NT < 2^12, T < 2^14), so
+    /// that its true value is its bit-vector value.
+    bool small() const {
+      return Qt >= 0 && Qt <= 1 && Qc >= 0 && Qc <= 64 && A >= 0 && A <= 1;
+    }
   };
 
+  /// (Asked of every node and its operands: remembered, not walked again each time.)
   bool readsFlat(const Expr *E) {
-    return E->mentions([&](const Expr *L) { return L == Flat; });
+    auto [It, New] = ReadsFlat.try_emplace(E, false);
+    if (New)
+      It->second = E->mentions([&](const Expr *L) { return L == Flat; });
+    return It->second;
   }
 
   const Expr *c(int64_t V, unsigned W) {
@@ -153,7 +154,6 @@ private:
     auto [It, New] = SameAsT.try_emplace(D, false);
     if (!New)
       return It->second;
-    unsigned W = Param->width();
     // Launches first, Z3 only for what agrees on all of them.
     for (uint64_t K : {1u, 63u, 64u, 65u, 4096u, 12345u, 1u << 20, (1u << 24) - 1}) {
       auto At = [&](const Expr *L) -> std::optional<uint64_t> {
@@ -163,9 +163,8 @@ private:
       if (!A || !B || *A != *B)
         return It->second;
     }
-    const Expr *Domain = Ctx.logicalAnd(Ctx.uge(Param, Ctx.constant(1, W)),
-                                        Ctx.ult(Param, Ctx.constant(uint64_t(1) << 24, W)));
-    It->second = Z3.isValid(Ctx.implies(Domain, Ctx.eq(D, T))).Answer == SolverAnswer::Yes;
+    It->second = Z3.isValid(Ctx.implies(paramDomain(Ctx, Param), Ctx.eq(D, T))).Answer ==
+                 SolverAnswer::Yes;
     return It->second;
   }
 
@@ -218,8 +217,7 @@ private:
   /// X / T or X % T where exact: X has no O, is t * T + k, Qc * T (+ t * T, + NT * T) or
   /// that less 1 (at least 0: Qc >= 1), and stays below 2^32 (NT < 2^12, T < 2^14).
   std::optional<Form> divided(const Form &X, bool Rem, unsigned W) {
-    bool Small = X.Qt >= 0 && X.Qt <= 1 && X.Qc >= 0 && X.Qc <= 64 && W >= 32;
-    if (X.O || !Small || (X.QO && X.QO != Ctx.resize(NT, X.QO->width())))
+    if (X.O || !X.small() || W < 32 || (X.QO && X.QO != Ctx.resize(NT, X.QO->width())))
       return std::nullopt;
     Form Q, R;
     if (X.A == 1 && X.C == 0) {
@@ -264,7 +262,7 @@ private:
     const bool Reads = readsFlat(E);
     if (!Reads && E->isConstant()) {
       Form F;
-      F.C = signedValue(E);
+      F.C = E->signedValue();
       return F;
     }
     if (!Reads && isT(E)) {
@@ -281,7 +279,7 @@ private:
     case ExprKind::Mul:
       for (unsigned I = 0; I < 2; ++I) {
         if (E->op(I)->isConstant() && E->op(1 - I)->width() == W)
-          return scaled(form(E->op(1 - I)), signedValue(E->op(I)));
+          return scaled(form(E->op(1 - I)), E->op(I)->signedValue());
         // T times a part of the tile count (the loop's own count, after it).
         if (!Reads && E->op(I)->width() == W && E->op(1 - I)->width() == W &&
             isT(E->op(I)) && !E->op(1 - I)->isConstant()) {
@@ -296,8 +294,7 @@ private:
       // A value of i's kind, at least 0 and below 2^31 (the bounds), keeps its form in
       // another width of at least 32 bits.
       Form F = form(E->op(0));
-      if (!F.O && !F.QO && F.Qt >= 0 && F.Qt <= 1 && F.Qc >= 0 && F.Qc <= 64 && F.A >= 0 && F.A <= 1 &&
-          F.C == 0 && W >= 32 && E->op(0)->width() >= 32)
+      if (!F.O && !F.QO && F.small() && F.C == 0 && W >= 32 && E->op(0)->width() >= 32)
         return F;
       break;
     }
@@ -351,13 +348,37 @@ private:
   const Expr *Flat, *TileVar, *KVar, *T, *NT;
   const Expr *Param;
   std::map<const Expr *, Form> Memo;
-  std::map<const Expr *, bool> SameAsT;
+  std::map<const Expr *, bool> SameAsT, ReadsFlat;
 };
 
 } // namespace
 
 std::optional<Unflattened> wsv::analyzer::unflatten(const RolePrograms &RP) {
   ExprContext &Ctx = RP.P->Analysis->context();
+  // The loops to rewrite, found before anything is copied or a solver made: every kernel's
+  // verification asks, and almost none has such a loop. A top-level loop with no loop in
+  // it, over tiles x k-tiles, all with one T.
+  struct Site {
+    unsigned Program, Loop;
+    Factors F;
+  };
+  std::vector<Site> Sites;
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI) {
+    const RoleProgram &Pr = RP.Programs[PI];
+    for (const RoleItem &It : Pr.Body) {
+      if (!It.IsLoop)
+        continue;
+      const RoleLoop &L = Pr.Loops[It.Index];
+      if (!L.Trip || L.Forever ||
+          llvm::any_of(L.Body, [](const RoleItem &In) { return In.IsLoop; }))
+        continue;
+      std::optional<Factors> F = factor(L.Trip, Ctx);
+      if (F && (Sites.empty() || F->T == Sites.front().F.T))
+        Sites.push_back({PI, It.Index, *F});
+    }
+  }
+  if (Sites.empty())
+    return std::nullopt;
   // Loop ids beyond every one the programs use, for the loops this adds.
   LoopId Fresh = 0;
   for (const RoleProgram &Pr : RP.Programs)
@@ -367,50 +388,33 @@ std::optional<Unflattened> wsv::analyzer::unflatten(const RolePrograms &RP) {
   std::unique_ptr<Solver> Z3 = Solver::createZ3(/*TimeoutMs=*/5000, /*ResourceLimit=*/1000000,
                                                 /*Sample=*/false);
   Unflattened Out{RP, {}};
-  const Expr *SharedT = nullptr;
-  for (RoleProgram &Pr : Out.Programs.Programs) {
-    // A top-level loop with no loop in it, over tiles x k-tiles.
-    for (size_t BI = 0; BI < Pr.Body.size(); ++BI) {
-      if (!Pr.Body[BI].IsLoop)
-        continue;
-      unsigned LI = Pr.Body[BI].Index;
-      const RoleLoop L = Pr.Loops[LI]; // a copy: the loops grow below
-      if (!L.Trip || L.Forever ||
-          llvm::any_of(L.Body, [](const RoleItem &It) { return It.IsLoop; }))
-        continue;
-      std::optional<Factors> F = factor(L.Trip, Ctx);
-      if (!F || (SharedT && F->T != SharedT))
-        continue;
-      SharedT = F->T;
-      const Expr *Flat = Ctx.iterationVar(L.Loop);
-      LoopId TileId = Fresh++, KId = Fresh++;
-      Rewriter Rw(Ctx, *Z3, Flat, Ctx.iterationVar(TileId), Ctx.iterationVar(KId), *F);
-      // The steps of the loop, what they read of i, and what the steps after it read of its
-      // count (Triton's epilogue after the loop: the accumulator of tile NT - 1).
-      forEachProgramExpr(Pr, [&](const Expr *&E) { E = Rw.rewrite(E); });
-      RoleLoop Inner;
-      Inner.ProtocolLoop = L.ProtocolLoop;
-      Inner.Loop = KId;
-      Inner.Trip = F->T;
-      Inner.Body = L.Body;
-      unsigned InnerIndex = static_cast<unsigned>(Pr.Loops.size());
-      Pr.Loops.push_back(Inner);
-      RoleLoop &Outer = Pr.Loops[LI];
-      Outer.Loop = TileId;
-      Outer.Trip = F->NT;
-      Outer.Body = {RoleItem{true, InnerIndex}};
-      Out.Loops.push_back({L.ProtocolLoop, F->T, F->NT});
-    }
+  for (const Site &S : Sites) {
+    RoleProgram &Pr = Out.Programs.Programs[S.Program];
+    const RoleLoop L = Pr.Loops[S.Loop]; // a copy: the loops grow below
+    const Expr *Flat = Ctx.iterationVar(L.Loop);
+    LoopId TileId = Fresh++, KId = Fresh++;
+    Rewriter Rw(Ctx, *Z3, Flat, Ctx.iterationVar(TileId), Ctx.iterationVar(KId), S.F);
+    // The steps of the loop, what they read of i, and what the steps after it read of its
+    // count (Triton's epilogue after the loop: the accumulator of tile NT - 1).
+    forEachProgramExpr(Pr, [&](const Expr *&E) { E = Rw.rewrite(E); });
+    RoleLoop Inner;
+    Inner.ProtocolLoop = L.ProtocolLoop;
+    Inner.Loop = KId;
+    Inner.Trip = S.F.T;
+    Inner.Body = L.Body;
+    unsigned InnerIndex = static_cast<unsigned>(Pr.Loops.size());
+    Pr.Loops.push_back(Inner);
+    RoleLoop &Outer = Pr.Loops[S.Loop];
+    Outer.Loop = TileId;
+    Outer.Trip = S.F.NT;
+    Outer.Body = {RoleItem{true, InnerIndex}};
+    Out.Loops.push_back({L.ProtocolLoop, S.F.T, S.F.NT});
   }
-  if (Out.Loops.empty())
-    return std::nullopt;
   // Loops that no k-tile count of at least 1 enters (Triton's path for K < 64, where the
   // partitions do nothing): never run. Their tile counts would otherwise be compared with
   // the others', for nothing.
-  const Expr *Param = onlyParameter(SharedT);
-  unsigned PW = Param->width();
-  const Expr *Domain = Ctx.logicalAnd(Ctx.uge(Param, Ctx.constant(1, PW)),
-                                      Ctx.ult(Param, Ctx.constant(uint64_t(1) << 24, PW)));
+  const Expr *Param = onlyParameter(Sites.front().F.T);
+  const Expr *Domain = paramDomain(Ctx, Param);
   std::set<unsigned> Dead;
   for (RoleProgram &Pr : Out.Programs.Programs)
     for (const RoleItem &It : Pr.Body) {
