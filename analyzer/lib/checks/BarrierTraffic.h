@@ -202,6 +202,15 @@ enum class Problem : uint8_t {
 /// The first phase whose arrivals differ from the slot's init count.
 std::optional<size_t> arrivalMismatch(const Protocol &P, const SlotTraffic &S,
                                       const SlotPhases &Ph);
+/// Whether the slot's arriving streams take turns rather than share phases: every occurrence
+/// arrives with the whole init count, so each completes a phase alone, and the streams run
+/// different numbers of them. Triton's attention does this: the MMA warp commits once per key
+/// block to the barrier the correction warps wait on, and the softmax warps arrive once more
+/// after their loop. Pairing their k-th occurrences into one phase (the model of a pipeline
+/// whose arrivers each contribute a share) would count 2 on a barrier of 1. Streams of equal
+/// length stay paired: two consumers that each arrive once per stage on a barrier of count 1
+/// are the classic surplus.
+bool streamsTakeTurns(const SlotTraffic &S, uint64_t Init);
 /// The first phase whose expected bytes differ from the bytes completed on it.
 std::optional<size_t> txMismatch(const SlotTraffic &S, const SlotPhases &Ph);
 /// A waiter that needs a completion on a slot nothing arrives on or completes bytes on.
@@ -222,6 +231,7 @@ struct PhasePair {
   unsigned RoleA = 0, RoleB = 0;
   unsigned ArrayA = 0, ArrayB = 0; ///< RoleA waits on ArrayA (arrived on by RoleB), ...
   unsigned EventA = NoIndex, EventB = NoIndex; ///< their first waits
+  uint64_t SeqA = 0, SeqB = 0;                 ///< and where they are in program order
   unsigned Parity = 0;
 };
 std::vector<PhasePair> samePhasePairs(const Protocol &P, const Expansion &X);
@@ -240,6 +250,11 @@ struct TrafficFacts {
   /// Roles that ask for a parity twice in a row on some slot: their stage and phase state
   /// is broken, and what their arrivals then miss downstream is the same bug.
   std::set<unsigned> PhaseSkipOwners;
+  /// Whether a role of the pair asks for a parity twice in a row: its first waits' parities
+  /// are then no evidence of where it starts (phase-skip reports the role).
+  bool skipsPhases(const PhasePair &Pp) const {
+    return PhaseSkipOwners.count(Pp.RoleA) || PhaseSkipOwners.count(Pp.RoleB);
+  }
   /// Whether the arrivals on Array come from a role whose phase state skips.
   bool downstreamOfPhaseSkip(unsigned Array) const {
     auto It = ArrivingOwners.find(Array);
@@ -250,6 +265,13 @@ struct TrafficFacts {
         return true;
     return false;
   }
+  /// Arrays whose arriving streams take turns in some expansion (streamsTakeTurns): per-phase
+  /// sums of their k-th occurrences say nothing about them, in any expansion (with one
+  /// iteration the streams are of equal length and the sum looks like a surplus).
+  std::set<unsigned> TurnTaking;
+  /// The phases the slot's arrivals complete: one per occurrence of every stream where the
+  /// streams take turns, else the phases every stream contributed to.
+  uint64_t completedPhases(const SlotTraffic &S, const SlotPhases &Ph) const;
   /// Arrays that some arrival or multicast misses because it names a CTA outside the cluster.
   std::set<unsigned> OutsideCluster;
   /// Whether a problem ranked before K was found on Array.

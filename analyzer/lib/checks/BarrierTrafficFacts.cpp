@@ -17,6 +17,32 @@ using namespace wsv;
 using namespace wsv::analyzer;
 using namespace wsv::analyzer::traffic;
 
+bool traffic::streamsTakeTurns(const SlotTraffic &S, uint64_t Init) {
+  size_t Length = SIZE_MAX;
+  bool Differ = false;
+  for (const ArriverStream &A : S.Arrivers) {
+    if (!A.arrives())
+      continue;
+    for (const Occurrence &O : A.Occurrences)
+      if (O.Arrivals != Init)
+        return false;
+    if (Length != SIZE_MAX && A.Occurrences.size() != Length)
+      Differ = true;
+    Length = A.Occurrences.size();
+  }
+  return Differ;
+}
+
+uint64_t TrafficFacts::completedPhases(const SlotTraffic &S, const SlotPhases &Ph) const {
+  if (!TurnTaking.count(S.Array))
+    return Ph.FullPhases;
+  uint64_t Sum = 0;
+  for (const ArriverStream &A : S.Arrivers)
+    if (A.arrives())
+      Sum += A.Occurrences.size();
+  return Sum;
+}
+
 std::optional<size_t> traffic::arrivalMismatch(const Protocol &P, const SlotTraffic &S,
                                                const SlotPhases &Ph) {
   std::optional<uint64_t> Init = initCount(P, S.Array, S.Slot);
@@ -135,6 +161,23 @@ std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansio
           It->second = std::min(It->second, O.Seq);
         }
   }
+  // Whether Waiter first waits at parity 0 on an array only Arriver completes: it takes
+  // data from Arriver there (a full barrier), so a parity-1 pair between them is two release
+  // barriers, each freeing a resource for the other (attention's score and probability
+  // buffers in tensor memory), which both start out free.
+  auto TakesDataFrom = [&](unsigned Waiter, unsigned Arriver) {
+    for (const auto &[Key, F] : Waits)
+      if (Key.first == Waiter && F.Parity == 0 && !F.Probe &&
+          Arrives.count({Arriver, Key.second}) && !Arrives.count({Waiter, Key.second}))
+        return true;
+    return false;
+  };
+  auto ThirdArriver = [&](unsigned Array, unsigned RA, unsigned RB) {
+    for (const auto &[Owner, X] : Arrives)
+      if (X == Array && Owner != RA && Owner != RB)
+        return true;
+    return false;
+  };
   std::vector<PhasePair> Out;
   for (const auto &[KeyA, FA] : Waits)
     for (const auto &[KeyB, FB] : Waits) {
@@ -151,6 +194,12 @@ std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansio
       // own first wait (a consumer that pre-releases every stage).
       if (FA.Parity == 0 && (FirstArrival[{RB, XA}] < FB.Seq || FirstArrival[{RA, XB}] < FA.Seq))
         continue;
+      if (FA.Parity == 1 && TakesDataFrom(RA, RB) && TakesDataFrom(RB, RA))
+        continue;
+      // Both waiting for a first completion deadlocks only where nobody else completes
+      // either barrier: a third role that arrives on one starts the exchange.
+      if (FA.Parity == 0 && (ThirdArriver(XA, RA, RB) || ThirdArriver(XB, RA, RB)))
+        continue;
       PhasePair Pp;
       Pp.RoleA = RA;
       Pp.RoleB = RB;
@@ -158,6 +207,8 @@ std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansio
       Pp.ArrayB = XB;
       Pp.EventA = FA.Event;
       Pp.EventB = FB.Event;
+      Pp.SeqA = FA.Seq;
+      Pp.SeqB = FB.Seq;
       Pp.Parity = FA.Parity;
       Out.push_back(Pp);
     }
@@ -229,11 +280,19 @@ TrafficFacts computeTraffic(const Protocol &P) {
   for (const Expansion &X : F.Expansions) {
     if (!X.Unknown.empty())
       continue;
+    for (const SlotTraffic &S : X.Slots)
+      if (std::optional<uint64_t> Init = initCount(P, S.Array, S.Slot);
+          Init && S.Unknown.empty() && streamsTakeTurns(S, *Init))
+        F.TurnTaking.insert(S.Array);
+  }
+  for (const Expansion &X : F.Expansions) {
+    if (!X.Unknown.empty())
+      continue;
     for (const SlotTraffic &S : X.Slots) {
       SlotPhases Ph = phasesOf(S);
       if (starvedWaiter(S) && !F.EverArrived.count({S.Array, S.Cta}))
         Mark(S.Array, Problem::NoArriver);
-      if (arrivalMismatch(P, S, Ph))
+      if (arrivalMismatch(P, S, Ph) && !F.TurnTaking.count(S.Array))
         Mark(S.Array, Problem::ArrivalCount);
       if (txMismatch(S, Ph))
         Mark(S.Array, Problem::TxBytes);
@@ -245,6 +304,8 @@ TrafficFacts computeTraffic(const Protocol &P) {
         Mark(S.Array, Problem::PhaseSkip);
     }
     for (const PhasePair &Pp : samePhasePairs(P, X)) {
+      if (F.skipsPhases(Pp))
+        continue;
       Mark(Pp.ArrayA, Problem::InitialPhase);
       Mark(Pp.ArrayB, Problem::InitialPhase);
     }

@@ -91,7 +91,8 @@ void wsv::analyzer::checks::MbarrierArrivalCount(CheckContext &Ctx) {
     if (!X.Unknown.empty())
       continue;
     for (const SlotTraffic &S : X.Slots) {
-      if (Done.count(S.Array) || F.outranked(S.Array, Problem::ArrivalCount))
+      if (Done.count(S.Array) || F.outranked(S.Array, Problem::ArrivalCount) ||
+          F.TurnTaking.count(S.Array))
         continue;
       if (!initCount(P, S.Array, S.Slot) && !S.Waiters.empty() && !S.Arrivers.empty()) {
         const ProtocolValue &V = P.Barriers[S.Array].InitCounts.size() > S.Slot

@@ -14,7 +14,8 @@
 
 #include "wsv/analyzer/Checks.h"
 
-#include <set>
+#include <algorithm>
+#include <map>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -33,36 +34,43 @@ void wsv::analyzer::checks::MbarrierInitialPhase(CheckContext &Ctx) {
   const TrafficFacts &F = analyzeTraffic(P);
   if (remarkIfUndecided(Ctx, F, "initial phases"))
     return;
-  std::set<std::pair<unsigned, unsigned>> Done;
+  // One finding per pair of roles: a role whose data wait starts at the wrong parity also
+  // pairs with the other role's release barriers, and the pair to show is the one whose
+  // waits come first in the roles' programs (a consumer's first wait is on its data).
+  std::map<std::pair<unsigned, unsigned>, PhasePair> Best;
   for (const Expansion &X : F.Expansions) {
     if (!X.Unknown.empty())
       continue;
     for (const PhasePair &Pp : samePhasePairs(P, X)) {
-      if (Done.count({Pp.ArrayA, Pp.ArrayB}) || F.outranked(Pp.ArrayA, Problem::InitialPhase) ||
+      if (F.skipsPhases(Pp) || F.outranked(Pp.ArrayA, Problem::InitialPhase) ||
           F.outranked(Pp.ArrayB, Problem::InitialPhase))
         continue;
-      Done.insert({Pp.ArrayA, Pp.ArrayB});
-      bool AIsRelease = dataRank(F.Uses[Pp.ArrayA]) <= dataRank(F.Uses[Pp.ArrayB]);
-      unsigned Role = AIsRelease ? Pp.RoleA : Pp.RoleB;
-      unsigned Other = AIsRelease ? Pp.RoleB : Pp.RoleA;
-      unsigned Array = AIsRelease ? Pp.ArrayA : Pp.ArrayB;
-      unsigned OtherArray = AIsRelease ? Pp.ArrayB : Pp.ArrayA;
-      const Event &At = P.Events[AIsRelease ? Pp.EventA : Pp.EventB];
-      const Event &OtherWait = P.Events[AIsRelease ? Pp.EventB : Pp.EventA];
-      std::string R = ownerName(P, Role), O = ownerName(P, Other);
-      std::string Msg =
-          R + "'s first wait on " + P.Barriers[Array].Name + " is for parity " +
-          std::to_string(Pp.Parity) + ", the same as " + O + "'s first wait on " +
-          P.Barriers[OtherArray].Name + ", and each completes the other's barrier";
-      if (Pp.Parity == 0)
-        Msg += ": nothing completes a phase of either before the other arrives, so both "
-               "wait forever (" + R + " must start at parity 1)";
-      else
-        Msg += ": both waits pass on the fresh barriers at once, so " + O +
-               " uses a stage before " + R + " filled it (" + O + " must start at parity 0)";
-      Finding &Fd = Ctx.report(Severity::Error, Msg, At);
-      Fd.Notes.push_back({O + "'s first wait, parity " + std::to_string(Pp.Parity),
-                          OtherWait.Where});
+      auto [It, New] = Best.try_emplace({Pp.RoleA, Pp.RoleB}, Pp);
+      if (!New && std::max(Pp.SeqA, Pp.SeqB) < std::max(It->second.SeqA, It->second.SeqB))
+        It->second = Pp;
     }
+  }
+  for (const auto &[Roles, Pp] : Best) {
+    bool AIsRelease = dataRank(F.Uses[Pp.ArrayA]) <= dataRank(F.Uses[Pp.ArrayB]);
+    unsigned Role = AIsRelease ? Pp.RoleA : Pp.RoleB;
+    unsigned Other = AIsRelease ? Pp.RoleB : Pp.RoleA;
+    unsigned Array = AIsRelease ? Pp.ArrayA : Pp.ArrayB;
+    unsigned OtherArray = AIsRelease ? Pp.ArrayB : Pp.ArrayA;
+    const Event &At = P.Events[AIsRelease ? Pp.EventA : Pp.EventB];
+    const Event &OtherWait = P.Events[AIsRelease ? Pp.EventB : Pp.EventA];
+    std::string R = ownerName(P, Role), O = ownerName(P, Other);
+    std::string Msg =
+        R + "'s first wait on " + P.Barriers[Array].Name + " is for parity " +
+        std::to_string(Pp.Parity) + ", the same as " + O + "'s first wait on " +
+        P.Barriers[OtherArray].Name + ", and each completes the other's barrier";
+    if (Pp.Parity == 0)
+      Msg += ": nothing completes a phase of either before the other arrives, so both "
+             "wait forever (" + R + " must start at parity 1)";
+    else
+      Msg += ": both waits pass on the fresh barriers at once, so " + O +
+             " uses a stage before " + R + " filled it (" + O + " must start at parity 0)";
+    Finding &Fd = Ctx.report(Severity::Error, Msg, At);
+    Fd.Notes.push_back({O + "'s first wait, parity " + std::to_string(Pp.Parity),
+                        OtherWait.Where});
   }
 }

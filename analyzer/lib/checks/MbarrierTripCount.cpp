@@ -184,15 +184,16 @@ void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
           (S.Arrivers.empty() && !F.EverArrived.count({S.Array, S.Cta})))
         continue;
       SlotPhases Ph = phasesOf(S);
+      uint64_t Have = F.completedPhases(S, Ph);
       for (size_t W = 0; W < S.Waiters.size(); ++W) {
         uint64_t Need = needsOf(S.Waiters[W]).last();
-        if (Need <= Ph.FullPhases)
+        if (Need <= Have)
           continue;
         std::vector<std::string> &Vals = FailingFor[S.Array];
         std::string D = X.Values.describe(P);
         if (Vals.empty() || Vals.back() != D)
           Vals.push_back(D);
-        First.insert({S.Array, Hit{&S, W, Need, Ph.FullPhases, &X}});
+        First.insert({S.Array, Hit{&S, W, Need, Have, &X}});
         break;
       }
     }
