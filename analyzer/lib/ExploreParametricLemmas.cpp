@@ -692,15 +692,38 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
     };
     const Expr *PassOk = Ctx.logicalAnd(
         Ctx.ule(Pass, J), Ctx.logicalOr(Ctx.eq(Pass, c(0, TW)), Ctx.uge(Iter, c(C0, IW))));
+    // What the region decides of the tests `a * k + b < K` in the expression
+    // (decidedByTrip), as facts of the hypothesis for both launches, the other's iteration
+    // shifted too: Z3 need not relate such a test to the trip count itself. (Triton's
+    // attention counts a ring's advances as `i * 64 + 128 < K ? i : G`; with T = (K + 63) /
+    // 64, Z3 gave up on every lemma it was in.)
+    auto Decided = [&](bool InBodyRegion, const Expr *By) {
+      const Expr *Facts = Ctx.boolean(true);
+      Ctx.rewrite(U.E, [&](const Expr *N) -> const Expr * {
+        if (!N->is(ExprKind::ULt) && !N->is(ExprKind::ULe))
+          return nullptr;
+        const Expr *V = decidedByTrip(N, Iter, TripHere, E, InBodyRegion);
+        if (!V->isConstant())
+          return nullptr;
+        const Expr *Other = Tiles ? prime(N) : Ctx.substitute(N, K, KPrime);
+        Other = Ctx.substitute(Other, Iter,
+                               Ctx.add(Iter, Ctx.mul(Ctx.resize(By, IW), c(LoopPeriod, IW))));
+        Facts = Ctx.logicalAnd(Facts, Ctx.logicalAnd(Ctx.eq(N, V), Ctx.eq(Other, V)));
+        return nullptr;
+      });
+      return Facts;
+    };
     if (!FirstHolds)
-      Lemmas.push_back({Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Body, PassOk)),
+      Lemmas.push_back({Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Ctx.logicalAnd(Body, PassOk),
+                                                           Decided(true, Pass))),
                         LaterOnly ? Ctx.boolean(false) : Ctx.eq(U.E, Shift(Pass)),
                         Where + " repeats every " + std::to_string(LoopPeriod) +
                             " iterations from iteration " + std::to_string(C0) +
                             " up to the last " + std::to_string(E),
                         false, U.Program});
     if (E && !TailHolds)
-      Lemmas.push_back({Ctx.logicalAnd(Hyp, Tail), Ctx.eq(U.E, Shift(J)),
+      Lemmas.push_back({Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Tail, Decided(false, J))),
+                        Ctx.eq(U.E, Shift(J)),
                         Where + " in the last " + std::to_string(E) +
                             " iterations depends only on the distance to the end"});
   }

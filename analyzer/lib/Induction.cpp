@@ -12,6 +12,7 @@
 // its closed form counts the iterations before where the gate held.
 //
 //===----------------------------------------------------------------------------------===//
+#include "ExprLinear.h"
 #include "ValueBuilder.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -430,8 +431,19 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       if (Ring.Kind != InductionKind::Ring && Ring.Kind != InductionKind::Gated)
         continue;
       // A gated phase flips with the ring of the same gate, in that ring's count.
-      if (Ring.Gate != Gate)
-        continue;
+      // A phase flipped in every iteration where the ring's update would wrap it, while the
+      // ring advances only in a first run of iterations i < G (Triton's attention:
+      // `p ^= s + 1 == 2` every iteration, `s = gate ? next : s`): past the run the ring
+      // stands still, and the phase flips in each further iteration where its flip holds
+      // on the ring's last value (Stuck: that G).
+      const Expr *Stuck = nullptr;
+      if (Ring.Gate != Gate) {
+        // (prefixGateAdvances's count: `gate ? i : G`.)
+        if (Gate || !Ring.Advances || !Ring.Advances->is(ExprKind::Select) ||
+            Ring.Advances->op(1) != Ctx.resize(Iter, Ring.Advances->width()))
+          continue;
+        Stuck = Ring.Advances->op(2);
+      }
       const Expr *Count = Ring.Advances ? Ring.Advances : Iter;
       const unsigned RW = Ring.Phi->width();
       bool Matches = false;
@@ -486,6 +498,20 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       const Expr *Stages = Ctx.add(Ring.Start, Ctx.mul(Step, Ctx.resize(Count, RW)));
       const Expr *Wraps = Ctx.urem(Ctx.udiv(Stages, Ring.Modulus), Ctx.constant(2, RW));
       IV.ClosedForm = Ctx.bitXor(C.Start, Ctx.resize(Wraps, W));
+      if (Stuck) {
+        // The i - min(i, G) iterations past the run, each flipping where the flip holds on
+        // the ring's value at G.
+        const Expr *Last = Ctx.substitute(Ring.ClosedForm, Iter, Ctx.resize(Stuck, 32));
+        const Expr *FlipThere = Ctx.resize(Ctx.substitute(Flip, Ring.Phi, Last), W);
+        const unsigned AW = Ring.Advances->width();
+        const Expr *Past = Ctx.sub(Ctx.resize(Iter, AW), Ring.Advances);
+        const Expr *Odd = Ctx.resize(Ctx.urem(Past, Ctx.constant(2, AW)), W);
+        IV.ClosedForm = Ctx.bitXor(IV.ClosedForm,
+                                   Ctx.bitAnd(Ctx.bitAnd(FlipThere, Ctx.constant(1, W)), Odd));
+        Add(IV);
+        Found = true;
+        break;
+      }
       IV.Gate = Ring.Gate;
       IV.Advances = Ring.Advances;
       Add(IV);
@@ -543,6 +569,49 @@ void ValueBuilder::recognizeInductions(LoopId L) {
   recognizeLagged(L, Others);
 }
 
+const Expr *ValueBuilder::prefixGateAdvances(LoopId L, const Expr *Gate) {
+  // The gate in the iteration number: the loop's linear counters by their closed forms.
+  const LoopSummary &Sum = Summaries[L];
+  const Expr *Iter = Ctx.iterationVar(L);
+  for (const InductionVar &IV : Sum.Inductions)
+    if (IV.Kind == InductionKind::Linear)
+      Gate = Ctx.substitute(Gate, IV.Phi, IV.ClosedForm);
+  // a * i + b < X (signed or not) with a >= 1 and b constants and X loop-invariant; a <= 1024
+  // and |b| < 2^20 keep a * i + b from wrapping below 2^21 iterations, more than any loop
+  // wsv runs (an instance has at most 200000 steps; a k-loop of K < 2^24 has < 2^18).
+  const bool Signed = Gate->is(ExprKind::SLt);
+  if (!Signed && !Gate->is(ExprKind::ULt))
+    return nullptr;
+  const Expr *Lhs = Gate->op(0), *X = Gate->op(1);
+  const unsigned W = Lhs->width();
+  if (W < 32 || !isInvariant(X, L) || X->mentions([&](const Expr *E) { return E == Iter; }))
+    return nullptr;
+  LinearForm F;
+  F.Width = W;
+  F.addScaled(Lhs, 1);
+  F.normalize(Ctx);
+  const Expr *IterW = Ctx.resize(Iter, W);
+  if (F.Terms.size() != 1 || F.Terms[0].first != IterW)
+    return nullptr;
+  const uint64_t A = F.Terms[0].second;
+  const int64_t B = static_cast<int64_t>(
+      W < 64 && (F.Constant >> (W - 1)) & 1 ? F.Constant | (~uint64_t(0) << W) : F.Constant);
+  if (A < 1 || A > 1024 || B >= (int64_t(1) << 20) || B <= -(int64_t(1) << 20))
+    return nullptr;
+  // The gate holds for i < G = ceil((X - b) / a) where X - b > 0, for no i otherwise.
+  const Expr *Room = Ctx.sub(X, Ctx.constant(static_cast<uint64_t>(B), W));
+  if (!Signed && B < 0)
+    return nullptr;
+  const Expr *None = Signed ? Ctx.sle(Room, Ctx.constant(0, W))
+                            : Ctx.ule(X, Ctx.constant(static_cast<uint64_t>(B), W));
+  const Expr *G = Ctx.select(None, Ctx.constant(0, W),
+                             Ctx.udiv(Ctx.add(Room, Ctx.constant(A - 1, W)), Ctx.constant(A, W)));
+  // min(i, G), written as the gate chooses it (the gate holds exactly for i < G): the
+  // periodicity lemmas decide a test `a * i + b < K` by the iteration's distance to the end
+  // of a k-loop, where Z3 gave up on the minimum with a division by 64 in it.
+  return Ctx.select(Gate, IterW, G);
+}
+
 void ValueBuilder::recognizeGated(LoopId L, llvm::ArrayRef<const Expr *> Phis) {
   LoopSummary &Sum = Summaries[L];
   const Expr *Iter = Ctx.iterationVar(L);
@@ -567,6 +636,34 @@ void ValueBuilder::recognizeGated(LoopId L, llvm::ArrayRef<const Expr *> Phis) {
     auto [S, T] = ringStep(Arm, Phi);
     if (!S)
       continue;
+    auto AddGated = [&](const Expr *Advances, unsigned RingIndex,
+                        llvm::ArrayRef<const Expr *> Conditions) {
+      InductionVar IV;
+      IV.Kind = InductionKind::Gated;
+      IV.Register = Info.Register;
+      IV.Phi = Phi;
+      IV.Start = Info.Incoming[0].second;
+      IV.Update = Update;
+      IV.Step = Ctx.constant(T, W);
+      IV.Modulus = Ctx.constant(S, W);
+      IV.Ring = RingIndex;
+      IV.Gate = Gate;
+      IV.Advances = Advances;
+      IV.ClosedForm = Ctx.urem(Ctx.add(IV.Start, Ctx.mul(IV.Step, Ctx.resize(Advances, W))),
+                               IV.Modulus);
+      IV.Conditions.assign(Conditions.begin(), Conditions.end());
+      IV.Conditions.push_back(Ctx.ult(IV.Start, IV.Modulus));
+      for (auto It = IV.Conditions.begin(); It != IV.Conditions.end();)
+        It = (*It)->isTrue() ? IV.Conditions.erase(It) : It + 1;
+      Sum.Inductions.push_back(std::move(IV));
+    };
+    // A gate that holds in a first run of iterations and never after (Triton's attention
+    // advances the ring of its next key block while one is left: `i * 64 < K - 128`): it
+    // held min(i, G) times before iteration i.
+    if (const Expr *Advances = prefixGateAdvances(L, Gate)) {
+      AddGated(Advances, NoIndex, {});
+      continue;
+    }
     // The gate: another ring of the loop, of step 1, at one loop-invariant value V. It
     // holds once every Modulus iterations, from the first iteration whose ring value is V:
     // d = (V - start) mod Modulus; before iteration i it held (i + Modulus - 1 - d) /
@@ -588,25 +685,10 @@ void ValueBuilder::recognizeGated(LoopId L, llvm::ArrayRef<const Expr *> Phis) {
       const Expr *D = Ctx.urem(Ctx.add(Ctx.sub(Value, Ring.Start), M), M);
       const Expr *Advances =
           Ctx.udiv(Ctx.add(Ctx.resize(Iter, RW), Ctx.sub(Ctx.sub(M, One), D)), M);
-      InductionVar IV;
-      IV.Kind = InductionKind::Gated;
-      IV.Register = Info.Register;
-      IV.Phi = Phi;
-      IV.Start = Info.Incoming[0].second;
-      IV.Update = Update;
-      IV.Step = Ctx.constant(T, W);
-      IV.Modulus = Ctx.constant(S, W);
-      IV.Ring = K;
-      IV.Gate = Gate;
-      IV.Advances = Advances;
-      IV.ClosedForm = Ctx.urem(Ctx.add(IV.Start, Ctx.mul(IV.Step, Ctx.resize(Advances, W))),
-                               IV.Modulus);
-      IV.Conditions = Ring.Conditions;
-      IV.Conditions.push_back(Ctx.ult(IV.Start, IV.Modulus));
-      IV.Conditions.push_back(Ctx.ult(Value, M));
-      for (auto It = IV.Conditions.begin(); It != IV.Conditions.end();)
-        It = (*It)->isTrue() ? IV.Conditions.erase(It) : It + 1;
-      Sum.Inductions.push_back(std::move(IV));
+      llvm::SmallVector<const Expr *, 4> Conditions(Ring.Conditions.begin(),
+                                                    Ring.Conditions.end());
+      Conditions.push_back(Ctx.ult(Value, M));
+      AddGated(Advances, K, Conditions);
       break;
     }
   }

@@ -66,6 +66,7 @@ const char *wsv::analyzer::toString(BytesOrigin O) {
   case BytesOrigin::Fixed: return "fixed";
   case BytesOrigin::TensorBox: return "tensor-box";
   case BytesOrigin::AllocationBound: return "allocation-bound";
+  case BytesOrigin::BarrierExpect: return "barrier-expect";
   case BytesOrigin::Unknown: return "unknown";
   }
   return "unknown";

@@ -112,6 +112,30 @@ void resolveBuffers(BuildState &S) {
   }
 }
 
+/// The bytes every expect_tx on copy Copy's barrier names, where Copy is the only copy that
+/// completes on that barrier and they all name one constant; nothing otherwise.
+std::optional<uint64_t> expectedAlone(const BuildState &S, unsigned Copy) {
+  const Event &C = S.P.Events[Copy];
+  if (!C.Barrier.resolved() || !C.Barrier.Slot.known() || C.Threads.count() != 1u)
+    return std::nullopt;
+  std::optional<uint64_t> Expected;
+  for (unsigned E = 0; E < S.P.Events.size(); ++E) {
+    const Event &Ev = S.P.Events[E];
+    if (E == Copy || Ev.Barrier.Array != C.Barrier.Array)
+      continue;
+    if (Ev.Kind == EventKind::AsyncLoad || Ev.Kind == EventKind::MmaCommit ||
+        Ev.Kind == EventKind::CpAsyncArrive)
+      return std::nullopt; // another completes on it: the bytes are shared
+    if (Ev.Kind != EventKind::ArriveExpectTx && Ev.Kind != EventKind::ExpectTx)
+      continue;
+    std::optional<uint64_t> B = Ev.TxBytes.constant();
+    if (!B || !*B || (Expected && *Expected != *B) || Ev.Threads.count() != 1u)
+      return std::nullopt;
+    Expected = B;
+  }
+  return Expected;
+}
+
 /// Bytes of TMA copies: the box from the launch description, else the slot it lands in.
 void resolveBytes(BuildState &S) {
   for (unsigned E = 0; E < S.P.Events.size(); ++E) {
@@ -147,6 +171,15 @@ void resolveBytes(BuildState &S) {
             (!Bound || uint64_t(A.Offset - Start) < *Bound))
           Bound = uint64_t(A.Offset - Start);
       if (Bound) {
+        // A bound past the bytes the copy's barrier expects is not its box: taken as the
+        // box, it leaves the barrier's tx count below 0 in every launch, a hang that only
+        // the guess makes (Triton's query tile: 16384 bytes expected, 17776 up to the
+        // barriers). Where the copy alone completes its barrier, it moves what that expects.
+        if (std::optional<uint64_t> Expected = expectedAlone(S, E); Expected && *Expected < *Bound) {
+          Ev.Bytes = ProtocolValue::of(S.ctx().constant(*Expected, 32));
+          Ev.BytesFrom = BytesOrigin::BarrierExpect;
+          continue;
+        }
         Ev.Bytes = ProtocolValue::of(S.ctx().constant(*Bound, 32));
         Ev.BytesFrom = BytesOrigin::AllocationBound;
         continue;

@@ -27,6 +27,8 @@ std::string copyBytes(const Protocol &P, const Event &E) {
     return "at most " + bytes(P, E.Bytes) +
            (slotBounded(P, E) ? " (the slot; the box is not known)"
                               : " (up to the barriers after its buffer; the box is not known)");
+  case BytesOrigin::BarrierExpect:
+    return bytes(P, E.Bytes) + " (what its barrier expects; the box is not known)";
   case BytesOrigin::Unknown:
     return "unknown bytes (" + E.Bytes.Unknown + ")";
   case BytesOrigin::None:

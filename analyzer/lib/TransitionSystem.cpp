@@ -292,6 +292,9 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
                              : " moves the " + std::to_string(*Bytes) +
                                    " bytes up to the barriers after its buffer") +
           " (box size not known)");
+    else if (E.BytesFrom == BytesOrigin::BarrierExpect)
+      TS.Assumptions.push_back("the copy at " + at(E) + " moves the " + std::to_string(*Bytes) +
+                               " bytes its barrier expects (box size not known)");
     TrackedBuffer(O, E.Dst);
     if (O.Buffer != NoIndex && O.BufferSlot != O.Slot) {
       // Completion is counted per barrier slot; a buffer slot that is a different closed

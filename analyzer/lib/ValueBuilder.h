@@ -106,8 +106,13 @@ public:
   /// Among Phis (header phis of L no other shape matched), those that trail an induction
   /// variable of L by one iteration (Induction.cpp).
   void recognizeLagged(LoopId L, llvm::ArrayRef<const Expr *> Phis);
-  /// Among Phis, rings advanced only where another ring of L is at a given value: Triton's
-  /// accumulator ring in a loop over tiles and k-tiles as one (Induction.cpp).
+  /// Where Gate holds in the iterations i < G of loop L and never after (a * i + b < X, X
+  /// invariant): how many times it held before iteration i, min(i, G), as `gate(i) ? i : G`;
+  /// nullptr otherwise.
+  const Expr *prefixGateAdvances(LoopId L, const Expr *Gate);
+  /// Among Phis, rings advanced only where another ring of L is at a given value (Triton's
+  /// accumulator ring in a loop over tiles and k-tiles as one), or in a first run of
+  /// iterations (prefixGateAdvances) (Induction.cpp).
   void recognizeGated(LoopId L, llvm::ArrayRef<const Expr *> Phis);
   void computeTripCount(LoopId L);
   void recognizeSpinWait(LoopId L);

@@ -283,7 +283,8 @@ bool bytesMismatch(const Protocol &P, unsigned A, const std::vector<std::vector<
         std::optional<unsigned> N = E.Threads.count();
         // B5's pair: both CTAs load for the leader's MMA.
         unsigned From = ctasArriving(P, E, RI);
-        if (!B || !N || !From || E.Multicast || E.BytesFrom == BytesOrigin::AllocationBound) {
+        if (!B || !N || !From || E.Multicast || E.BytesFrom == BytesOrigin::AllocationBound ||
+            E.BytesFrom == BytesOrigin::BarrierExpect) {
           T.Unknown = true;
           continue;
         }

@@ -732,3 +732,95 @@ INSTANTIATE_TEST_SUITE_P(Gates, GatedRings, ::testing::Values(true, false),
                          [](const auto &Info) { return Info.param ? "LastKTile" : "FirstKTile"; });
 
 } // namespace
+
+namespace {
+
+/// Triton's warp-specialized attention: the ring %r12 (2 stages, from 1) of the next key
+/// block advances only while one is left, in the iterations where `c < K - 128` (c = 64 i),
+/// and its phase %r13 flips in every iteration where the ring's update would wrap it, taken
+/// or not (`p ^= s + 1 == 2`): past the first run the ring stands still and the phase keeps
+/// flipping if it stands at 1.
+const char *PrefixGatedLoop = R"(
+.visible .entry k(.param .u32 k_param_0)
+.maxntid 128
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<30>;
+  .shared .align 8 .b8 ring[16];
+  ld.param.u32 %r1, [k_param_0];
+  add.s32 %r7, %r1, -128;
+  setp.lt.s32 %p1, %r1, 1;
+  @%p1 bra DONE;
+  mov.u32 %r3, 0;
+  mov.u32 %r12, 1;
+  mov.u32 %r13, 0;
+LOOP:
+  add.s32 %r20, %r12, 1;
+  setp.eq.s32 %p5, %r20, 2;
+  selp.b32 %r21, 0, %r20, %p5;
+  selp.u32 %r22, 1, 0, %p5;
+  xor.b32 %r13, %r13, %r22;
+  setp.lt.s32 %p3, %r3, %r7;
+  shl.b32 %r23, %r21, 3;
+  mov.u32 %r24, ring;
+  add.s32 %r25, %r24, %r23;
+  mbarrier.try_wait.parity.shared::cta.b64 %p7, [%r25], %r13;   // next
+  selp.b32 %r12, %r21, %r12, %p3;
+  add.s32 %r3, %r3, 64;
+  setp.lt.s32 %p2, %r3, %r1;
+  @%p2 bra LOOP;
+DONE:
+  ret;
+}
+)";
+
+TEST(PrefixGatedRings, ARingAdvancedWhileABlockIsLeftCountsTheIterationsBefore) {
+  Analyzed A(PrefixGatedLoop);
+  const ValueAnalysis &V = A.values();
+  InstId Wait = A.inst("// next");
+  LoopId L = A.loopOf("// next");
+  const Expr *I = A.ctx().iterationVar(L);
+  const InductionVar *Ring = nullptr, *Phase = nullptr;
+  for (const InductionVar &IV : V.loopSummary(L).Inductions) {
+    if (V.registerName(IV.Register) == "%r12")
+      Ring = &IV;
+    if (V.registerName(IV.Register) == "%r13")
+      Phase = &IV;
+  }
+  ASSERT_NE(Ring, nullptr);
+  ASSERT_NE(Phase, nullptr);
+  EXPECT_EQ(Ring->Kind, InductionKind::Gated);
+  EXPECT_EQ(Phase->Kind, InductionKind::Parity);
+  const Expr *Addr = V.closedForm(V.operand(Wait, 1));
+  const Expr *Parity = V.closedForm(V.operand(Wait, 2));
+  ASSERT_NE(Addr, nullptr);
+  ASSERT_NE(Parity, nullptr);
+  // K of 1 to 9 blocks of 64, and sizes that are not multiples of 64: the gate holds for
+  // none of the iterations, some, or all but the last two.
+  for (uint64_t K : {64u, 100u, 128u, 129u, 192u, 320u, 448u, 576u, 600u}) {
+    auto At = [&](const Expr *E, uint64_t It) {
+      return ExprContext::evaluate(E, [&](const Expr *Leaf) -> std::optional<uint64_t> {
+        if (Leaf == I)
+          return It;
+        if (Leaf->is(ExprKind::Param))
+          return K;
+        if (Leaf->is(ExprKind::Symbol))
+          return 0x1000;
+        return std::nullopt;
+      });
+    };
+    uint64_t S = 1, P = 0;
+    for (uint64_t It = 0, C = 0; C < K; ++It, C += 64) {
+      EXPECT_EQ(At(Ring->ClosedForm, It), S) << "K " << K << " iteration " << It;
+      EXPECT_EQ(At(Phase->ClosedForm, It), P) << "K " << K << " iteration " << It;
+      const uint64_t Next = S + 1 == 2 ? 0 : S + 1;
+      P ^= S + 1 == 2 ? 1 : 0;
+      EXPECT_EQ(At(Addr, It), 0x1000 + 8 * Next) << "K " << K << " iteration " << It;
+      EXPECT_EQ(At(Parity, It), P) << "K " << K << " iteration " << It;
+      if (int64_t(C) < int64_t(K) - 128)
+        S = Next;
+    }
+  }
+}
+
+} // namespace

@@ -196,6 +196,8 @@ enum class BytesOrigin : uint8_t {
   TensorBox,       ///< the tensor map's box, from the kernel's launch description
   AllocationBound, ///< at most the buffer's slot, or up to the barriers after it (the box
                    ///< is not known; slotBounded tells which)
+  BarrierExpect,   ///< the bytes the barrier it alone completes expects, fewer than the
+                   ///< bytes up to the barriers after its buffer (the box is not known)
   Unknown,
 };
 const char *toString(BytesOrigin O);
