@@ -458,6 +458,15 @@ bool wsv::analyzer::parametric::arguedUnflattened(const RolePrograms &RP,
   ParametricOptions UO = O;
   UO.TripsBelow = uint64_t(1) << 14;
   UO.TilesBelow = uint64_t(1) << 12;
+  // Its periodic systems run 12 tiles of 12 k-tiles where rings of 3 and 2 slots count across
+  // tiles: Triton's persistent matmuls need up to 590,000 states in one exploration and 8.1
+  // million in all (matmul_subtile_ws). The argument gets 5 times the bound of one
+  // exploration and 3 times the budget of all, which a user's lower bounds lower alike.
+  auto Scaled = [](uint64_t V, uint64_t By) {
+    return V > UINT64_MAX / By ? UINT64_MAX : V * By;
+  };
+  UO.MaxStates = Scaled(O.MaxStates, 5);
+  UO.MaxTotalStates = Scaled(O.MaxTotalStates, 3);
   if (O.OnRun)
     UO.OnRun = [&](const std::string &Run, double Ms) { O.OnRun(Mark + Run, Ms); };
   ParametricResult Part;
