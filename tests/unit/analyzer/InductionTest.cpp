@@ -12,6 +12,40 @@ using namespace wsv::analyzer::test;
 
 namespace {
 
+/// The last induction the loop summary has for register Reg (a register can have several,
+/// the later ones refined), or nullptr.
+const InductionVar *inductionOf(const ValueAnalysis &V, const LoopSummary &S,
+                                llvm::StringRef Reg) {
+  const InductionVar *Found = nullptr;
+  for (const InductionVar &IV : S.Inductions)
+    if (V.registerName(IV.Register) == Reg)
+      Found = &IV;
+  return Found;
+}
+
+/// What the tests of gated rings read at the wait marked Mark: its loop's iteration number,
+/// the ring %r12 (gated) and its phase %r13 (a parity), and the wait's address and parity.
+struct GatedWait {
+  const Expr *I = nullptr, *Addr = nullptr, *Parity = nullptr;
+  const InductionVar *Ring = nullptr, *Phase = nullptr;
+};
+void readGatedWait(Analyzed &A, const char *Mark, GatedWait &G) {
+  const ValueAnalysis &V = A.values();
+  InstId Wait = A.inst(Mark);
+  LoopId L = A.loopOf(Mark);
+  G.I = A.ctx().iterationVar(L);
+  G.Ring = inductionOf(V, V.loopSummary(L), "%r12");
+  G.Phase = inductionOf(V, V.loopSummary(L), "%r13");
+  ASSERT_NE(G.Ring, nullptr);
+  ASSERT_NE(G.Phase, nullptr);
+  EXPECT_EQ(G.Ring->Kind, InductionKind::Gated);
+  EXPECT_EQ(G.Phase->Kind, InductionKind::Parity);
+  G.Addr = V.closedForm(V.operand(Wait, 1));
+  G.Parity = V.closedForm(V.operand(Wait, 2));
+  ASSERT_NE(G.Addr, nullptr);
+  ASSERT_NE(G.Parity, nullptr);
+}
+
 /// A do-while loop over K/64 k-tiles whose body is Update (in terms of %r10 = stage,
 /// %r11 = phase) and that waits on full[stage] with the phase.
 std::string ringKernel(const char *Update) {
@@ -69,13 +103,8 @@ TEST_P(RingShapes, StageIsStartPlusIterationModuloStagesAndPhaseFlipsOnWrap) {
   const LoopSummary &S = A.values().loopSummary(0);
   ExprContext &C = A.ctx();
   const Expr *I = C.iterationVar(0);
-  const InductionVar *Stage = nullptr, *Phase = nullptr;
-  for (const InductionVar &IV : S.Inductions) {
-    if (A.values().registerName(IV.Register) == "%r10")
-      Stage = &IV;
-    if (A.values().registerName(IV.Register) == "%r11")
-      Phase = &IV;
-  }
+  const InductionVar *Stage = inductionOf(A.values(), S, "%r10");
+  const InductionVar *Phase = inductionOf(A.values(), S, "%r11");
   ASSERT_NE(Stage, nullptr) << GetParam().Name;
   EXPECT_EQ(Stage->Kind, InductionKind::Ring);
   EXPECT_EQ(Stage->Modulus, C.constant(4, 32));
@@ -576,13 +605,8 @@ TEST(InductionTest, RingsCarriedAcrossAPersistentLoop) {
   const Expr *KTiles = C.udiv(A.param("kdim"), C.constant(64, 32));
   // In the tile loop, the stage advances by the k-loop's trip count per tile.
   const LoopSummary &Outer = V.loopSummary(Tile);
-  const InductionVar *Stage = nullptr, *Phase = nullptr;
-  for (const InductionVar &IV : Outer.Inductions) {
-    if (V.registerName(IV.Register) == "%r10")
-      Stage = &IV;
-    if (V.registerName(IV.Register) == "%r11")
-      Phase = &IV;
-  }
+  const InductionVar *Stage = inductionOf(V, Outer, "%r10");
+  const InductionVar *Phase = inductionOf(V, Outer, "%r11");
   ASSERT_NE(Stage, nullptr);
   EXPECT_EQ(Stage->Kind, InductionKind::Ring);
   EXPECT_EQ(Stage->Step, KTiles);
@@ -679,27 +703,10 @@ TEST_P(GatedRings, ARingAdvancedAtOneKTileCountsTheTilesBefore) {
   // the wait reads the ring one step on. Checked against running the loop, for several K.
   const bool Last = GetParam();
   Analyzed A(flatLoop(Last ? "%r5" : "0"));
-  ExprContext &C = A.ctx();
-  const ValueAnalysis &V = A.values();
-  InstId Wait = A.inst("// acc");
-  LoopId L = A.loopOf("// acc");
-  const Expr *I = C.iterationVar(L);
-  const LoopSummary &S = V.loopSummary(L);
-  const InductionVar *Acc = nullptr, *Phase = nullptr;
-  for (const InductionVar &IV : S.Inductions) {
-    if (V.registerName(IV.Register) == "%r12")
-      Acc = &IV;
-    if (V.registerName(IV.Register) == "%r13")
-      Phase = &IV;
-  }
-  ASSERT_NE(Acc, nullptr);
-  ASSERT_NE(Phase, nullptr);
-  EXPECT_EQ(Acc->Kind, InductionKind::Gated);
-  EXPECT_EQ(Phase->Kind, InductionKind::Parity);
-  const Expr *Addr = V.closedForm(V.operand(Wait, 1));
-  const Expr *Parity = V.closedForm(V.operand(Wait, 2));
-  ASSERT_NE(Addr, nullptr);
-  ASSERT_NE(Parity, nullptr);
+  GatedWait G;
+  ASSERT_NO_FATAL_FAILURE(readGatedWait(A, "// acc", G));
+  const Expr *I = G.I, *Addr = G.Addr, *Parity = G.Parity;
+  const InductionVar *Acc = G.Ring, *Phase = G.Phase;
   for (uint64_t KT : {1u, 2u, 3u, 5u}) {
     auto At = [&](const Expr *E, uint64_t It) {
       return ExprContext::evaluate(E, [&](const Expr *Leaf) -> std::optional<uint64_t> {
@@ -776,25 +783,10 @@ DONE:
 
 TEST(PrefixGatedRings, ARingAdvancedWhileABlockIsLeftCountsTheIterationsBefore) {
   Analyzed A(PrefixGatedLoop);
-  const ValueAnalysis &V = A.values();
-  InstId Wait = A.inst("// next");
-  LoopId L = A.loopOf("// next");
-  const Expr *I = A.ctx().iterationVar(L);
-  const InductionVar *Ring = nullptr, *Phase = nullptr;
-  for (const InductionVar &IV : V.loopSummary(L).Inductions) {
-    if (V.registerName(IV.Register) == "%r12")
-      Ring = &IV;
-    if (V.registerName(IV.Register) == "%r13")
-      Phase = &IV;
-  }
-  ASSERT_NE(Ring, nullptr);
-  ASSERT_NE(Phase, nullptr);
-  EXPECT_EQ(Ring->Kind, InductionKind::Gated);
-  EXPECT_EQ(Phase->Kind, InductionKind::Parity);
-  const Expr *Addr = V.closedForm(V.operand(Wait, 1));
-  const Expr *Parity = V.closedForm(V.operand(Wait, 2));
-  ASSERT_NE(Addr, nullptr);
-  ASSERT_NE(Parity, nullptr);
+  GatedWait G;
+  ASSERT_NO_FATAL_FAILURE(readGatedWait(A, "// next", G));
+  const Expr *I = G.I, *Addr = G.Addr, *Parity = G.Parity;
+  const InductionVar *Ring = G.Ring, *Phase = G.Phase;
   // K of 1 to 9 blocks of 64, and sizes that are not multiples of 64: the gate holds for
   // none of the iterations, some, or all but the last two.
   for (uint64_t K : {64u, 100u, 128u, 129u, 192u, 320u, 448u, 576u, 600u}) {

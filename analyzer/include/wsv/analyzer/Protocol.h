@@ -333,6 +333,9 @@ struct Protocol {
   struct SimplifiedForms {
     std::mutex Lock;
     llvm::DenseMap<std::pair<const Expr *, const Expr *>, const Expr *> Forms;
+    /// The shorter form of each part of them (itself where none was found): parts recur
+    /// across the listing, and each costs samples and a Z3 query.
+    llvm::DenseMap<std::pair<const Expr *, const Expr *>, const Expr *> Parts;
   };
   std::shared_ptr<SimplifiedForms> Simplified = std::make_shared<SimplifiedForms>();
 

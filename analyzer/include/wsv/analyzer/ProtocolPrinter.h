@@ -38,9 +38,9 @@ std::string formatBuffer(const Protocol &P, const BufferRef &R,
 std::string formatParity(const Protocol &P, const Event &E,
                          llvm::ArrayRef<const ProtocolLoop *> Loops);
 /// E with its parts that depend only on kernel parameters in a shorter form that agrees with
-/// them on every sample (`K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is `K/256*4`); for display.
-/// With Assuming, only the samples where it holds count (a loop's trip count under the
-/// condition for entering it).
+/// them on every sample and that Z3 shows equal for every parameter below 2^30
+/// (`K/64-1 < 3 ? 0 : (K/256*4-4)/4*4+4` is `K/256*4`); for display. With Assuming, equal
+/// where it holds (a loop's trip count under the condition for entering it).
 const Expr *simplifyInvariants(const Protocol &P, const Expr *E,
                                const Expr *Assuming = nullptr);
 /// A condition, simplified for display.
