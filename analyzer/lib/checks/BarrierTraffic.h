@@ -203,8 +203,8 @@ enum class Problem : uint8_t {
 std::optional<size_t> arrivalMismatch(const Protocol &P, const SlotTraffic &S,
                                       const SlotPhases &Ph);
 /// Whether the slot's arriving streams take turns rather than share phases: every occurrence
-/// arrives with the whole init count, so each completes a phase alone, and the streams run
-/// different numbers of them. Triton's attention does this: the MMA warp commits once per key
+/// arrives with the whole init count and moves no tx bytes, so each completes a phase alone,
+/// and the streams run different numbers of them. Triton's attention does this: the MMA warp commits once per key
 /// block to the barrier the correction warps wait on, and the softmax warps arrive once more
 /// after their loop. Pairing their k-th occurrences into one phase (the model of a pipeline
 /// whose arrivers each contribute a share) would count 2 on a barrier of 1. Streams of equal
@@ -234,7 +234,10 @@ struct PhasePair {
   uint64_t SeqA = 0, SeqB = 0;                 ///< and where they are in program order
   unsigned Parity = 0;
 };
-std::vector<PhasePair> samePhasePairs(const Protocol &P, const Expansion &X);
+/// Roles in Skipping (their phase state skips) are left out: their first waits' parities are
+/// no evidence of where they start, and phase-skip reports them.
+std::vector<PhasePair> samePhasePairs(const Protocol &P, const Expansion &X,
+                                      const std::set<unsigned> &Skipping);
 
 /// Everything the mbarrier checks need, computed once per protocol.
 struct TrafficFacts {
@@ -250,11 +253,6 @@ struct TrafficFacts {
   /// Roles that ask for a parity twice in a row on some slot: their stage and phase state
   /// is broken, and what their arrivals then miss downstream is the same bug.
   std::set<unsigned> PhaseSkipOwners;
-  /// Whether a role of the pair asks for a parity twice in a row: its first waits' parities
-  /// are then no evidence of where it starts (phase-skip reports the role).
-  bool skipsPhases(const PhasePair &Pp) const {
-    return PhaseSkipOwners.count(Pp.RoleA) || PhaseSkipOwners.count(Pp.RoleB);
-  }
   /// Whether the arrivals on Array come from a role whose phase state skips.
   bool downstreamOfPhaseSkip(unsigned Array) const {
     auto It = ArrivingOwners.find(Array);
@@ -269,9 +267,9 @@ struct TrafficFacts {
   /// sums of their k-th occurrences say nothing about them, in any expansion (with one
   /// iteration the streams are of equal length and the sum looks like a surplus).
   std::set<unsigned> TurnTaking;
-  /// The phases the slot's arrivals complete: one per occurrence of every stream where the
-  /// streams take turns, else the phases every stream contributed to.
-  uint64_t completedPhases(const SlotTraffic &S, const SlotPhases &Ph) const;
+  /// The slot's phases, what every check compares: one per occurrence of every stream on a
+  /// TurnTaking array, else phasesOf(S).
+  SlotPhases phases(const SlotTraffic &S) const;
   /// Arrays that some arrival or multicast misses because it names a CTA outside the cluster.
   std::set<unsigned> OutsideCluster;
   /// Whether a problem ranked before K was found on Array.

@@ -21,10 +21,8 @@ bool traffic::streamsTakeTurns(const SlotTraffic &S, uint64_t Init) {
   size_t Length = SIZE_MAX;
   bool Differ = false;
   for (const ArriverStream &A : S.Arrivers) {
-    if (!A.arrives())
-      continue;
     for (const Occurrence &O : A.Occurrences)
-      if (O.Arrivals != Init)
+      if (O.Arrivals != Init || O.ExpectBytes || O.CompleteBytes)
         return false;
     if (Length != SIZE_MAX && A.Occurrences.size() != Length)
       Differ = true;
@@ -33,14 +31,20 @@ bool traffic::streamsTakeTurns(const SlotTraffic &S, uint64_t Init) {
   return Differ;
 }
 
-uint64_t TrafficFacts::completedPhases(const SlotTraffic &S, const SlotPhases &Ph) const {
+SlotPhases TrafficFacts::phases(const SlotTraffic &S) const {
   if (!TurnTaking.count(S.Array))
-    return Ph.FullPhases;
-  uint64_t Sum = 0;
+    return phasesOf(S);
+  SlotPhases Out;
   for (const ArriverStream &A : S.Arrivers)
-    if (A.arrives())
-      Sum += A.Occurrences.size();
-  return Sum;
+    for (const Occurrence &O : A.Occurrences) {
+      SlotPhases::Phase Ph;
+      Ph.Arrivals = O.Arrivals;
+      Ph.ExpectBytes = O.ExpectBytes;
+      Ph.CompleteBytes = O.CompleteBytes;
+      Out.Phases.push_back(Ph);
+    }
+  Out.FullPhases = Out.Phases.size();
+  return Out;
 }
 
 std::optional<size_t> traffic::arrivalMismatch(const Protocol &P, const SlotTraffic &S,
@@ -126,7 +130,8 @@ std::optional<Lap> traffic::lappedWaiter(const SlotTraffic &S) {
   return std::nullopt;
 }
 
-std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansion &X) {
+std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansion &X,
+                                               const std::set<unsigned> &Skipping) {
   // Per (role, array): the role's first wait on the array (by program order), and whether
   // the role arrives on it.
   struct First {
@@ -183,7 +188,8 @@ std::vector<PhasePair> traffic::samePhasePairs(const Protocol &P, const Expansio
     for (const auto &[KeyB, FB] : Waits) {
       auto [RA, XA] = KeyA;
       auto [RB, XB] = KeyB;
-      if (RA >= RB || XA == XB || FA.Parity != FB.Parity)
+      if (RA >= RB || XA == XB || FA.Parity != FB.Parity || Skipping.count(RA) ||
+          Skipping.count(RB))
         continue;
       // A waits on XA, which B completes; B waits on XB, which A completes.
       if (!Arrives.count({RB, XA}) || !Arrives.count({RA, XB}))
@@ -289,10 +295,10 @@ TrafficFacts computeTraffic(const Protocol &P) {
     if (!X.Unknown.empty())
       continue;
     for (const SlotTraffic &S : X.Slots) {
-      SlotPhases Ph = phasesOf(S);
+      SlotPhases Ph = F.phases(S);
       if (starvedWaiter(S) && !F.EverArrived.count({S.Array, S.Cta}))
         Mark(S.Array, Problem::NoArriver);
-      if (arrivalMismatch(P, S, Ph) && !F.TurnTaking.count(S.Array))
+      if (arrivalMismatch(P, S, Ph))
         Mark(S.Array, Problem::ArrivalCount);
       if (txMismatch(S, Ph))
         Mark(S.Array, Problem::TxBytes);
@@ -303,9 +309,7 @@ TrafficFacts computeTraffic(const Protocol &P) {
       if (lappedWaiter(S))
         Mark(S.Array, Problem::PhaseSkip);
     }
-    for (const PhasePair &Pp : samePhasePairs(P, X)) {
-      if (F.skipsPhases(Pp))
-        continue;
+    for (const PhasePair &Pp : samePhasePairs(P, X, F.PhaseSkipOwners)) {
       Mark(Pp.ArrayA, Problem::InitialPhase);
       Mark(Pp.ArrayB, Problem::InitialPhase);
     }

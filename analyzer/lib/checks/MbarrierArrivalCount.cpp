@@ -91,8 +91,7 @@ void wsv::analyzer::checks::MbarrierArrivalCount(CheckContext &Ctx) {
     if (!X.Unknown.empty())
       continue;
     for (const SlotTraffic &S : X.Slots) {
-      if (Done.count(S.Array) || F.outranked(S.Array, Problem::ArrivalCount) ||
-          F.TurnTaking.count(S.Array))
+      if (Done.count(S.Array) || F.outranked(S.Array, Problem::ArrivalCount))
         continue;
       if (!initCount(P, S.Array, S.Slot) && !S.Waiters.empty() && !S.Arrivers.empty()) {
         const ProtocolValue &V = P.Barriers[S.Array].InitCounts.size() > S.Slot
@@ -115,7 +114,7 @@ void wsv::analyzer::checks::MbarrierArrivalCount(CheckContext &Ctx) {
         Done.insert(S.Array);
         continue;
       }
-      SlotPhases Ph = phasesOf(S);
+      SlotPhases Ph = F.phases(S);
       std::optional<size_t> J = arrivalMismatch(P, S, Ph);
       if (!J || multiThreadCommit(P, S, *J) || F.OutsideCluster.count(S.Array))
         continue;

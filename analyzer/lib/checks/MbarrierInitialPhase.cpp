@@ -41,8 +41,8 @@ void wsv::analyzer::checks::MbarrierInitialPhase(CheckContext &Ctx) {
   for (const Expansion &X : F.Expansions) {
     if (!X.Unknown.empty())
       continue;
-    for (const PhasePair &Pp : samePhasePairs(P, X)) {
-      if (F.skipsPhases(Pp) || F.outranked(Pp.ArrayA, Problem::InitialPhase) ||
+    for (const PhasePair &Pp : samePhasePairs(P, X, F.PhaseSkipOwners)) {
+      if (F.outranked(Pp.ArrayA, Problem::InitialPhase) ||
           F.outranked(Pp.ArrayB, Problem::InitialPhase))
         continue;
       auto [It, New] = Best.try_emplace({Pp.RoleA, Pp.RoleB}, Pp);

@@ -183,8 +183,7 @@ void wsv::analyzer::checks::MbarrierTripCount(CheckContext &Ctx) {
           F.OutsideCluster.count(S.Array) ||
           (S.Arrivers.empty() && !F.EverArrived.count({S.Array, S.Cta})))
         continue;
-      SlotPhases Ph = phasesOf(S);
-      uint64_t Have = F.completedPhases(S, Ph);
+      uint64_t Have = F.phases(S).FullPhases;
       for (size_t W = 0; W < S.Waiters.size(); ++W) {
         uint64_t Need = needsOf(S.Waiters[W]).last();
         if (Need <= Have)

@@ -63,7 +63,7 @@ void wsv::analyzer::checks::MbarrierTxBytes(CheckContext &Ctx) {
     for (const SlotTraffic &S : X.Slots) {
       if (Done.count(S.Array) || F.outranked(S.Array, Problem::TxBytes))
         continue;
-      SlotPhases Ph = phasesOf(S);
+      SlotPhases Ph = F.phases(S);
       std::optional<size_t> J = txMismatch(S, Ph);
       if (!J)
         continue;
