@@ -6,6 +6,8 @@
 #                                       wsv_lint_<first PTX file's name>)
 #                [CHECKS <globs>]       --checks, clang-tidy style ("-*,mbarrier-*")
 #                [KERNEL <entry>]       only this kernel entry
+#                [CLUSTER_SIZE <n>]     --cluster-size: CTAs per cluster of the launch, for
+#                                       kernels whose PTX states none (clang's builds)
 #                [SARIF <file>]         also write SARIF 2.1.0 (for code scanning)
 #                [JSON <file>]          also write the wsv-lint/1 JSON report
 #                [BASELINE <file>]      leave out the findings of a previous JSON report
@@ -81,7 +83,8 @@ function(_wsv_lint_ptx_library target arch out_lib)
 endfunction()
 
 function(wsv_lint_ptx)
-  cmake_parse_arguments(L "TEST" "TARGET;NAME;CHECKS;KERNEL;SARIF;JSON;BASELINE;SARIF_ROOT;ARCH;WSV" "PTX"
+  cmake_parse_arguments(L "TEST" "TARGET;NAME;CHECKS;KERNEL;CLUSTER_SIZE;SARIF;JSON;BASELINE;SARIF_ROOT;ARCH;WSV"
+                        "PTX"
                         ${ARGN})
   if(L_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "wsv_lint_ptx: unknown arguments: ${L_UNPARSED_ARGUMENTS}")
@@ -135,6 +138,9 @@ function(wsv_lint_ptx)
   endif()
   if(L_KERNEL)
     list(APPEND args --kernel ${L_KERNEL})
+  endif()
+  if(L_CLUSTER_SIZE)
+    list(APPEND args --cluster-size ${L_CLUSTER_SIZE})
   endif()
   if(L_BASELINE)
     get_filename_component(baseline ${L_BASELINE} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})

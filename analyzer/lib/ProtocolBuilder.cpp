@@ -12,9 +12,29 @@ using namespace wsv::analyzer;
 
 namespace {
 
+/// Whether F names its cluster's other CTAs: cluster ranks or ids, mapa, barrier.cluster or
+/// a multicast. (`shared::cluster` alone is not: a CTA's own shared memory is in its window,
+/// and every TMA copy and `fence.mbarrier_init` is written that way.)
+bool reachesClusterPeers(const Cfg &G) {
+  for (const CfgInst &CI : G.instructions()) {
+    const ptx::Instruction &I = *CI.I;
+    if (I.baseName() == "mapa" || I.opcodeStartsWith("barrier.cluster") ||
+        I.opcode().contains(".multicast::cluster"))
+      return true;
+    for (ptx::Operand Op : I.operands())
+      if (Op.is(ptx::OperandKind::SpecialRegister) &&
+          (Op.text().starts_with("%cluster_") || Op.text().starts_with("%clusterid")))
+        return true;
+  }
+  return false;
+}
+
+
 /// Block size: `.reqntid`, else `.maxntid`, else the launch description, else an assumption
-/// that is said out loud. Cluster size: `.reqnctapercluster`, else the launch description.
-void setLaunch(BuildState &S) {
+/// that is said out loud. Cluster size: `.reqnctapercluster`, else the launch's
+/// (ProtocolOptions::ClusterSize), else the launch description's, else 1, said out loud
+/// where the kernel reaches its cluster's peers.
+void setLaunch(BuildState &S, const ProtocolOptions &Options) {
   Protocol &P = S.P;
   if (std::optional<LaunchShape> L = LaunchShape::fromFunction(S.F)) {
     P.Launch = *L;
@@ -29,9 +49,25 @@ void setLaunch(BuildState &S) {
                        "assume 1024 threads",
                        {}});
   }
-  if (P.Launch.ClusterSize == 1 && S.Spec && S.Spec->ClusterSize) {
-    P.Launch.ClusterSize = *S.Spec->ClusterSize;
-    P.Launch.ClusterX = *S.Spec->ClusterSize; // the description's cluster runs along M (x)
+  auto SetCluster = [&](unsigned Size, std::string From) {
+    P.Launch.ClusterSize = Size;
+    P.Launch.ClusterX = Size; // a launch's cluster runs along x (M for the reference kernels)
+    P.ClusterFrom = std::move(From);
+  };
+  if (S.F.headerDirective(".reqnctapercluster")) {
+    P.ClusterFrom = ".reqnctapercluster";
+    if (!LaunchShape::fromFunction(S.F)) // no block size: fromFunction left the cluster out
+      SetCluster(LaunchShape::clusterX(S.F), ".reqnctapercluster");
+  } else if (Options.ClusterSize) {
+    SetCluster(*Options.ClusterSize,
+               Options.ClusterFrom.empty() ? "the launch" : Options.ClusterFrom);
+  } else if (S.Spec && S.Spec->ClusterSize) {
+    SetCluster(*S.Spec->ClusterSize, S.Spec->Origin);
+  } else if (reachesClusterPeers(S.cfg())) {
+    P.Notes.push_back({"the kernel reaches other CTAs of its cluster, but neither "
+                       ".reqnctapercluster nor the launch states the cluster size "
+                       "(--cluster-size gives it): clusters of 1 CTA assumed",
+                       {}});
   }
 }
 
@@ -133,6 +169,25 @@ void wsv::analyzer::nameByUsage(BuildState &S) {
   numberDuplicates(P.Buffers);
 }
 
+std::optional<std::string> wsv::analyzer::clusterSizeConflict(const ptx::Function &F,
+                                                              unsigned Size) {
+  if (Size == 0 || Size > 16)
+    return "a cluster has 1 to 16 CTAs, not " + std::to_string(Size);
+  const ptx::Directive *D = F.headerDirective(".reqnctapercluster");
+  if (!D)
+    return std::nullopt;
+  std::vector<int64_t> Dims;
+  for (ptx::Operand Op : D->operands())
+    Dims.push_back(Op.integerValue().value_or(1));
+  Dims.resize(3, 1);
+  std::string Stated = std::to_string(Dims[0]) + ", " + std::to_string(Dims[1]) + ", " +
+                       std::to_string(Dims[2]);
+  if (Dims[0] != int64_t(Size) || Dims[1] != 1 || Dims[2] != 1)
+    return F.name().str() + " states .reqnctapercluster " + Stated +
+           ": a launch with clusters of " + std::to_string(Size) + " CTAs along x fails";
+  return std::nullopt;
+}
+
 std::unique_ptr<Protocol> wsv::analyzer::buildProtocol(const ptx::Module &M,
                                                        const ptx::Function &F,
                                                        const ProtocolOptions &Options) {
@@ -145,7 +200,7 @@ std::unique_ptr<Protocol> wsv::analyzer::buildProtocol(const ptx::Module &M,
   P->Analysis = std::make_shared<FunctionAnalysis>(M, F, AO);
   BuildState S(M, F, *P);
   S.Spec = Options.Spec ? Options.Spec : readKernelInfo(M, F);
-  setLaunch(S);
+  setLaunch(S, Options);
   setParamNames(S);
   collectEvents(S);
   resolveOperands(S);

@@ -221,7 +221,8 @@ void TextPrinter::print() {
   OS << "kernel " << P.Kernel << ": " << P.Launch.threads() << " threads (" << P.LaunchFrom
      << ")";
   if (P.Launch.ClusterSize > 1)
-    OS << ", clusters of " << P.Launch.ClusterSize << " CTAs";
+    OS << ", clusters of " << P.Launch.ClusterSize << " CTAs"
+       << (P.ClusterFrom == ".reqnctapercluster" ? "" : " (" + P.ClusterFrom + ")");
   OS << '\n';
   if (P.SharedNames && !P.SharedNames->named().empty()) {
     OS << "terms named in the long expressions below\n";

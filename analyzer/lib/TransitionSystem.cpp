@@ -424,7 +424,8 @@ void Lowering::run() {
                                                                      : P.ParamSymbols[I]});
   if (P.Launch.ClusterSize > 1)
     TS.ClusterAssumption =
-        "one CTA of a cluster of " + std::to_string(P.Launch.ClusterSize) + " is modeled";
+        "one CTA of a cluster of " + std::to_string(P.Launch.ClusterSize) + " is modeled" +
+        (P.ClusterFrom == ".reqnctapercluster" ? "" : " (cluster size: " + P.ClusterFrom + ")");
   TS.Assumptions.push_back("block of " + std::to_string(P.Launch.threads()) + " threads (" +
                            P.LaunchFrom + ")");
 

@@ -424,7 +424,10 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
                              "every CTA of a cluster of " +
                                  std::to_string(P.Launch.ClusterSize) +
                                  " is modeled, with remote arrivals, multicast copies and "
-                                 "each CTA's exit");
+                                 "each CTA's exit" +
+                                 (P.ClusterFrom == ".reqnctapercluster"
+                                      ? std::string()
+                                      : " (cluster size: " + P.ClusterFrom + ")"));
       Out.push_back(std::move(V));
       continue;
     }

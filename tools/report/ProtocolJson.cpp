@@ -233,6 +233,8 @@ json report::protocolToJson(const Protocol &P) {
                  {"block", {P.Launch.BlockX, P.Launch.BlockY, P.Launch.BlockZ}},
                  {"block_is_maximum", P.Launch.BlockIsMaximum},
                  {"cluster_size", P.Launch.ClusterSize},
+                 // null: nothing states it, and 1 is assumed
+                 {"cluster_from", P.ClusterFrom.empty() ? json() : json(P.ClusterFrom)},
                  {"from", P.LaunchFrom}};
   J["params"] = P.ParamNames;
 

@@ -153,6 +153,12 @@ int runExplain(int Argc, char **Argv) {
     Solver = analyzer::Solver::createZ3();
     Options.SharedSolver = Solver.get();
     Options.Notes = &Notes;
+    // The trace's launch states the cluster a kernel's PTX may not (clang's builds).
+    if (T->Launch.Cluster[0] >= 1 && T->Launch.Cluster[0] <= 16 && T->Launch.Cluster[1] == 1 &&
+        T->Launch.Cluster[2] == 1) {
+      Options.ClusterSize = static_cast<unsigned>(T->Launch.Cluster[0]);
+      Options.ClusterFrom = "the trace's launch";
+    }
     P = analyzer::buildProtocol(*Parsed->M, *Entry, Options);
   }
 

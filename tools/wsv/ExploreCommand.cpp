@@ -3,6 +3,7 @@
 // deadlock or race, write it as a wsv-trace/1 document, or replay such a trace.
 #include "Command.h"
 
+#include "OptionValue.h"
 #include "../report/TraceJson.h"
 
 #include "wsv/analyzer/WarpDispatch.h"
@@ -28,6 +29,7 @@ namespace {
 const char Usage[] =
     "usage: wsv explore [--kernel NAME] [--k-tiles N | --all-k] [--tiles N]\n"
     "                   [--param NAME=VALUE]... [--grid CTAS [--cluster C]]\n"
+    "                   [--cluster-size N]\n"
     "                   [--max-states N] [--trace OUT.json]\n"
     "                   [--replay TRACE.json] FILE\n"
     "\n"
@@ -47,6 +49,7 @@ const char Usage[] =
     "                       with --param M=.. N=.. K=.., one launch as it is\n"
     "  --cluster C          the cluster of that grid whose CTAs are modeled (default 0):\n"
     "                       a persistent kernel gives each cluster its own tiles\n"
+    "  --cluster-size N     CTAs per cluster, for a kernel whose PTX states none\n"
     "  --max-states N       give up (verdict unknown) after N states (default 2000000)\n"
     "  --no-reduction       every interleaving, without the partial-order reduction (to\n"
     "                       cross-check it on one launch)\n"
@@ -70,6 +73,7 @@ int runExplore(int Argc, char **Argv) {
   std::string Kernel, TraceOut, ReplayIn, File;
   unsigned KTiles = 2, Tiles = 1, Jobs = 0;
   uint64_t Grid = 0, Cluster = 0;
+  std::optional<unsigned> ClusterSize;
   bool DepthFirst = false;
   uint64_t MaxStates = 2000000;
   bool AllK = false, Reduce = true, Progress = llvm::errs().is_displayed();
@@ -120,6 +124,9 @@ int runExplore(int Argc, char **Argv) {
                         (Arg == "--grid" ? ", not 0" : ""),
                     true);
       (Arg == "--grid" ? Grid : Cluster) = N;
+    } else if (Arg == "--cluster-size") {
+      if (!Next(V) || !(ClusterSize = clusterSizeValue(V)))
+        return fail("--cluster-size takes a number of CTAs from 1 to 16", true);
     } else if (Arg == "--param") {
       // V, not a temporary: the halves point into it.
       if (!Next(V))
@@ -155,8 +162,13 @@ int runExplore(int Argc, char **Argv) {
     return fail(Kernel.empty() ? File + " has no kernel entry"
                                : "no kernel entry '" + Kernel + "' in " + File);
 
+  if (std::optional<std::string> Why =
+          ClusterSize ? analyzer::clusterSizeConflict(*Entry, *ClusterSize) : std::nullopt)
+    return fail(*Why + " (--cluster-size)");
   analyzer::ProtocolOptions PO;
   PO.Notes = &Notes;
+  PO.ClusterSize = ClusterSize;
+  PO.ClusterFrom = "--cluster-size";
   std::unique_ptr<analyzer::Protocol> P = analyzer::buildProtocol(*Parsed->M, *Entry, PO);
   analyzer::RolePrograms RP = analyzer::lowerRolePrograms(*P);
   std::optional<analyzer::LaunchSpec> Spec = analyzer::readKernelInfo(*Parsed->M, *Entry);

@@ -58,6 +58,9 @@ const char Usage[] =
     "  --sarif-output FILE, --json-output FILE\n"
     "                     also write SARIF / JSON to FILE, whatever --format prints (a build\n"
     "                     shows the text and keeps the SARIF for code scanning)\n"
+    "  --cluster-size N   CTAs per cluster (along x) the launch uses, for kernels whose PTX\n"
+    "                     states none (clang emits no .reqnctapercluster for\n"
+    "                     __cluster_dims__); a kernel that states another is bad input\n"
     "  -j, --jobs N       files linted at once (default: the hardware threads)\n"
     "\n"
     "exit codes: 0 no error finding (warnings and remarks do not fail), 1 error findings,\n"
@@ -75,6 +78,7 @@ struct Options {
   bool ListChecks = false;
   std::string Kernel, Format = "text", SarifRoot, Baseline, Output, SarifOutput, JsonOutput;
   unsigned Jobs = 0;
+  std::optional<unsigned> ClusterSize;
   std::vector<std::string> Files;
 };
 
@@ -114,6 +118,9 @@ std::optional<int> parseArgs(int Argc, char **Argv, Options &O) {
     } else if ((Got = Value({"--json-output"}, O.JsonOutput))) {
       if (Got < 0 || O.JsonOutput.empty())
         return fail("--json-output needs a file", true);
+    } else if ((Got = Value({"--cluster-size"}, V))) {
+      if (Got < 0 || !(O.ClusterSize = clusterSizeValue(V)))
+        return fail("--cluster-size takes a number of CTAs from 1 to 16", true);
     } else if ((Got = Value({"--jobs", "-j"}, V))) {
       if (Got < 0 || llvm::StringRef(V).getAsInteger(10, O.Jobs) || O.Jobs == 0)
         return fail("--jobs takes a positive number", true);
@@ -183,6 +190,7 @@ int runLint(int Argc, char **Argv) {
   LO.Checks = Sel;
   LO.Kernel = O.Kernel;
   LO.Jobs = O.Jobs;
+  LO.ClusterSize = O.ClusterSize;
   std::vector<report::LintInput> Inputs;
   for (std::vector<report::LintInput> &Produced : lint::lintPaths(O.Files, LO))
     for (report::LintInput &In : Produced)

@@ -187,11 +187,24 @@ void lintText(std::unique_ptr<llvm::MemoryBuffer> Buffer, LintInput &In,
   analyzer::ProtocolOptions PO;
   PO.SharedSolver = &S;
   PO.Notes = &Notes;
+  PO.ClusterSize = Options.ClusterSize;
+  PO.ClusterFrom = "--cluster-size";
   for (const ptx::Function *F : M.functions()) {
     if (!F->isDefinition() || !F->isEntry())
       continue;
     if (!Options.Kernel.empty() && F->name() != Options.Kernel)
       continue;
+    if (std::optional<std::string> Why =
+            Options.ClusterSize ? analyzer::clusterSizeConflict(*F, *Options.ClusterSize)
+                                : std::nullopt) {
+      // Checked for a launch the kernel cannot have, every finding would mislead.
+      In.Findings.clear();
+      In.Kernels.clear();
+      In.Status = InputStatus::Unreadable;
+      In.Error = *Why + " (--cluster-size " + std::to_string(*Options.ClusterSize) + ")";
+      In.Module.reset();
+      return;
+    }
     std::unique_ptr<analyzer::Protocol> P = analyzer::buildProtocol(M, *F, PO);
     std::vector<analyzer::Finding> Fs =
         Options.Run ? Options.Run(*P, S) : analyzer::runChecks(*P, Options.Checks, &S);

@@ -18,6 +18,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct LintOptions {
   analyzer::CheckSelection Checks = analyzer::CheckSelection::all();
   std::string Kernel; ///< only entries of this name; empty for all
   unsigned Jobs = 0;  ///< workers; 0 for the hardware threads
+  /// CTAs per cluster of the launch, for kernels whose PTX states none (--cluster-size); a
+  /// kernel that states another makes its input bad (Unreadable, with the reason).
+  std::optional<unsigned> ClusterSize;
   /// What runs on each protocol; unset runs the selected checks of the catalog. Tests put
   /// a check-shaped double here.
   std::function<std::vector<analyzer::Finding>(const analyzer::Protocol &, analyzer::Solver &)>

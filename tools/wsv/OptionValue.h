@@ -5,6 +5,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 namespace wsv {
@@ -32,5 +33,22 @@ inline int optionValue(int Argc, char **Argv, int &I,
   }
   return 0;
 }
+
+/// `--cluster-size`'s value: the CTAs per cluster (along x) of the launch, 1 to 16 (16 with
+/// the non-portable cluster size attribute); std::nullopt when V is not one.
+inline std::optional<unsigned> clusterSizeValue(llvm::StringRef V) {
+  unsigned N = 0;
+  if (V.getAsInteger(10, N) || N == 0 || N > 16)
+    return std::nullopt;
+  return N;
+}
+
+/// The usage text of `--cluster-size`, the same in every subcommand that takes it (a macro:
+/// it joins the subcommands' usage literals).
+#define WSV_CLUSTER_SIZE_USAGE                                                                  \
+  "  --cluster-size N      CTAs per cluster (along x) the launch uses, for a kernel whose\n" \
+  "                        PTX states none (clang emits no .reqnctapercluster for\n"      \
+  "                        __cluster_dims__; a launch attribute sets it); without it\n"   \
+  "                        such a kernel is analyzed in clusters of 1 CTA, and says so\n"
 
 } // namespace wsv

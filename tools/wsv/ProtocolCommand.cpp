@@ -25,7 +25,7 @@ using llvm::StringRef;
 namespace {
 
 const char Usage[] =
-    "usage: wsv protocol [--kernel NAME] [--format text|json] FILE\n"
+    "usage: wsv protocol [--kernel NAME] [--format text|json] [--cluster-size N] FILE\n"
     "\n"
     "Prints the synchronization protocol recovered from the PTX of each kernel entry in FILE\n"
     "(\"-\" reads standard input): the barriers with their init counts and users, the shared-\n"
@@ -39,6 +39,9 @@ const char Usage[] =
     "  --kernel NAME   only this entry\n"
     "  --format text   the protocol as text (default)\n"
     "  --format json   a JSON document, schema wsv-protocol/1\n"
+    "  --cluster-size N\n"
+    "                  CTAs per cluster (along x) the launch uses, for a kernel whose PTX\n"
+    "                  states none (clang emits no .reqnctapercluster for __cluster_dims__)\n"
     "\n"
     "exit codes: 0 printed, 2 the file does not parse, has no kernel entry, or bad usage\n";
 
@@ -64,7 +67,8 @@ std::string body(const std::string &Text) {
 }
 
 int runProtocol(int Argc, char **Argv) {
-  std::string Kernel, Format = "text";
+  std::string Kernel, Format = "text", ClusterText;
+  std::optional<unsigned> ClusterSize;
   llvm::SmallVector<StringRef, 2> Files;
   for (int I = 1; I < Argc; ++I) {
     StringRef Arg = Argv[I];
@@ -81,6 +85,9 @@ int runProtocol(int Argc, char **Argv) {
     } else if (Value("--format", Format)) {
       if (Format != "text" && Format != "json")
         return fail("--format takes 'text' or 'json'", true);
+    } else if (Value("--cluster-size", ClusterText)) {
+      if (!(ClusterSize = clusterSizeValue(ClusterText)))
+        return fail("--cluster-size takes a number of CTAs from 1 to 16", true);
     } else if (Arg.starts_with("-") && Arg != "-") {
       return fail("unknown option '" + Arg.str() + "'", true);
     } else {
@@ -121,10 +128,17 @@ int runProtocol(int Argc, char **Argv) {
     Entries = {Found};
   }
 
+  for (const ptx::Function *F : Entries)
+    if (std::optional<std::string> Why =
+            ClusterSize ? analyzer::clusterSizeConflict(*F, *ClusterSize) : std::nullopt)
+      return fail(*Why + " (--cluster-size)");
+
   analyzer::ProtocolOptions Options;
   std::unique_ptr<analyzer::Solver> Solver = analyzer::Solver::createZ3();
   Options.SharedSolver = Solver.get();
   Options.Notes = &Notes;
+  Options.ClusterSize = ClusterSize;
+  Options.ClusterFrom = "--cluster-size";
 
   std::vector<std::string> Texts, Names;
   nlohmann::json Kernels = nlohmann::json::array();

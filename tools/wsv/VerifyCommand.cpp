@@ -37,7 +37,7 @@ namespace {
 
 const char Usage[] =
     "usage: wsv verify [--kernel NAME] [--launch FILE | --param NAME=VALUE ... [--grid CTAS]]\n"
-    "                  [--require-proof] [--format text|json|sarif] [--timeout-ms N]\n"
+    "                  [--cluster-size N] [--require-proof] [--format text|json|sarif] [--timeout-ms N]\n"
     "                  [--rlimit N] [--trace-out DIR] [--sarif-root DIR] [--steps] [--k-tile N] FILE\n"
     "\n"
     "Proves, per kernel entry of the PTX FILE, that its synchronization protocol cannot\n"
@@ -55,11 +55,13 @@ const char Usage[] =
     "                        every launch with those values\n"
     "  --launch FILE         fix parameters from a JSON launch description:\n"
     "                        {\"params\": {\"K\": 4096}} or {\"problem\": {\"m\":..,\"n\":..,\"k\":..}}\n"
-    "                        and its \"grid\" (a trace's launch object has all of them)\n"
+    "                        and its \"grid\" and \"cluster\" ([2, 1, 1] or 2; a trace's\n"
+    "                        launch object has all of them)\n"
     "  --grid CTAS           the launch's grid (%nctaid.x). With every parameter the\n"
     "                        kernel reads, a launch in full: where no proof for every\n"
     "                        parameter value is found, each cluster of that launch is\n"
     "                        explored, and the verdict holds for that launch alone\n"
+    WSV_CLUSTER_SIZE_USAGE
     "  --require-proof       exit 3 when a property stays unknown\n"
     "  --format text|json|sarif\n"
     "  --timeout-ms N        time for each property (default 10000)\n"
@@ -98,9 +100,10 @@ int fail(const std::string &Message, bool ShowUsage = false) {
 }
 
 /// Reads --launch: explicit "params", or the problem shape of a trace's launch object; and
-/// its grid where it has one (`"grid": [132, 1, 1]` or `132`).
+/// its grid and cluster where it has them (`"grid": [132, 1, 1]` or `132`, likewise
+/// `"cluster"`).
 bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, uint64_t &Grid,
-                std::string &Error) {
+                std::optional<unsigned> &Cluster, std::string &Error) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer = llvm::MemoryBuffer::getFile(Path);
   if (!Buffer) {
     Error = "cannot read '" + Path.str() + "': " + Buffer.getError().message();
@@ -138,6 +141,27 @@ bool readLaunch(StringRef Path, std::map<std::string, uint64_t> &Params, uint64_
       return false;
     }
     Grid = G.is_array() ? G[0].get<uint64_t>() : G.get<uint64_t>();
+  }
+  if (Launch.contains("cluster")) {
+    // Likewise one dimension of CTAs per cluster; a trace of a kernel without clusters
+    // says [1, 1, 1].
+    const nlohmann::json &C = Launch["cluster"];
+    bool Ok = C.is_number_unsigned();
+    if (C.is_array() && !C.empty() && C.size() <= 3) {
+      Ok = C[0].is_number_unsigned();
+      for (size_t D = 1; D < C.size(); ++D)
+        Ok &= C[D].is_number_unsigned() && C[D].get<uint64_t>() == 1;
+    }
+    std::optional<unsigned> Size;
+    if (Ok) {
+      uint64_t X = C.is_array() ? C[0].get<uint64_t>() : C.get<uint64_t>();
+      Size = clusterSizeValue(std::to_string(X));
+    }
+    if (!Size) {
+      Error = "'" + Path.str() + "': \"cluster\" must be a CTA count from 1 to 16 or [x, 1, 1]";
+      return false;
+    }
+    Cluster = *Size;
   }
   return true;
 }
@@ -215,7 +239,7 @@ void printFinding(const analyzer::Finding &F, llvm::raw_ostream &OS) {
 
 int runVerify(int Argc, char **Argv) {
   std::string Kernel, Format = "text", Launch, TraceOut, Timeout, Rlimit, Bound, MaxStates,
-      MaxTotalStates, Jobs, Grid, SarifRoot, TileK;
+      MaxTotalStates, Jobs, Grid, SarifRoot, TileK, ClusterSize;
   std::vector<std::string> ParamArgs;
   bool RequireProof = false, Unbounded = false, Progress = llvm::errs().is_displayed(),
        EachStep = false;
@@ -235,6 +259,7 @@ int runVerify(int Argc, char **Argv) {
         Value("--rlimit", Rlimit) || Value("--bound", Bound) || Value("--max-states", MaxStates) ||
         Value("--max-total-states", MaxTotalStates) || Value("--jobs", Jobs) ||
         Value("--grid", Grid) || Value("--sarif-root", SarifRoot) || Value("--k-tile", TileK) ||
+        Value("--cluster-size", ClusterSize) ||
         Value("-j", Jobs)) {
       if (!NoValue.empty())
         return fail(NoValue.str() + " needs a value", true);
@@ -307,10 +332,22 @@ int runVerify(int Argc, char **Argv) {
   }
   if (!Launch.empty() && (!ParamArgs.empty() || !Grid.empty()))
     return fail("--launch and --param or --grid are exclusive", true);
+  // Where the CTAs per cluster come from, for kernels whose PTX states none.
+  std::optional<unsigned> Cluster;
+  std::string ClusterFrom;
   if (!Launch.empty()) {
     std::string Error;
-    if (!readLaunch(Launch, Options.Params, Options.GridCtas, Error))
+    if (!readLaunch(Launch, Options.Params, Options.GridCtas, Cluster, Error))
       return fail(Error);
+    ClusterFrom = "launch description";
+  }
+  if (!ClusterSize.empty()) {
+    if (Cluster)
+      return fail("--cluster-size and the launch description's \"cluster\" are exclusive", true);
+    Cluster = clusterSizeValue(ClusterSize);
+    if (!Cluster)
+      return fail("--cluster-size takes a number of CTAs from 1 to 16", true);
+    ClusterFrom = "--cluster-size";
   }
   if (!Grid.empty()) {
     if (!Number(Grid, N) || N == 0 || N > 0x7fffffffull)
@@ -343,8 +380,15 @@ int runVerify(int Argc, char **Argv) {
 
   // Each kernel's analysis gets a solver of its own (its verification runs on a thread of
   // its own and may still ask it); the lint checks afterwards share this one.
+  for (const ptx::Function *F : Entries)
+    if (std::optional<std::string> Why =
+            Cluster ? analyzer::clusterSizeConflict(*F, *Cluster) : std::nullopt)
+      return fail(*Why + " (" + ClusterFrom + ")");
+
   analyzer::ProtocolOptions PO;
   PO.Notes = &Notes;
+  PO.ClusterSize = Cluster;
+  PO.ClusterFrom = ClusterFrom;
   std::unique_ptr<analyzer::Solver> Solver = analyzer::Solver::createZ3();
   std::vector<std::unique_ptr<analyzer::Protocol>> Protocols;
   std::vector<report::KernelResults> Results;

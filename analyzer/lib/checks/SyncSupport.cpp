@@ -177,30 +177,10 @@ std::optional<uint64_t> checks::valueInThread(const Expr *E, unsigned Tid, const
 
 ClusterShape checks::clusterShape(const Protocol &P) {
   ClusterShape S;
-  if (P.Analysis) {
-    const ptx::Function &F = P.Analysis->cfg().function();
-    if (const ptx::Directive *D = F.headerDirective(".reqnctapercluster")) {
-      unsigned Size = 1;
-      for (ptx::Operand Op : D->operands())
-        Size *= static_cast<unsigned>(Op.integerValue().value_or(1));
-      S.Size = Size;
-      S.Known = true;
-      S.From = ".reqnctapercluster";
-      return S;
-    }
-    if (std::optional<LaunchSpec> Spec = readKernelInfo(P.Analysis->cfg().module(), F))
-      if (Spec->ClusterSize) {
-        S.Size = *Spec->ClusterSize;
-        S.Known = true;
-        S.From = Spec->Origin;
-        return S;
-      }
-  }
-  // The builder may have been given a launch description the module does not carry.
-  if (P.Launch.ClusterSize > 1) {
+  if (!P.ClusterFrom.empty()) { // the builder took it from the PTX or the launch
     S.Size = P.Launch.ClusterSize;
     S.Known = true;
-    S.From = P.LaunchFrom;
+    S.From = P.ClusterFrom;
   }
   return S;
 }

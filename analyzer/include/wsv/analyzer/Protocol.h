@@ -306,6 +306,10 @@ struct Protocol {
   std::string File;                ///< the PTX file
   LaunchShape Launch;              ///< block size and cluster size thread sets were counted in
   std::string LaunchFrom;          ///< `.reqntid`, `.maxntid`, `wsv_kernel_info`, or an assumption
+  /// Where Launch.ClusterSize came from: `.reqnctapercluster`, the launch (`--cluster-size`, a
+  /// launch description) or `wsv_kernel_info`; empty where nothing states it (1 is assumed,
+  /// and a kernel that reaches its cluster's peers gets a note saying so).
+  std::string ClusterFrom;
   std::vector<std::string> ParamNames;   ///< display names of the parameters, by index
   std::vector<std::string> ParamSymbols; ///< their PTX names (`h2_bf16_param_6`)
   std::vector<std::string> LoopVars;     ///< display names of iteration numbers, by LoopId

@@ -30,10 +30,21 @@ struct ProtocolOptions {
   Solver *SharedSolver = nullptr;
   /// Launch facts PTX does not state; when unset, the module's `wsv_kernel_info` is read.
   std::optional<LaunchSpec> Spec;
+  /// CTAs per cluster (along x) the launch uses, for a kernel whose PTX states none
+  /// (clang emits no `.reqnctapercluster` for __cluster_dims__; a launch attribute sets it):
+  /// takes the place of Spec's. ClusterFrom says where it came from (`--cluster-size`).
+  /// clusterSizeConflict() tells whether the kernel allows it.
+  std::optional<unsigned> ClusterSize;
+  std::string ClusterFrom;
   /// Notes per kernel from steps before the analysis (applyWarpDispatch, WarpDispatch.h):
   /// they join the protocol's notes, which every verdict lists among its assumptions.
   const std::map<std::string, std::vector<std::string>> *Notes = nullptr;
 };
+
+/// Why a launch with clusters of Size CTAs along x cannot run F (it states another
+/// `.reqnctapercluster`, or one over y or z, which the model does not have; Size is 0 or
+/// above 16); std::nullopt where it can.
+std::optional<std::string> clusterSizeConflict(const ptx::Function &F, unsigned Size);
 
 std::unique_ptr<Protocol> buildProtocol(const ptx::Module &M, const ptx::Function &F,
                                         const ProtocolOptions &Options = {});
