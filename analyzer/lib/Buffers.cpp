@@ -54,6 +54,20 @@ void collectTerms(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Terms) {
   Terms.push_back(E);
 }
 
+/// A.Offsets from A.Slot: each value it takes, or the constant part alone.
+void enumerateSlots(const Sampler &S, Access &A) {
+  A.Offsets.clear();
+  if (A.Slot)
+    if (std::optional<std::set<uint64_t>> Values = S.values(A.Slot, 2048)) {
+      std::set<int64_t> Offsets;
+      for (uint64_t V : *Values)
+        Offsets.insert(A.Parts.Offset + asSigned(V, A.Slot->width()));
+      A.Offsets.assign(Offsets.begin(), Offsets.end());
+      return;
+    }
+  A.Offsets = {A.Parts.Offset};
+}
+
 void enumerate(ExprContext &Ctx, const Sampler &S, Access &A) {
   if (A.Parts.Varying) {
     llvm::SmallVector<const Expr *, 4> Terms;
@@ -65,15 +79,115 @@ void enumerate(ExprContext &Ctx, const Sampler &S, Access &A) {
       Into = Into ? Ctx.add(Into, T) : T;
     }
   }
-  if (A.Slot)
-    if (std::optional<std::set<uint64_t>> Values = S.values(A.Slot, 2048)) {
-      std::set<int64_t> Offsets;
-      for (uint64_t V : *Values)
-        Offsets.insert(A.Parts.Offset + asSigned(V, A.Slot->width()));
-      A.Offsets.assign(Offsets.begin(), Offsets.end());
-      return;
+  enumerateSlots(S, A);
+}
+
+/// Whether E reads nothing but %tid.x, constants and the iteration numbers Loops allows.
+bool threadLevel(const Expr *E, llvm::function_ref<bool(uint64_t)> Loops) {
+  return !E->mentions([&](const Expr *L) {
+    if (L->isConstant())
+      return false;
+    if (L->is(ExprKind::SpecialReg))
+      return L->specialRegister() != SpecialRegister::TidX;
+    if (L->is(ExprKind::IterationVar))
+      return !Loops(L->payload());
+    return true;
+  });
+}
+
+/// A's terms in loops whose trip counts read only %tid.x (a thread's loop over its words of a
+/// stage, `for (i = tid; i < 1024; i += 128)`, which nvcc unrolls by four into a loop of
+/// (1023 - tid) / 512 + 1 passes at 2048 bytes each) moved from the slot part to the thread's
+/// part, with the range of that part over every thread of Threads and every iteration the
+/// thread runs. std::nullopt where A has no such term, a count or a condition under which it
+/// is exact does not hold or is not known for some thread, or there are too many to try.
+std::optional<std::pair<Access, std::pair<int64_t, int64_t>>>
+withThreadLoops(ExprContext &Ctx, const Sampler &S, const Access &A,
+                const llvm::BitVector &Threads, llvm::ArrayRef<LoopTrip> Trips) {
+  if (!A.Parts.Varying || Threads.none() || Trips.empty())
+    return std::nullopt;
+  auto ThreadLoop = [&](uint64_t L) {
+    if (L >= Trips.size() || !Trips[L].Iterations)
+      return false;
+    auto Own = [](uint64_t) { return false; };
+    return threadLevel(Trips[L].Iterations, Own) &&
+           llvm::all_of(Trips[L].Conditions, [&](const Expr *C) { return threadLevel(C, Own); });
+  };
+  Access B;
+  B.Input = A.Input;
+  B.Parts = A.Parts;
+  std::set<uint64_t> Loops; // the thread loops whose iterations B.InSlot reads
+  llvm::SmallVector<const Expr *, 4> Terms;
+  collectTerms(A.Parts.Varying, Terms);
+  for (const Expr *T : Terms) {
+    bool Inside = threadLevel(T, ThreadLoop) && (mentionsIteration(T) || mentionsThreadOrRank(T));
+    if (Inside)
+      T->mentions([&](const Expr *L) {
+        if (L->is(ExprKind::IterationVar))
+          Loops.insert(L->payload());
+        return false;
+      });
+    const Expr *&Into = Inside ? B.InSlot : B.Slot;
+    Into = Into ? Ctx.add(Into, T) : T;
+  }
+  if (Loops.empty())
+    return std::nullopt;
+  enumerateSlots(S, B);
+
+  const Expr *Tid = Ctx.specialRegister(SpecialRegister::TidX);
+  std::vector<uint64_t> Order(Loops.begin(), Loops.end());
+  std::vector<uint64_t> Values(Order.size()), Counts(Order.size());
+  std::optional<std::pair<int64_t, int64_t>> Range;
+  uint64_t Tried = 0;
+  for (unsigned T : Threads.set_bits()) {
+    uint64_t Thread = T;
+    auto Leaf = [&](const Expr *L) -> std::optional<uint64_t> {
+      if (L == Tid)
+        return Thread;
+      if (L->is(ExprKind::IterationVar))
+        for (size_t K = 0; K < Order.size(); ++K)
+          if (Order[K] == L->payload())
+            return Values[K];
+      return std::nullopt;
+    };
+    for (size_t K = 0; K < Order.size(); ++K) {
+      const LoopTrip &Trip = Trips[Order[K]];
+      for (const Expr *C : Trip.Conditions) {
+        std::optional<uint64_t> Holds = ExprContext::evaluate(C, Leaf);
+        if (!Holds || !*Holds)
+          return std::nullopt;
+      }
+      std::optional<uint64_t> N = ExprContext::evaluate(Trip.Iterations, Leaf);
+      if (!N || *N > 4096)
+        return std::nullopt;
+      Counts[K] = *N;
     }
-  A.Offsets = {A.Parts.Offset};
+    // Every combination of the loops' iteration numbers (an odometer); none where a loop
+    // does not run for this thread.
+    if (llvm::is_contained(Counts, 0u))
+      continue;
+    std::fill(Values.begin(), Values.end(), 0);
+    for (bool More = true; More;) {
+      if (++Tried > (1u << 18))
+        return std::nullopt;
+      std::optional<uint64_t> V = ExprContext::evaluate(B.InSlot, Leaf);
+      if (!V)
+        return std::nullopt;
+      int64_t O = asSigned(*V, B.InSlot->width());
+      Range = Range ? std::make_pair(std::min(Range->first, O), std::max(Range->second, O))
+                    : std::make_pair(O, O);
+      More = false;
+      for (size_t K = 0; K < Order.size() && !More; ++K) {
+        if (++Values[K] < Counts[K])
+          More = true;
+        else
+          Values[K] = 0;
+      }
+    }
+  }
+  if (!Range)
+    return std::nullopt;
+  return std::make_pair(std::move(B), *Range);
 }
 
 /// The values a term that depends only on %tid.x takes over Threads; std::nullopt when it
@@ -127,7 +241,8 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
                                               ExprContext &Ctx,
                                               const LaunchShape &Launch,
                                               llvm::ArrayRef<BufferAccess> Accesses,
-                                              llvm::ArrayRef<uint64_t> MaxIterations) {
+                                              llvm::ArrayRef<uint64_t> MaxIterations,
+                                              llvm::ArrayRef<LoopTrip> Trips) {
   BufferIdentity Out;
   Out.Refs.resize(Accesses.size());
   Sampler S(Launch, MaxIterations);
@@ -277,22 +392,34 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
       // consumer warpgroups 1 and 2 starts 8192 bytes below what either reads), the smallest
       // moves into the constant part. Without them (a staging tile written by every thread,
       // larger than what is known of its slot) the constant part alone places the access.
-      const Layout *Found = nullptr;
-      if (auto Range = threadRange(A.InSlot, Accesses[A.Input].Threads)) {
-        Found = find(A, std::min<int64_t>(0, Range->first), std::max<int64_t>(0, Range->second));
+      auto ByThreads = [&](Access &A, std::pair<int64_t, int64_t> Range) -> const Layout * {
+        if (const Layout *L =
+                find(A, std::min<int64_t>(0, Range.first), std::max<int64_t>(0, Range.second)))
+          return L;
         Access Shifted = A;
-        Shifted.Parts.Offset += Range->first;
+        Shifted.Parts.Offset += Range.first;
         for (int64_t &O : Shifted.Offsets)
-          O += Range->first;
-        if (!Found && (Found = find(Shifted, 0, Range->second - Range->first))) {
+          O += Range.first;
+        const Layout *L = find(Shifted, 0, Range.second - Range.first);
+        if (L) {
           unsigned IW = A.InSlot->width();
           Shifted.InSlot =
-              Ctx.add(A.InSlot, Ctx.constant(static_cast<uint64_t>(-Range->first), IW));
+              Ctx.add(A.InSlot, Ctx.constant(static_cast<uint64_t>(-Range.first), IW));
           A = std::move(Shifted);
         }
-      }
+        return L;
+      };
+      const Layout *Found = nullptr;
+      if (auto Range = threadRange(A.InSlot, Accesses[A.Input].Threads))
+        Found = ByThreads(A, *Range);
       if (!Found)
         Found = find(A, 0, 0);
+      // Only where the forms above place nothing: a slot that a thread's own loop counter
+      // picks keeps being placed as before.
+      if (!Found)
+        if (auto Own = withThreadLoops(Ctx, S, A, Accesses[A.Input].Threads, Trips))
+          if ((Found = ByThreads(Own->first, Own->second)))
+            A = std::move(Own->first);
       if (!Found) {
         // Outside every buffer, or at a place of one that no slot holds in full: the second
         // must not pass for the first, or stage safety would not check it.

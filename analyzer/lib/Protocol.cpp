@@ -44,6 +44,10 @@ std::vector<std::string> wsv::analyzer::unplacedAccesses(const Protocol &P) {
     const BufferRef &R = Read ? E.Src : E.Dst;
     if (R.resolved() || R.InRegionOf == NoIndex)
       continue;
+    // No thread runs it (nvcc's peeled first word of a per-thread loop, under a remainder
+    // test no thread of the role passes): nothing for the model to follow.
+    if (!E.Threads.isUnknown() && E.Threads.count() == 0u)
+      continue;
     std::vector<unsigned> &L = Lines[{R.InRegionOf, Read}];
     if (llvm::find(L, E.Where.PtxLine) == L.end())
       L.push_back(E.Where.PtxLine);

@@ -80,8 +80,19 @@ void resolveBuffers(BuildState &S) {
       Uses.push_back({E, Use::Read, R});
     }
   }
+  // Each counted loop's trip count, for the accesses in a thread's own loop over its words.
+  std::vector<LoopTrip> Trips(S.FA.loops().size());
+  for (const Loop &L : S.FA.loops().loops()) {
+    const TripCount &T = S.values().loopSummary(L.Index).Trip;
+    if (!T.isCounted() || !T.Iterations || T.Forever)
+      continue;
+    Trips[L.Index].Iterations = S.values().closedForm(T.Iterations);
+    for (const TripCondition &C : T.Conditions)
+      if (!C.Discharged)
+        Trips[L.Index].Conditions.push_back(S.values().closedForm(C.Condition));
+  }
   BufferIdentity Id =
-      identifyBuffers(S.M, &S.F, S.ctx(), S.P.Launch, Accesses, S.P.MaxIterations);
+      identifyBuffers(S.M, &S.F, S.ctx(), S.P.Launch, Accesses, S.P.MaxIterations, Trips);
   S.P.Buffers = std::move(Id.Buffers);
   // The shared word tcgen05.alloc writes the TMEM address into is read back by every thread
   // that uses TMEM: say so rather than that no copy fills it. Where that word also lies in a

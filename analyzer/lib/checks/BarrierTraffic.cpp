@@ -162,6 +162,13 @@ private:
     return *X != 0;
   }
 
+  bool holdsBarrierEvent(const std::vector<ProtocolItem> &Items) const {
+    for (const ProtocolItem &I : Items)
+      if (I.isEvent() ? isBarrierEvent(P.Events[I.Index]) : holdsBarrierEvent(P.loop(I).Body))
+        return true;
+    return false;
+  }
+
   void walk(const std::vector<ProtocolItem> &Items, unsigned Owner) {
     for (const ProtocolItem &I : Items) {
       if (!Unknown.empty())
@@ -171,6 +178,11 @@ private:
         continue;
       }
       const ProtocolLoop &L = P.loop(I);
+      // A loop without barrier traffic adds nothing to count, however often it runs: a
+      // consumer's per-thread loop over its words of a stage (clang's ws_cluster), whose
+      // trip count depends on the thread, need not be evaluated.
+      if (!holdsBarrierEvent(L.Body))
+        continue;
       std::optional<bool> When = condition(L.When);
       std::optional<uint64_t> Trip = eval(L.Trip);
       if (!When || (*When && !Trip)) {

@@ -96,10 +96,21 @@ struct BufferIdentity {
   std::vector<BufferRef> Refs; ///< one per access given, in order
 };
 
+/// A loop's trip count as buffer placement reads it: Iterations (a closed form; nullptr
+/// where the loop is not counted), exact where each of Conditions holds.
+struct LoopTrip {
+  const Expr *Iterations = nullptr;
+  llvm::SmallVector<const Expr *, 2> Conditions;
+};
+
+/// Trips (per LoopId, may be empty) bound the iterations of a thread's own loops: an access
+/// inside one whose count reads only %tid.x (a thread's loop over its words of a stage) is
+/// placed by the bytes each thread reaches in the iterations it runs.
 BufferIdentity identifyBuffers(const ptx::Module &M, const ptx::Function *F, ExprContext &Ctx,
                                const LaunchShape &Launch,
                                llvm::ArrayRef<BufferAccess> Accesses,
-                               llvm::ArrayRef<uint64_t> MaxIterations = {});
+                               llvm::ArrayRef<uint64_t> MaxIterations = {},
+                               llvm::ArrayRef<LoopTrip> Trips = {});
 
 } // namespace analyzer
 } // namespace wsv
