@@ -67,6 +67,11 @@ llvm::SmallVector<const Expr *, 16> counters(const Protocol &P,
   for (unsigned J = 0; J < Loops.size(); ++J) {
     auto &O = Options[J];
     if (J + 1 == Loops.size()) {
+      // In a thread's own loop over its words of one stage (a trip count per thread) the
+      // slot is the outer counters' alone: `t%4`, not `(i*4+t)%4`. An unrolled k-loop keeps
+      // its counter: `(k*4+K/64*t)%4` says which k-tile the copy is.
+      if (Loops.size() > 1 && Loops[J]->Trip.known() && isThreadDependent(Loops[J]->Trip.E))
+        O.push_back(Ctx.constant(0, Width));
       // An unrolled loop's own counter advances by the unroll factor: k-tile 4*i + c.
       for (const InductionVar &IV : V.loopSummary(Loops[J]->Loop).Inductions)
         if (IV.Kind == InductionKind::Linear && IV.Step && IV.Step->isConstant() &&
