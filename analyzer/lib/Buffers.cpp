@@ -4,6 +4,7 @@
 #include "Sampling.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
 #include <map>
@@ -249,6 +250,7 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
 
   std::vector<const Expr *> Bases;
   llvm::DenseMap<const Expr *, std::vector<Access>> ByBase;
+  llvm::StringMap<const Expr *> BySymbol;
   for (unsigned I = 0; I < Accesses.size(); ++I) {
     if (!Accesses[I].Address)
       continue;
@@ -260,9 +262,14 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
       Out.Refs[I].Unresolved = "the address does not derive from a shared variable";
       continue;
     }
-    auto [It, New] = ByBase.try_emplace(A.Parts.Base);
+    // One variable is one group whatever the width of its address: clang reads a stage
+    // through a 64-bit `buffers` that its copies name as a 32-bit one.
+    const Expr *Key = A.Parts.Base;
+    if (Key->is(ExprKind::Symbol))
+      Key = BySymbol.try_emplace(Key->name(), Key).first->second;
+    auto [It, New] = ByBase.try_emplace(Key);
     if (New)
-      Bases.push_back(A.Parts.Base);
+      Bases.push_back(Key);
     It->second.push_back(std::move(A));
   }
 

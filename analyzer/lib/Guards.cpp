@@ -20,7 +20,7 @@ GuardAnalysis::GuardAnalysis(const ValueAnalysis &Values, const DominatorTree &D
 // way an instrumented wait's timeout leaves) passes through B: then a thread that reaches D
 // reaches B unless it traps, and B has D's condition.
 bool GuardAnalysis::postDominatesUnlessTrapped(BlockId B, BlockId D) const {
-  if (G.block(B).NeverReturns)
+  if (G.block(B).NeverReturns || Values.isDeadBlock(B))
     return false;
   std::vector<bool> Seen(G.size(), false);
   llvm::SmallVector<BlockId, 16> Work{D};
@@ -30,8 +30,10 @@ bool GuardAnalysis::postDominatesUnlessTrapped(BlockId B, BlockId D) const {
     const BasicBlock &BB = G.block(X);
     if (BB.exits() && !BB.NeverReturns)
       return false;
+    // Blocks no thread reaches (Values.isDeadBlock) are no way around B either.
     for (BlockId Succ : BB.Succs)
-      if (Succ != B && !Seen[Succ] && !G.block(Succ).NeverReturns) {
+      if (Succ != B && !Seen[Succ] && !G.block(Succ).NeverReturns &&
+          !Values.isDeadBlock(Succ)) {
         Seen[Succ] = true;
         Work.push_back(Succ);
       }
@@ -45,6 +47,10 @@ void GuardAnalysis::computeConditions() {
   for (BlockId B : G.reversePostOrder()) {
     if (B == G.entry()) {
       Conditions[B] = Ctx.boolean(true);
+      continue;
+    }
+    if (Values.isDeadBlock(B)) {
+      Conditions[B] = Ctx.boolean(false);
       continue;
     }
     // Every thread that reaches the dominator reaches B when B post-dominates it in the same
@@ -73,7 +79,7 @@ void GuardAnalysis::computeConditions() {
           Entered = Ctx.opaque("reached through irreducible control flow", &G.block(B), P, 1);
         unsigned WaysOut = 0;
         for (BlockId X : Lp.exitBlocks())
-          WaysOut += !G.block(X).NeverReturns;
+          WaysOut += !G.block(X).NeverReturns && !Values.isDeadBlock(X);
         if (WaysOut <= 1) {
           Contribution = Entered;
         } else {

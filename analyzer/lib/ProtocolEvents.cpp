@@ -571,8 +571,9 @@ void Collector::run() {
 
   for (BlockId B : Order) {
     const BasicBlock &BB = G.block(B);
-    // Hang reports and assertion traps are not part of the protocol.
-    if (!BB.Reachable || BB.NeverReturns)
+    // Hang reports and assertion traps are not part of the protocol, nor what no thread
+    // reaches (an exhaustive switch's impossible default).
+    if (!BB.Reachable || BB.NeverReturns || S.values().isDeadBlock(B))
       continue;
     LoopId Inner = Loops.loopFor(B);
     bool InSpin = Inner != NoIndex && S.SpinLoop[Inner];

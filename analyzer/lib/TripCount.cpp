@@ -207,9 +207,13 @@ Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
       if (Bound->payload() > ExprContext::mask(W) - Step + 1)
         return Fail("the exit test's counter climbs past the top of its range and back above "
                     "its bound");
+      // Where ~c starts at or above ~X the first test fails: one run, which the form must
+      // then give (clang's loop for a thread whose words start inside the first pass).
       Solution Down = Above(Ctx.constant(0, W), Ctx.bitNot(Y), false);
       if (Down.HeaderRuns)
-        Down.Conditions.push_back(Ctx.ult(Start, Bound));
+        Down.Conditions.push_back(Ctx.bitOr(
+            Ctx.ult(Start, Bound),
+            Ctx.eq(Down.HeaderRuns, Ctx.constant(1, Down.HeaderRuns->width()))));
       return Down;
     }
     if (MentionsIter(Y) && !MentionsIter(X))
@@ -265,6 +269,38 @@ llvm::SmallVector<const Expr *, 4> ValueBuilder::entryFacts(LoopId L) {
   }
   launchFacts(Facts);
   return Facts;
+}
+
+bool ValueBuilder::infeasibleExit(LoopId L, BlockId From, BlockId To) {
+  const Loop &Lp = Loops.loop(L);
+  const Expr *Edge = edgeCondition(From, To);
+  if (!Edge || !S || ExitQuestions >= MaxExitQuestions)
+    return false;
+  llvm::SmallVector<const Expr *, 8> Facts{Edge};
+  // As entryFacts, from From up to the header: an edge is the only way on when its target
+  // dominates what follows and has no other predecessor.
+  for (BlockId Child = From, B = Dom.idom(From); Child != Lp.Header && B != NoIndex &&
+                                                 Lp.contains(B);
+       Child = B, B = Dom.idom(B)) {
+    const BasicBlock &BB = G.block(B);
+    if (BB.Terminator != TerminatorKind::CondBranch || !Done[B])
+      continue;
+    for (BlockId Succ : BB.Succs)
+      if (Dom.dominates(Succ, Child) &&
+          llvm::all_of(G.block(Succ).Preds, [&](BlockId P) { return P == B; }))
+        if (const Expr *C = edgeCondition(B, Succ))
+          Facts.push_back(C);
+  }
+  if (Facts.size() < 2)
+    return false;
+  ++ExitQuestions;
+  const Expr *All = Ctx.boolean(true);
+  for (const Expr *F : Facts)
+    All = Ctx.bitAnd(All, F);
+  if (S->isValid(Ctx.bitNot(All)).Answer != SolverAnswer::Yes)
+    return false;
+  Infeasible.insert({From, To});
+  return true;
 }
 
 void ValueBuilder::launchFacts(llvm::SmallVectorImpl<const Expr *> &Facts) {
@@ -398,6 +434,19 @@ void ValueBuilder::computeTripCount(LoopId L) {
   for (auto [From, To] : Lp.ExitEdges)
     if ((!NormalExit || !G.block(To).NeverReturns) && !llvm::is_contained(Exiting, From))
       Exiting.push_back(From);
+  // Exits no thread can take are no exits: only asked where they are what stands between the
+  // loop and a count.
+  if (Exiting.size() > 1) {
+    llvm::SmallVector<BlockId, 2> Feasible;
+    for (BlockId From : Exiting)
+      if (llvm::any_of(Lp.ExitEdges, [&](std::pair<BlockId, BlockId> E) {
+            return E.first == From && (!NormalExit || !G.block(E.second).NeverReturns) &&
+                   !infeasibleExit(L, E.first, E.second);
+          }))
+        Feasible.push_back(From);
+    if (!Feasible.empty())
+      Exiting = std::move(Feasible);
+  }
   if (Exiting.empty())
     return Unknown("the loop has no exit");
   if (Exiting.size() > 1) {

@@ -521,6 +521,25 @@ bool ValueAnalysis::isLoopInvariant(const Expr *E, LoopId L) const {
 
 BlockId ValueAnalysis::leafBlock(const Expr *Leaf) const { return Impl->leafBlock(Leaf); }
 
+bool ValueAnalysis::isDeadBlock(BlockId B) const {
+  if (Impl->Infeasible.empty())
+    return false;
+  if (Impl->Dead.empty()) {
+    // In reverse post-order every predecessor but a back edge's comes first; a block inside a
+    // loop keeps its way in through the header, which is not dead.
+    Impl->Dead.assign(G.size(), false);
+    for (BlockId X : G.reversePostOrder()) {
+      if (X == G.entry())
+        continue;
+      bool Dead = true;
+      for (BlockId P : G.block(X).Preds)
+        Dead &= !G.block(P).Reachable || Impl->Dead[P] || Impl->Infeasible.count({P, X});
+      Impl->Dead[X] = Dead && !G.block(X).Preds.empty();
+    }
+  }
+  return Impl->Dead[B];
+}
+
 void ValueAnalysis::print(llvm::raw_ostream &OS) const {
   for (const LoopSummary &Sum : Impl->Summaries) {
     const Loop &L = Loops.loop(Sum.Loop);

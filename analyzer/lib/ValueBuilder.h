@@ -17,6 +17,7 @@
 
 #include <string>
 #include <tuple>
+#include <set>
 #include <vector>
 
 namespace wsv {
@@ -132,6 +133,10 @@ public:
   /// is a multiple of X and at least X (LaunchShape::gridFacts).
   void launchFacts(llvm::SmallVectorImpl<const Expr *> &Facts);
   bool implies(llvm::ArrayRef<const Expr *> Facts, const Expr *Goal);
+  /// Whether no thread takes the exit edge From -> To of L: the conditions of the edges
+  /// that are the only way from L's header to From contradict the edge's own (clang's
+  /// comparison tree for an exhaustive switch, whose impossible default exits).
+  bool infeasibleExit(LoopId L, BlockId From, BlockId To);
   std::string describeUnknown(const Expr *E, LoopId L) const;
 
   ValueAnalysis &VA;
@@ -175,6 +180,13 @@ public:
   /// Implications put to the solver so far, and how many it may get per function.
   unsigned SolverQuestions = 0;
   static constexpr unsigned MaxSolverQuestions = 4;
+  /// infeasibleExit's own budget (only loops with more than one exit ask, once per exit).
+  unsigned ExitQuestions = 0;
+  static constexpr unsigned MaxExitQuestions = 32;
+  /// The edges infeasibleExit found no thread takes; and, computed from them on first use,
+  /// the blocks no thread reaches (ValueAnalysis::isDeadBlock).
+  std::set<std::pair<BlockId, BlockId>> Infeasible;
+  std::vector<bool> Dead;
   /// Header phis of the loop being finished that something in the loop reads.
   llvm::SmallPtrSet<const Expr *, 32> LivePhis;
 };

@@ -338,11 +338,16 @@ CLIMB:
       Exact &= evalWith(Cond.Condition, {{W, WV}}) == std::optional<uint64_t>(1);
     EXPECT_TRUE(Exact) << std::hex << WV;
   }
-  // Starting at or below the bound it runs once; the count says so by its condition.
-  bool Exact = true;
-  for (const TripCondition &Cond : T.Conditions)
-    Exact &= evalWith(Cond.Condition, {{W, 5}}) == std::optional<uint64_t>(1);
-  EXPECT_FALSE(Exact);
+  // Starting at or below the bound it runs once: exact where the form gives 1 (a thread
+  // whose words start inside the first pass, w < 2048), and said not to be elsewhere.
+  for (uint64_t WV : {0ull, 5ull, 2047ull, 2048ull, 5000ull, 0x80000000ull}) {
+    bool Exact = true;
+    for (const TripCondition &Cond : T.Conditions)
+      Exact &= evalWith(Cond.Condition, {{W, WV}}) == std::optional<uint64_t>(1);
+    EXPECT_EQ(Exact, WV < 2048) << WV;
+    if (Exact)
+      EXPECT_EQ(evalWith(T.Iterations, {{W, WV}}), 1u) << WV;
+  }
 }
 
 TEST(TripCountTest, LoopsWithoutACountSayWhy) {

@@ -104,6 +104,10 @@ public:
   bool isLoopInvariant(const Expr *E, LoopId L) const;
   /// The block an opaque, load, elect or phi leaf comes from (NoIndex for other leaves).
   BlockId leafBlock(const Expr *Leaf) const;
+  /// Whether no thread reaches B: every way in is an edge whose branch conditions contradict
+  /// (the impossible default of clang's comparison tree for an exhaustive switch, which
+  /// exits), as the trip counts of loops with several exits found.
+  bool isDeadBlock(BlockId B) const;
 
   /// Induction variables and trip counts of every loop, for debugging and golden tests.
   void print(llvm::raw_ostream &OS) const;
