@@ -263,10 +263,13 @@ BufferIdentity wsv::analyzer::identifyBuffers(const ptx::Module &M, const ptx::F
       continue;
     }
     // One variable is one group whatever the width of its address: clang reads a stage
-    // through a 64-bit `buffers` that its copies name as a 32-bit one.
-    const Expr *Key = A.Parts.Base;
-    if (Key->is(ExprKind::Symbol))
-      Key = BySymbol.try_emplace(Key->name(), Key).first->second;
+    // through a 64-bit `buffers` that its copies name as a 32-bit one, nvcc -G through the
+    // generic address of a zero-extended one.
+    const Expr *Key = A.Parts.Base, *Sym = Key;
+    while (Sym->is(ExprKind::ZExt) || Sym->is(ExprKind::SExt) || Sym->is(ExprKind::Trunc))
+      Sym = Sym->op(0);
+    if (Sym->is(ExprKind::Symbol))
+      Key = BySymbol.try_emplace(Sym->name(), Key).first->second;
     auto [It, New] = ByBase.try_emplace(Key);
     if (New)
       Bases.push_back(Key);

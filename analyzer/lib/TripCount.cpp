@@ -179,9 +179,12 @@ Solution solveStay(ExprContext &Ctx, const Expr *Stay, const Expr *Iter) {
     return Sol;
   }
   if (Stay->is(ExprKind::Eq)) {
-    // Continues only while X == Y: with a constant difference, once or twice.
+    // Continues only while X == Y: with a constant difference that changes by a constant
+    // other than 0, once or twice (clang -O1's init loop over two stages, `s += 8; while
+    // (s == 8)`).
     const Expr *D = Ctx.sub(Stay->op(0), Stay->op(1));
-    if (!splitLinear(Ctx, D, Iter, A, B) || !B->isConstant(1) || !A->isConstant())
+    if (!splitLinear(Ctx, D, Iter, A, B) || !B->isConstant() || B->isConstant(0) ||
+        !A->isConstant())
       return Fail("the loop continues only while a counter equals a value");
     Sol.HeaderRuns = Ctx.constant(A->isConstant(0) ? 2 : 1, D->width());
     return Sol;
@@ -462,7 +465,20 @@ void ValueBuilder::computeTripCount(LoopId L) {
   BlockId E = Exiting[0];
   const BasicBlock &BB = G.block(E);
   T.ExitingBlock = E;
-  T.ExitTestInHeader = E == Lp.Header;
+  // The header may end before its test: a label between (nvcc -G writes `$L__tmp` labels
+  // for line info) splits one straight run of code into blocks. The blocks from the header
+  // to the test, each the only successor of the one before and entered from it alone, run
+  // as often as the header.
+  llvm::SmallVector<BlockId, 4> HeaderRun{Lp.Header};
+  for (BlockId B = Lp.Header; B != E;) {
+    const BasicBlock &Cur = G.block(B);
+    if (Cur.Succs.size() != 1 || G.block(Cur.Succs[0]).Preds.size() != 1 ||
+        !Lp.contains(Cur.Succs[0]) || Cur.Succs[0] == Lp.Header)
+      break;
+    B = Cur.Succs[0];
+    HeaderRun.push_back(B);
+  }
+  T.ExitTestInHeader = llvm::is_contained(HeaderRun, E);
   if (BB.Terminator != TerminatorKind::CondBranch)
     return Unknown(std::string("the loop is left by a ") + toString(BB.Terminator));
   for (BlockId Latch : Lp.Latches)
@@ -492,7 +508,8 @@ void ValueBuilder::computeTripCount(LoopId L) {
   bool WorkAfterTest = false;
   if (T.ExitTestInHeader)
     for (BlockId B : Lp.Blocks)
-      for (InstId I = G.block(B).Begin; B != Lp.Header && I < G.block(B).End; ++I)
+      for (InstId I = G.block(B).Begin; !llvm::is_contained(HeaderRun, B) && I < G.block(B).End;
+           ++I)
         WorkAfterTest |= G.inst(I).I->baseName() != "bra";
   T.Iterations = WorkAfterTest
                      ? Ctx.sub(Sol.HeaderRuns, Ctx.constant(1, Sol.HeaderRuns->width()))

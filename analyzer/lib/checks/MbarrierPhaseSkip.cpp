@@ -36,6 +36,27 @@ const Occurrence *wantedFill(const SlotTraffic &S, const Lap &L) {
         return &A.Occurrences[I - 1];
   return nullptr;
 }
+/// Whether an init in one loop of a constant trip count gives each iteration a slot of its
+/// own (clang -O1 keeps `for (s = 0; s < STAGES; ++s) mbarrier_init(full[s])` a loop): each
+/// slot is then initialized once, not again in every iteration.
+bool initsEachSlotOnce(const Protocol &P, const EventSite &Site) {
+  if (Site.Loops.size() != 1 || !Site.E->Barrier.Slot.known())
+    return false;
+  const ProtocolLoop &L = *Site.Loops.front();
+  if (!L.Trip.known() || !L.Trip.E->isConstant() || L.Loop == NoIndex)
+    return false;
+  const Expr *Iter = P.Analysis->context().iterationVar(L.Loop);
+  std::set<uint64_t> Slots;
+  for (uint64_t I = 0; I < L.Trip.E->payload(); ++I) {
+    std::optional<uint64_t> S =
+        ExprContext::evaluate(Site.E->Barrier.Slot.E, [&](const Expr *Leaf) {
+          return Leaf == Iter ? std::optional<uint64_t>(I) : std::nullopt;
+        });
+    if (!S || !Slots.insert(*S).second)
+      return false;
+  }
+  return true;
+}
 } // namespace
 
 void wsv::analyzer::checks::MbarrierPhaseSkip(CheckContext &Ctx) {
@@ -50,7 +71,7 @@ void wsv::analyzer::checks::MbarrierPhaseSkip(CheckContext &Ctx) {
   for (const EventSite &Site : eventSites(P)) {
     const Event &E = *Site.E;
     if (E.Kind != EventKind::Init || !E.Barrier.resolved() || Site.Loops.empty() ||
-        !Done.insert(E.Barrier.Array).second)
+        initsEachSlotOnce(P, Site) || !Done.insert(E.Barrier.Array).second)
       continue;
     Ctx.report(Severity::Remark,
                "phase order of " + P.Barriers[E.Barrier.Array].Name +

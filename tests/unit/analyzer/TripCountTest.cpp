@@ -350,6 +350,64 @@ CLIMB:
   }
 }
 
+TEST(TripCountTest, ACounterThatStaysOnlyWhileEqualRunsOnceOrTwice) {
+  // clang -O1's init loop over two stages: s = 0; do { s += 8; } while (s == 8) runs twice;
+  // with 16 in the test, once. The step need not be 1.
+  for (auto [Test, Runs] : {std::pair{8u, 2u}, std::pair{16u, 1u}}) {
+    Analyzed A(R"(
+.visible .entry k()
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  mov.u32 %r1, 0;
+INIT:
+  add.s32 %r1, %r1, 8;            // init
+  setp.eq.s32 %p1, %r1, )" + std::to_string(Test) + R"(;
+  @%p1 bra INIT;
+  ret;
+}
+)");
+    const TripCount &T = tripOf(A, "// init");
+    ASSERT_TRUE(T.isCounted()) << T.Reason;
+    EXPECT_EQ(evalWith(T.Iterations, {}), Runs) << Test;
+  }
+}
+
+TEST(TripCountTest, AWhileLoopWhoseHeaderALabelSplitsRunsItsBodyOnceLessThanItsTest) {
+  // nvcc -G: `for (i = 0; i < n; ++i)` as a while loop, with a line label between the header's
+  // moves and its test (nothing branches there, but it starts a block). The body runs n times,
+  // the test n + 1; events in the body are counted n times.
+  Analyzed A(R"(
+.visible .entry k(.param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  ld.param.u32 %r5, [n];
+  mov.u32 %r1, 0;
+  mov.u32 %r3, 0;
+HEAD:
+  mov.u32 %r2, %r1;
+$L__tmp1:
+  setp.lt.s32 %p1, %r2, %r5;
+  not.pred %p2, %p1;
+  @%p2 bra DONE;
+  bra.uni BODY;
+BODY:
+  add.s32 %r3, %r3, 7;            // body
+  add.s32 %r1, %r2, 1;
+  bra.uni HEAD;
+DONE:
+  ret;
+}
+)");
+  const TripCount &T = tripOf(A, "// body");
+  ASSERT_TRUE(T.isCounted()) << T.Reason;
+  EXPECT_TRUE(T.ExitTestInHeader);
+  const Expr *N = A.param("n");
+  for (uint64_t NV : {1u, 2u, 5u, 64u})
+    EXPECT_EQ(evalWith(T.Iterations, {{N, NV}}), NV) << NV;
+}
+
 TEST(TripCountTest, LoopsWithoutACountSayWhy) {
   Analyzed A(R"(
 .visible .entry k(.param .u64 flag)
