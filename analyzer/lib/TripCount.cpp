@@ -251,10 +251,9 @@ std::string ValueBuilder::describeUnknown(const Expr *E, LoopId L) const {
   return Why.empty() ? "the exit test has no closed form in the iteration number" : Why;
 }
 
-llvm::SmallVector<const Expr *, 4> ValueBuilder::entryFacts(LoopId L) {
-  llvm::SmallVector<const Expr *, 4> Facts;
-  BlockId Child = Loops.loop(L).Header;
-  for (BlockId B = Dom.idom(Child); B != NoIndex; Child = B, B = Dom.idom(B)) {
+void ValueBuilder::dominatingFacts(BlockId Child, llvm::function_ref<bool(BlockId)> Within,
+                                   llvm::SmallVectorImpl<const Expr *> &Facts) {
+  for (BlockId B = Dom.idom(Child); B != NoIndex && Within(B); Child = B, B = Dom.idom(B)) {
     const BasicBlock &BB = G.block(B);
     if (BB.Terminator != TerminatorKind::CondBranch || !Done[B])
       continue;
@@ -270,6 +269,11 @@ llvm::SmallVector<const Expr *, 4> ValueBuilder::entryFacts(LoopId L) {
           Facts.push_back(C);
     }
   }
+}
+
+llvm::SmallVector<const Expr *, 4> ValueBuilder::entryFacts(LoopId L) {
+  llvm::SmallVector<const Expr *, 4> Facts;
+  dominatingFacts(Loops.loop(L).Header, [](BlockId) { return true; }, Facts);
   launchFacts(Facts);
   return Facts;
 }
@@ -279,21 +283,10 @@ bool ValueBuilder::infeasibleExit(LoopId L, BlockId From, BlockId To) {
   const Expr *Edge = edgeCondition(From, To);
   if (!Edge || !S || ExitQuestions >= MaxExitQuestions)
     return false;
+  // The conditions on the only way from the header to From (the header's dominator is
+  // outside the loop, where the walk stops).
   llvm::SmallVector<const Expr *, 8> Facts{Edge};
-  // As entryFacts, from From up to the header: an edge is the only way on when its target
-  // dominates what follows and has no other predecessor.
-  for (BlockId Child = From, B = Dom.idom(From); Child != Lp.Header && B != NoIndex &&
-                                                 Lp.contains(B);
-       Child = B, B = Dom.idom(B)) {
-    const BasicBlock &BB = G.block(B);
-    if (BB.Terminator != TerminatorKind::CondBranch || !Done[B])
-      continue;
-    for (BlockId Succ : BB.Succs)
-      if (Dom.dominates(Succ, Child) &&
-          llvm::all_of(G.block(Succ).Preds, [&](BlockId P) { return P == B; }))
-        if (const Expr *C = edgeCondition(B, Succ))
-          Facts.push_back(C);
-  }
+  dominatingFacts(From, [&](BlockId B) { return Lp.contains(B); }, Facts);
   if (Facts.size() < 2)
     return false;
   ++ExitQuestions;

@@ -127,6 +127,11 @@ public:
   const Expr *closedForm(const Expr *E);
   /// What holds on entry to L: the conditions of the branches that lead only to it, and what
   /// every launch of the kernel guarantees (launchFacts).
+  /// The conditions of the edges that are the only way to Child from the blocks dominating
+  /// it, walking up while Within holds (entryFacts: to the entry; infeasibleExit: to a loop's
+  /// header).
+  void dominatingFacts(BlockId Child, llvm::function_ref<bool(BlockId)> Within,
+                       llvm::SmallVectorImpl<const Expr *> &Facts);
   llvm::SmallVector<const Expr *, 4> entryFacts(LoopId L);
   /// What the kernel's directives guarantee of every launch: with `.reqnctapercluster X, ...`
   /// the grid is a whole number of clusters (CUDA refuses any other launch), so %nctaid.x
