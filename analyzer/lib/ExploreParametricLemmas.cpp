@@ -483,6 +483,11 @@ bool Prover::proveTripForms() {
   // What reads no grid value needs no tile count in its hypothesis (the count's divisions
   // are what Z3 finds hard).
   const Expr *SameTiles = Tiles ? Ctx.logicalAnd(Same, Ctx.eq(prime(NT), NT)) : Same;
+  // (Where no k-loop varies, K is the argument's own stand-in and has no name.)
+  const std::string Through =
+      KStandIn ? "the launch only through the tile count"
+      : Tiles  ? R.Parameter + " and the launch only through the trip count and the tile count"
+               : R.Parameter + " only through the trip count";
   std::set<const Expr *> Done;
   std::vector<Lemma> Lemmas;
   for (const Use &U : Uses)
@@ -494,8 +499,7 @@ bool Prover::proveTripForms() {
         continue; // it reads nothing the launches differ in
       Lemmas.push_back({readsGrid(U.E) ? SameTiles : Same, Ctx.eq(A, Other),
                         "an expression of " + RP.Programs[U.Program].Name + " (" +
-                            P.exprString(U.E) + ") depends on " + R.Parameter +
-                            " only through the trip count",
+                            P.exprString(U.E) + ") depends on " + Through,
                         Tiles && readsGrid(U.E)});
     }
   return validAll(Lemmas);

@@ -41,6 +41,19 @@ bool GuardAnalysis::postDominatesUnlessTrapped(BlockId B, BlockId D) const {
   return true;
 }
 
+bool GuardAnalysis::staysInCountedLoop(BlockId P, BlockId B) const {
+  LoopId L = Loops.loopFor(P);
+  if (L == NoIndex || !Loops.loop(L).contains(B))
+    return false;
+  const TripCount &Trip = Values.loopSummary(L).Trip;
+  if (!Trip.isCounted() || Trip.ExitingBlock != P || !Trip.ExitTestInHeader || Trip.Forever)
+    return false;
+  unsigned WaysOut = 0;
+  for (BlockId X : Loops.loop(L).exitBlocks())
+    WaysOut += !G.block(X).NeverReturns && !Values.isDeadBlock(X);
+  return WaysOut == 1;
+}
+
 void GuardAnalysis::computeConditions() {
   Computed = true;
   Conditions.assign(G.size(), nullptr);
@@ -94,6 +107,12 @@ void GuardAnalysis::computeConditions() {
         }
       } else if (!Conditions[P]) {
         Contribution = Ctx.opaque("reached through irreducible control flow", &G.block(B), P, 1);
+      } else if (staysInCountedLoop(P, B)) {
+        // The loop's own test, passed in every iteration its count runs (a while loop's
+        // test at its top: nvcc -G's tile loop repeated `%ctaid.x + %nctaid.x * t < tiles`
+        // in every step of its body, which the argument for every launch took for a second
+        // way the launch reaches them).
+        Contribution = Conditions[P];
       } else {
         const Expr *Edge = Values.edgeCondition(P, B);
         if (!Edge)

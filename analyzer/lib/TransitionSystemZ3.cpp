@@ -331,9 +331,24 @@ void Encoding::agentMoves(unsigned A) {
     if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch || O.Kind == OpKind::Guard)
       Landing[O.Target] = true;
   auto InRun = [&](unsigned I) { return I > 0 && Private(I) && Private(I - 1) && !Landing[I]; };
+  // Inside a loop its counter is below its trip count: true in every state a run reaches,
+  // and said to Z3 with a read's bad state. A read's condition that repeated its loop's own
+  // test (`i < param_1`, which the guards leave out where the trip count covers it) was
+  // the solver's shortcut there: without it, ring2's bounded search for stage safety ran
+  // past its budget at one trip. (With every op's condition, the search for h2's divergent
+  // barrier did: only the reads get it.)
+  std::vector<z3::expr> InLoops(End, C.bool_val(true));
+  for (unsigned I = 0; I < End; ++I) {
+    const Op &O = Ag.Ops[I];
+    if (O.Kind != OpKind::LoopEnter || O.Target > End)
+      continue;
+    z3::expr Below = v(Ctr[A][O.Loop]) < (O.Trip ? intOf(O.Trip, A) : C.int_val(0));
+    for (unsigned J = I + 1; J < O.Target; ++J)
+      InLoops[J] = InLoops[J] && Below;
+  }
   // The bad state of a read (its condition included) where the agent is About to run it.
-  auto ReadBad = [&](const Op &O, const z3::expr &About) {
-    z3::expr When = O.When ? boolOf(O.When, A) : C.bool_val(true);
+  auto ReadBad = [&](const Op &O, unsigned I, const z3::expr &About) {
+    z3::expr When = (O.When ? boolOf(O.When, A) : C.bool_val(true)) && InLoops[I];
     StageWhy.push_back({About && When && slotSelect(Fill[O.Buffer], intOf(O.BufferSlot, A)) == 0,
                         Ag.Name + " reads " + TS.Buffers[O.Buffer].Name +
                             " before a copy into it has completed"});
@@ -347,7 +362,7 @@ void Encoding::agentMoves(unsigned A) {
     if (Head != I) {
       // Inside a run: no move of its own, only its bad states, at the run's first op.
       if (O.Kind == OpKind::Read)
-        ReadBad(O, Started && At);
+        ReadBad(O, I, Started && At);
       continue;
     }
     Move M(C);
@@ -467,7 +482,7 @@ void Encoding::agentMoves(unsigned A) {
     // Bad states at this op.
     z3::expr Here = Started && At && When;
     if (O.Kind == OpKind::Read)
-      ReadBad(O, Started && At);
+      ReadBad(O, I, Started && At);
     if (O.Array != NoIndex && O.Kind != OpKind::Init) {
       z3::expr Slot = intOf(O.Slot, A);
       unsigned Slots = TS.Arrays[O.Array].Slots;

@@ -295,4 +295,36 @@ NOREL:
             A.ctx().ne(A.ctx().iterationVar(L), A.ctx().constant(0, 32)));
 }
 
+TEST(GuardsTest, AWhileLoopsOwnTestIsNoConditionOfItsBody) {
+  // nvcc -G's tile loop: `for (t = %ctaid.x; t < n; t += %nctaid.x)` stays a while loop,
+  // and a line label splits its header from its test. Every iteration its count runs passes
+  // the test, so the body runs wherever the loop is entered: the test is no condition of it.
+  // A second exit keeps the conditions: which way out a thread takes depends on them.
+  const char *Loop = R"(
+  ld.param.u32 %r3, [n];
+  mov.u32 %r5, %ctaid.x;
+  mov.u32 %r6, %nctaid.x;
+TOP:
+  add.s32 %r7, %r7, 0;
+$L__tmp1:
+  setp.ge.s32 %p1, %r5, %r3;
+  @%p1 bra DONE;
+%s
+  mbarrier.arrive.shared::cta.b64 _, [%r2];          // body
+  add.s32 %r5, %r5, %r6;
+  bra.uni TOP;
+DONE:
+)";
+  auto With = [&](const char *Extra) {
+    std::string Text = Loop;
+    Text.replace(Text.find("%s"), 2, Extra);
+    return Text;
+  };
+  Analyzed One(kernel(".reqntid 64", With("").c_str()));
+  EXPECT_TRUE(One.guards().blockCondition(One.blockOf("// body"))->isTrue())
+      << str(One.guards().blockCondition(One.blockOf("// body")));
+  Analyzed Two(kernel(".reqntid 64", With("  setp.eq.s32 %p2, %r5, 7;\n  @%p2 bra DONE;").c_str()));
+  EXPECT_FALSE(Two.guards().blockCondition(Two.blockOf("// body"))->isTrue());
+}
+
 } // namespace

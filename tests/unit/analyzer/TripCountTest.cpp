@@ -345,8 +345,9 @@ CLIMB:
     for (const TripCondition &Cond : T.Conditions)
       Exact &= evalWith(Cond.Condition, {{W, WV}}) == std::optional<uint64_t>(1);
     EXPECT_EQ(Exact, WV < 2048) << WV;
-    if (Exact)
+    if (Exact) {
       EXPECT_EQ(evalWith(T.Iterations, {{W, WV}}), 1u) << WV;
+    }
   }
 }
 

@@ -50,6 +50,9 @@ public:
   }
 
 private:
+  /// Whether P -> B stays in the loop of P's exit test, a counted loop with that one exit:
+  /// every iteration its count runs takes the edge.
+  bool staysInCountedLoop(BlockId P, BlockId B) const;
   void computeConditions();
   bool postDominatesUnlessTrapped(BlockId B, BlockId D) const;
   ThreadSet evaluate(const Expr *Predicate, const LaunchShape &Launch, unsigned Depth);
