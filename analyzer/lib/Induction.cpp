@@ -87,15 +87,20 @@ bool onlyMentions(const Expr *E, const Expr *X) {
 /// The period 2^b (b <= 6) in which E, a function of X alone, repeats as X counts up: every
 /// occurrence of X is masked (`X & (2^b - 1)`, or `X % 2^b`, which the builders make the
 /// same) by at most that, so E reads only X's low b bits. 0 where E reads more of X.
-uint64_t lowBitsPeriod(const Expr *E, const Expr *X) {
+/// Signed: whether E takes a signed remainder of X (nvcc -G's `rem.s32 %r, k, 2`): that
+/// reads only the low bits too while X is not negative.
+uint64_t lowBitsPeriod(const Expr *E, const Expr *X, bool &Signed) {
   uint64_t Period = 1;
   bool Unmasked = false;
+  Signed = false;
   std::function<void(const Expr *)> Walk = [&](const Expr *N) {
     if (N == X) {
       Unmasked = true;
       return;
     }
-    if (N->is(ExprKind::URem) && N->op(0) == X && N->op(1)->isConstant()) {
+    if ((N->is(ExprKind::URem) || N->is(ExprKind::SRem)) && N->op(0) == X &&
+        N->op(1)->isConstant()) {
+      Signed |= N->is(ExprKind::SRem);
       uint64_t M = N->op(1)->payload();
       if (M == 0 || (M & (M - 1)) || M > 64)
         Unmasked = true;
@@ -527,8 +532,16 @@ void ValueBuilder::recognizeInductions(LoopId L) {
       if (Lin.Kind != InductionKind::Linear || !Lin.Start->isConstant() ||
           !Lin.Step->isConstant() || !onlyMentions(Flip, Lin.Phi))
         continue;
-      uint64_t Period = lowBitsPeriod(Flip, Lin.Phi);
+      bool Signed = false;
+      uint64_t Period = lowBitsPeriod(Flip, Lin.Phi, Signed);
       if (!Period)
+        continue;
+      // A signed remainder is the unsigned one while the counter is not negative: from a
+      // start of at least 0, counting up by at most 64, for the first 2^24 iterations
+      // (the most any launch the verdicts state runs: K < 2^24) and far beyond.
+      const unsigned LW = Lin.Phi->width();
+      if (Signed && (LW < 32 || Lin.Start->payload() >= (uint64_t(1) << (LW - 2)) ||
+                     Lin.Step->payload() == 0 || Lin.Step->payload() > 64))
         continue;
       // Iteration j sees the counter at Start + Step * j, whose low bits repeat every
       // Period iterations (a power of two divides Period * Step).

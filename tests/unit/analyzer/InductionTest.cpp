@@ -261,6 +261,46 @@ LOOP:
   }
 }
 
+TEST(InductionTest, APhaseFlippedByASignedRemainderOfACounterFromZeroFollowsItsPeriods) {
+  // nvcc -G keeps the stage as `rem.s32 %s, k, 2` and flips the phase in a block of its own
+  // where s == 1 (tests/corpus/nvcc/ws_cluster.cu): from k = 0 the remainder is k's low bit,
+  // and the phase before iteration i is (i / 2) & 1. A counter that starts below 0 gives a
+  // negative remainder first (-1 % 2 is -1): no closed form there.
+  auto Kernel = [](const char *Start) {
+    return std::string(R"(
+.visible .entry k(.param .u32 n)
+{
+  .reg .pred %p<6>;
+  .reg .b32 %r<20>;
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, )") + Start + R"(;
+  mov.u32 %r3, 0;
+LOOP:
+  rem.s32 %r6, %r2, 2;                 // body
+  setp.eq.s32 %p1, %r6, 1;
+  @!%p1 bra NEXT;
+  xor.b32 %r3, %r3, 1;
+NEXT:
+  add.s32 %r2, %r2, 1;
+  setp.lt.s32 %p3, %r2, %r1;
+  @%p3 bra LOOP;
+  ret;
+}
+)";
+  };
+  Analyzed A(Kernel("0"));
+  const Expr *I = A.ctx().iterationVar(0);
+  const Expr *Phase = A.before("// body", "%r3");
+  uint64_t P = 0;
+  for (uint64_t It = 0; It < 20; ++It) {
+    EXPECT_EQ(atIteration(Phase, I, It), std::optional<uint64_t>(P)) << It << ": " << str(Phase);
+    P ^= It & 1;
+  }
+  Analyzed Negative(Kernel("-1"));
+  const Expr *NoForm = Negative.before("// body", "%r3");
+  EXPECT_FALSE(atIteration(NoForm, Negative.ctx().iterationVar(0), 3)) << str(NoForm);
+}
+
 TEST(InductionTest, AValueCarriedFromTheIterationBeforeTrailsItsCounter) {
   // `prev = w; ++w`, as nvcc keeps w - 1 for H6's hand-over loop: %r4 enters as the
   // parameter, then holds what %r3 was one iteration before; %r5 trails %r4 in turn. A
