@@ -444,7 +444,7 @@ bool Prover::findThresholds(unsigned M, std::initializer_list<unsigned> TileThre
         Tmin = static_cast<uint64_t>(std::max<int64_t>(Need, 1));
         // Where no k-loop varies, the tail is the tile loop's: its last Tail tiles come
         // after the cycle (a causal k-loop's diagonal tiles, `i < NT - 2`).
-        NTmin = Ct + M + (KStandIn ? Tail : 0);
+        NTmin = Ct + M + (KStandIn ? Tail : LastTiles);
       };
       for (;;) {
         Configure(Level, E);

@@ -301,6 +301,19 @@ private:
   std::vector<const Expr *> GridPrime; ///< their primed copies
   unsigned TileThreshold = 0;
   uint64_t NTmin = 0;
+  /// The last tiles a test in a k-loop tells apart from the others (`t + 2 < NT`, Triton's
+  /// prefetch guard made two loops: ExploreUnflatten.cpp): they come after the cycle of
+  /// tiles, whose passes then all stand for tiles before them.
+  unsigned LastTiles = 0;
+  enum class TileRegion : uint8_t { Any, BeforeLast, Last };
+  /// U's expression with its tests on the last tiles (`t + a < NT`, `t + a == NT`) decided
+  /// where the tile t is before the last LastTiles (Last false), or, in them (the tiles
+  /// after the cycle, which keep their distance to the end in the other launch), each by
+  /// a leaf of its own that stands for its value in both.
+  const Expr *onLastTiles(const Use &U, bool Last);
+  /// The most a, at most 4, of a test `t + a < NT` or `t + a == NT` on the tile t of a
+  /// k-loop's expression (0: none).
+  unsigned lastTilesTold() const;
   const Expr *prime(const Expr *E);
   const Expr *gridDomain(bool Primed);
   bool findTileLoops();
@@ -359,6 +372,24 @@ private:
   /// its own, the same in both launches of a lemma: they agree on it, whatever it is.
   const Expr *abstractDecided(const Expr *E);
   std::map<const Expr *, const Expr *> DecidedLeaves;
+  /// E with the trip count T (and the tile count NT) replaced by leaves of their own: where
+  /// that leaves nothing the two launches of a same-count lemma differ in, E reads K (and
+  /// the grid) only through the counts, and the lemma holds without a query.
+  const Expr *throughCounts(const Expr *E);
+  const Expr *TLeaf = nullptr, *NTLeaf = nullptr;
+  /// E with the tile count NT (the programs' tile loops' counts too) and its primed copy
+  /// replaced by leaves of their own (NTLeaf, NTPrimeLeaf).
+  const Expr *withTileCounts(const Expr *E);
+  const Expr *NTPrimeLeaf = nullptr, *TPrimeLeaf = nullptr;
+  /// E with Trips replaced by TripsLeaf, Count by CountLeaf, and the sums of products by
+  /// Trips that add up to a multiple of Count * Trips written so.
+  const Expr *factorCounts(const Expr *E, const Expr *Trips, const Expr *Count,
+                           const Expr *TripsLeaf, const Expr *CountLeaf);
+  /// Where the caller bounds the tile count (ParametricOptions::TilesBelow, which the
+  /// statement then says), the lemmas that read the grid only through NT hold for
+  /// every NT and NT' below the bound: asked so, Z3 need not divide by the grid (Triton's
+  /// prefetch guard `t + 2 < NT` made two loops, which it gave up on).
+  void abstractTileCounts(std::vector<Lemma> &Lemmas);
   /// Hyp implies Goal with every product of two unknowns and every division by one replaced
   /// by a variable of its own, bounded as the grid's domain bounds it (upperBound): a
   /// stronger, linear claim; nullptr when there is nothing to replace.
@@ -375,6 +406,9 @@ private:
   /// compares iterations at the same distance from the end, where it has one value).
   const Expr *decidedByTrip(const Expr *E, const Expr *Iter, const Expr *Trip, unsigned Tail,
                             bool Body);
+  /// decidedByTrip's equalities: `k + a == trip`, and choices in them taken out.
+  const Expr *decideEquality(const Expr *N, const Expr *Iter, const Expr *Trip, unsigned Tail,
+                             bool Body, const std::function<const Expr *(const Expr *)> &Decide);
   /// E reads a value of the launch besides K (a Grid leaf).
   bool readsGrid(const Expr *E) const {
     return E->mentions([&](const Expr *L) {

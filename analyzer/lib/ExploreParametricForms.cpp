@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "ExploreParametric.h"
+#include "ExprLinear.h"
 
 #include <functional>
 
@@ -72,6 +73,8 @@ uint64_t Prover::upperBound(const Expr *E) const {
 const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *Trip,
                                   unsigned Tail, bool Body) {
   std::function<const Expr *(const Expr *)> Decide = [&](const Expr *N) -> const Expr * {
+    if (N->is(ExprKind::Eq) && N->op(0)->width() > 1)
+      return decideEquality(N, Iter, Trip, Tail, Body, Decide);
     // `trip <= k + a` (a builder's form of !(k + a < trip)) is decided as its negation.
     if (N->is(ExprKind::ULe)) {
       const Expr *Lt = Ctx.ult(N->op(1), N->op(0));
@@ -137,6 +140,56 @@ const Expr *Prover::decidedByTrip(const Expr *E, const Expr *Iter, const Expr *T
     return nullptr;
   };
   return Ctx.rewrite(E, Decide);
+}
+
+const Expr *Prover::decideEquality(const Expr *N, const Expr *Iter, const Expr *Trip,
+                                   unsigned Tail, bool Body,
+                                   const std::function<const Expr *(const Expr *)> &Decide) {
+  // X == Y as X - Y == 0: a choice among its terms is taken out first (Triton's `T == (i ==
+  // 0 ? 0 : k) + 1`, whether k is the tile's last), each arm decided on its own.
+  unsigned W = N->op(0)->width();
+  LinearForm D;
+  D.Width = W;
+  D.addScaled(N->op(0), 1);
+  D.addScaled(N->op(1), ExprContext::mask(W));
+  D.normalize(Ctx);
+  for (size_t I = 0; I < D.Terms.size(); ++I) {
+    const auto [S, Coefficient] = D.Terms[I];
+    if (!S->is(ExprKind::Select) || S->op(0)->mentions([&](const Expr *L) { return L == Iter; }))
+      continue;
+    auto Arm = [&](const Expr *V) {
+      LinearForm A = D;
+      A.Terms.erase(A.Terms.begin() + I);
+      A.addScaled(V, Coefficient);
+      A.normalize(Ctx);
+      const Expr *Eq = Ctx.eq(buildLinear(Ctx, A), Ctx.constant(0, W));
+      return Ctx.rewrite(Eq, Decide);
+    };
+    return Ctx.select(S->op(0), Arm(S->op(1)), Arm(S->op(2)));
+  }
+  // k + a == trip: in the body (k + Tail < trip) false for a <= Tail; in the last Tail
+  // iterations it says how far the end is, one value in both launches (a leaf), and false
+  // for a > Tail.
+  const Expr *TripW = Ctx.resize(Trip, W), *IterW = Ctx.resize(Iter, W);
+  if (D.Terms.size() != 2)
+    return nullptr;
+  uint64_t Sign = 0;
+  for (const auto &[Term, Coefficient] : D.Terms)
+    if (Term == IterW && (Coefficient == 1 || Coefficient == ExprContext::mask(W)))
+      Sign = Coefficient;
+  if (!Sign)
+    return nullptr;
+  for (const auto &[Term, Coefficient] : D.Terms)
+    if (Term != IterW && (Term != TripW || ((Coefficient + Sign) & ExprContext::mask(W))))
+      return nullptr;
+  // Sign * (k - trip) + c == 0: a = Sign * c.
+  uint64_t A = (D.Constant * Sign) & ExprContext::mask(W);
+  if (A == 0 || A > 64)
+    return nullptr;
+  if (Body)
+    return A <= Tail ? Ctx.boolean(false) : nullptr;
+  return A > Tail ? Ctx.boolean(false)
+                  : Ctx.param(Ctx.save("wsv.tail_eq_" + std::to_string(A)), 0, 1);
 }
 
 const Expr *Prover::inDomain(const Expr *E) {
@@ -240,6 +293,141 @@ const Expr *Prover::abstractDecided(const Expr *E) {
                              0, 1);
     return It->second;
   });
+}
+
+const Expr *Prover::throughCounts(const Expr *E) {
+  if (!TLeaf)
+    TLeaf = Ctx.param(Ctx.save("wsv.trips"), 0, T->width());
+  if (!Tiles)
+    return Ctx.substitute(E, T, TLeaf);
+  if (!NTLeaf)
+    NTLeaf = Ctx.param(Ctx.save("wsv.tile_count"), 0, NT->width());
+  return factorCounts(E, T, NT, TLeaf, NTLeaf);
+}
+
+const Expr *Prover::factorCounts(const Expr *E, const Expr *Trips, const Expr *Count,
+                                 const Expr *TripsLeaf, const Expr *CountLeaf) {
+  E = Ctx.substitute(E, Trips, TripsLeaf);
+  // The builders distribute products over sums: NT * T of a flattened loop's trip count is
+  // `a * T + b * T` where NT = a + b. In every sum, the terms y * T whose y add up to a
+  // multiple of NT are that multiple of NT * T.
+  LinearForm Tiles;
+  Tiles.Width = Count->width();
+  Tiles.addScaled(Count, 1);
+  Tiles.normalize(Ctx);
+  llvm::DenseMap<const Expr *, const Expr *> Done;
+  std::function<const Expr *(const Expr *)> Go = [&](const Expr *N) -> const Expr * {
+    if (N->isLeaf())
+      return N;
+    if (auto It = Done.find(N); It != Done.end())
+      return It->second;
+    llvm::SmallVector<const Expr *, 3> Ops;
+    for (const Expr *Op : N->ops())
+      Ops.push_back(Go(Op));
+    const Expr *Out = Ctx.rebuild(N, Ops);
+    if (Out->is(ExprKind::Add) && Out->width() == Count->width() && !Tiles.Terms.empty()) {
+      LinearForm Sum, Factor, Rest;
+      Sum.Width = Factor.Width = Rest.Width = Out->width();
+      Sum.addScaled(Out, 1);
+      Sum.normalize(Ctx);
+      for (const auto &[Term, Coefficient] : Sum.Terms) {
+        const Expr *Other = !Term->is(ExprKind::Mul)      ? nullptr
+                            : Term->op(0) == TripsLeaf ? Term->op(1)
+                            : Term->op(1) == TripsLeaf ? Term->op(0)
+                                                       : nullptr;
+        if (Other)
+          Factor.addScaled(Other, Coefficient);
+        else
+          Rest.addScaled(Term, Coefficient);
+      }
+      Rest.Constant = Sum.Constant;
+      Factor.normalize(Ctx);
+      // Factor = Scale * NT, term by term (Scale read off NT's first term, whose
+      // coefficient is 1 in the forms compilers give).
+      uint64_t Mask = ExprContext::mask(Out->width());
+      bool Same = !Factor.Terms.empty() && Factor.Terms.size() == Tiles.Terms.size() &&
+                  Tiles.Terms[0].second == 1;
+      uint64_t Scale = Same ? Factor.Terms[0].second : 0;
+      Same = Same && ((Tiles.Constant * Scale) & Mask) == Factor.Constant;
+      for (size_t I = 0; Same && I < Tiles.Terms.size(); ++I)
+        Same = Factor.Terms[I].first == Tiles.Terms[I].first &&
+               ((Tiles.Terms[I].second * Scale) & Mask) == Factor.Terms[I].second;
+      if (Same) {
+        Rest.addScaled(Ctx.mul(CountLeaf, TripsLeaf), Scale);
+        Rest.normalize(Ctx);
+        Out = buildLinear(Ctx, Rest);
+      }
+    }
+    return Done[N] = Out;
+  };
+  return Ctx.substitute(Go(E), Count, CountLeaf);
+}
+
+const Expr *Prover::withTileCounts(const Expr *E) {
+  if (!TLeaf)
+    TLeaf = Ctx.param(Ctx.save("wsv.trips"), 0, T->width());
+  if (!TPrimeLeaf)
+    TPrimeLeaf = Ctx.param(Ctx.save("wsv.trips'"), 0, T->width());
+  if (!NTLeaf)
+    NTLeaf = Ctx.param(Ctx.save("wsv.tile_count"), 0, NT->width());
+  if (!NTPrimeLeaf)
+    NTPrimeLeaf = Ctx.param(Ctx.save("wsv.tile_count'"), 0, NT->width());
+  std::set<const Expr *> Counts{NT};
+  for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
+    if (TileLoop[PI] != NoIndex &&
+        RP.Programs[PI].Loops[TileLoop[PI]].Trip->width() == NT->width())
+      Counts.insert(RP.Programs[PI].Loops[TileLoop[PI]].Trip);
+  const Expr *TP = Ctx.substitute(T, K, KPrime);
+  for (const Expr *Count : Counts) {
+    E = factorCounts(E, TP, prime(Count), TPrimeLeaf, NTPrimeLeaf);
+    E = factorCounts(E, T, Count, TLeaf, NTLeaf);
+  }
+  return E;
+}
+
+void Prover::abstractTileCounts(std::vector<Lemma> &Lemmas) {
+  if (!Tiles || O.TilesBelow >= (uint64_t(1) << 28))
+    return;
+  auto ReadsLaunch = [&](const Expr *E) {
+    return E->mentions([&](const Expr *L) {
+      return L == K || L == KPrime || llvm::is_contained(Grid, L) ||
+             llvm::is_contained(GridPrime, L);
+    });
+  };
+  for (Lemma &L : Lemmas) {
+    const Expr *Goal = withTileCounts(L.Goal);
+    if (Goal == L.Goal || ReadsLaunch(Goal))
+      continue;
+    // The hypothesis's parts that still read the launch say nothing of the goal's unknowns:
+    // left out (a weaker hypothesis, a stronger claim), Z3 encodes none of the divisions.
+    llvm::SmallVector<const Expr *, 16> Parts{withTileCounts(L.Hyp)};
+    const Expr *Hyp = Ctx.boolean(true);
+    while (!Parts.empty()) {
+      const Expr *H = Parts.pop_back_val();
+      if (H->is(ExprKind::And) && H->width() == 1) {
+        Parts.append(H->ops().begin(), H->ops().end());
+        continue;
+      }
+      if (!ReadsLaunch(H))
+        Hyp = Ctx.logicalAnd(Hyp, H);
+    }
+    // What the domain said of the counts: the bounds the statement names, and at least
+    // the fewest k-tiles.
+    unsigned W = NT->width(), TW = T->width();
+    const Expr *Tiles = Ctx.constant(O.TilesBelow, W), *Trips = Ctx.constant(O.TripsBelow, TW);
+    const Expr *Fewest = Ctx.constant(O.MinTiles, TW);
+    for (const Expr *N : {NTLeaf, NTPrimeLeaf})
+      Hyp = Ctx.logicalAnd(Hyp, Ctx.ult(N, Tiles));
+    for (const Expr *X : {TLeaf, TPrimeLeaf})
+      Hyp = Ctx.logicalAnd(Hyp, Ctx.logicalAnd(Ctx.ult(X, Trips), Ctx.uge(X, Fewest)));
+    // And proveLemmas' threshold, which the builders write on K itself (`K >= 896` for
+    // T >= 14): j = 0 or T >= Tmin.
+    const Expr *J = Ctx.param(Ctx.save("wsv.periods"), 0, TW);
+    Hyp = Ctx.logicalAnd(Hyp, Ctx.logicalOr(Ctx.eq(J, Ctx.constant(0, TW)),
+                                            Ctx.uge(TLeaf, Ctx.constant(Tmin, TW))));
+    L.Hyp = Hyp;
+    L.Goal = Goal;
+  }
 }
 
 bool Prover::readsTileCount(const Expr *E) const {

@@ -497,6 +497,12 @@ bool Prover::proveTripForms() {
       const Expr *Other = Tiles ? prime(A) : Ctx.substitute(A, K, KPrime);
       if (Other == A)
         continue; // it reads nothing the launches differ in
+      // What reads K (and the grid) only through T (and NT) needs no query: Triton's
+      // flattened loop tests `2 <=s NT * T` before it, a product that Z3 bit-blasts before
+      // it uses the hypothesis that both factors are equal (it gave up on it).
+      if (const Expr *Counts = throughCounts(A);
+          (Tiles ? prime(Counts) : Ctx.substitute(Counts, K, KPrime)) == Counts)
+        continue;
       Lemmas.push_back({readsGrid(U.E) ? SameTiles : Same, Ctx.eq(A, Other),
                         "an expression of " + RP.Programs[U.Program].Name + " (" +
                             P.exprString(U.E) + ") depends on " + Through,
@@ -563,15 +569,41 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
 
   std::vector<Lemma> Lemmas;
   std::set<std::pair<const Expr *, unsigned>> Done;
+  // A k-loop's expression that tells the last tiles apart (LastTiles) is asked twice: in
+  // the tiles before them and in them, each with those tests decided (onLastTiles).
+  std::vector<std::pair<Use, TileRegion>> Work;
   for (const Use &U : Uses) {
+    if (LastTiles && U.InTile && U.VaryingLoop != NoIndex) {
+      Use Before = U, Last = U;
+      Before.E = onLastTiles(U, false);
+      Last.E = onLastTiles(U, true);
+      if (Before.E != U.E || Last.E != U.E) {
+        Work.push_back({Before, TileRegion::BeforeLast});
+        Work.push_back({Last, TileRegion::Last});
+        continue;
+      }
+    }
+    Work.push_back({U, TileRegion::Any});
+  }
+  for (const auto &[U, Region] : Work) {
     if (!Done.insert({U.E, U.VaryingLoop == NoIndex && !U.InTile ? NoIndex : U.Program})
              .second)
       continue;
     const Expr *EP = Tiles ? prime(U.E) : Ctx.substitute(U.E, K, KPrime);
     std::string Where = "an expression of " + RP.Programs[U.Program].Name + " (" +
-                        P.exprString(U.E) + ")";
+                        P.exprString(U.E) + ")" +
+                        (Region == TileRegion::BeforeLast ? " before the last tiles"
+                         : Region == TileRegion::Last     ? " in the last tiles"
+                                                          : "");
     bool Grid = Tiles && readsGrid(U.E);
     const Expr *Hyp = Ctx.logicalAnd(Both, Grid ? GridLarge : FreeLarge);
+    if (Region != TileRegion::Any) {
+      const Expr *Tv =
+          Ctx.iterationVar(RP.Programs[U.Program].Loops[TileLoop[U.Program]].Loop);
+      const Expr *Before = Ctx.ult(Ctx.add(Ctx.resize(Tv, TW), c(LastTiles, TW)),
+                                   Grid ? NTw : NTFree);
+      Hyp = Ctx.logicalAnd(Hyp, Region == TileRegion::Last ? Ctx.logicalNot(Before) : Before);
+    }
     if (U.InTile) {
       const RoleLoop &TL = RP.Programs[U.Program].Loops[TileLoop[U.Program]];
       const Expr *Tv = Ctx.iterationVar(TL.Loop);
@@ -662,6 +694,7 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
     // other launch, its iteration k + p*M and its T + j*M move c by a multiple of M, and
     // no more is needed where the counts keep c below 2^26 (the caller's bounds), which
     // Z3, with the product t * T in it, did not decide.
+    bool CountedLater = false;
     if (U.InTile && Rates[U.Program] == 1 && (!FirstHolds || !TailHolds) &&
         O.TripsBelow * O.TilesBelow <= (uint64_t(1) << 26)) {
       const Expr *Tv =
@@ -670,21 +703,33 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
       const Expr *Count = Ctx.param(Ctx.save("wsv.count"), 0, CW);
       const Expr *KOf = Ctx.add(Count, Ctx.neg(Ctx.mul(Ctx.resize(Tv, CW),
                                                        Ctx.resize(TripHere, CW))));
-      auto Counted = [&](const Expr *X) {
-        const Expr *F = Ctx.substitute(X, Iter, KOf);
+      // The first iteration of all, as ExploreUnflatten.cpp writes `i == 0`, is c == 0.
+      const Expr *First = Ctx.logicalAnd(Ctx.eq(Ctx.resize(Tv, 32), c(0, 32)),
+                                         Ctx.eq(Ctx.resize(Iter, 32), c(0, 32)));
+      auto Counted = [&](const Expr *X, uint64_t From) {
+        const Expr *F = Ctx.substitute(Ctx.substitute(X, First, Ctx.eq(Count, c(0, CW))), Iter,
+                                       KOf);
         return !Launch(F) && !F->mentions([&](const Expr *L) { return L == Iter || L == Tv; }) &&
-               shiftInvariant(F, Count, M, 0);
+               shiftInvariant(F, Count, M, From);
       };
-      FirstHolds = FirstHolds || Counted(InBody);
-      TailHolds = TailHolds || Counted(InTail);
+      // c moves only in a tile t >= 1 (by t * j * M, and by q * M * T' from the tile
+      // threshold on) or where k >= C0 (by p * M; in the tail by j * M, where k >= T - E
+      // and T >= Tmin). With T >= 1, c >= 1 wherever it moves if the tile threshold and C0
+      // (or Tmin - E) are at least 1, which a ring that starts at -1 needs (Triton's `c ==
+      // 0 ? -1 : (c - 1) % 3`).
+      const uint64_t BodyFrom = TileThreshold > 0 && C0 > 0 ? 1 : 0;
+      const uint64_t TailFrom = TileThreshold > 0 && Tmin > E ? 1 : 0;
+      FirstHolds = FirstHolds || Counted(InBody, BodyFrom);
+      TailHolds = TailHolds || Counted(InTail, TailFrom);
+      CountedLater = !FirstHolds && Counted(InBody, uint64_t(1) << 20);
     }
     if (FirstHolds && TailHolds)
       continue;
     // One that repeats only past its first iterations (a ring that starts at -1 is
     // `i == 0 ? -1 : (i - 1) % 3`) needs a higher threshold: said at once, rather than after
     // Z3 gave up on the division at this one.
-    bool LaterOnly = !FirstHolds && !Launch(InBody) &&
-                     shiftInvariant(InBody, Iter, LoopPeriod, uint64_t(1) << 20);
+    bool LaterOnly = CountedLater || (!FirstHolds && !Launch(InBody) &&
+                                      shiftInvariant(InBody, Iter, LoopPeriod, uint64_t(1) << 20));
     unsigned IW = Iter->width();
     const Expr *Trip = Resize(inDomain(L.Trip)), *Kth = Ctx.resize(Iter, TW);
     // (k < Trip first: k + E must not wrap around.)
@@ -734,6 +779,7 @@ bool Prover::proveLemmas(unsigned M, unsigned E) {
   // The lemmas that assume a program's threshold first: those are the ones that fail (a
   // loop that tests k == 0 needs a threshold of 1), and the failure ends the candidate
   // sooner (H5's first candidate: 265 ms of queries before the failing lemma was reached).
+  abstractTileCounts(Lemmas);
   std::stable_partition(Lemmas.begin(), Lemmas.end(),
                         [](const Lemma &L) { return L.Program != NoIndex; });
   if (Probe) {

@@ -43,6 +43,72 @@ std::optional<Instance> Prover::tileLaunch(uint64_t KValue, uint64_t Count) cons
   return Found;
 }
 
+unsigned Prover::lastTilesTold() const {
+  unsigned Most = 0;
+  for (const Use &U : Uses) {
+    if (!U.InTile || U.VaryingLoop == NoIndex)
+      continue;
+    const RoleLoop &TL = RP.Programs[U.Program].Loops[TileLoop[U.Program]];
+    const Expr *Tv = Ctx.iterationVar(TL.Loop);
+    llvm::SmallVector<const Expr *, 16> Work{U.E};
+    llvm::SmallPtrSet<const Expr *, 16> Seen;
+    while (!Work.empty()) {
+      const Expr *N = Work.pop_back_val();
+      if (!Seen.insert(N).second || N->isLeaf())
+        continue;
+      Work.append(N->ops().begin(), N->ops().end());
+      if (!N->is(ExprKind::ULt) && !N->is(ExprKind::Eq))
+        continue;
+      const Expr *Count = N->op(1);
+      if (Count != NT && Count != TL.Trip)
+        continue;
+      const Expr *D = Ctx.sub(N->op(0), Ctx.resize(Tv, N->op(0)->width()));
+      if (D->isConstant() && D->payload() >= 1 && D->payload() <= 4)
+        Most = std::max<unsigned>(Most, unsigned(D->payload()));
+    }
+  }
+  return Most;
+}
+
+const Expr *Prover::onLastTiles(const Use &U, bool Last) {
+  const RoleLoop &TL = RP.Programs[U.Program].Loops[TileLoop[U.Program]];
+  const Expr *Tv = Ctx.iterationVar(TL.Loop);
+  // t + a against the tile count: a, or nothing where N is no such test.
+  auto Distance = [&](const Expr *X, const Expr *Count) -> std::optional<uint64_t> {
+    if (Count != NT && Count != TL.Trip)
+      return std::nullopt;
+    const Expr *D = Ctx.sub(X, Ctx.resize(Tv, X->width()));
+    if (!D->isConstant() || D->payload() < 1 || D->payload() > 64)
+      return std::nullopt;
+    return D->payload();
+  };
+  auto Leaf = [&](const char *Test, uint64_t A) {
+    return Ctx.param(Ctx.save("wsv.last_tiles." + std::string(Test) + std::to_string(A)), 0, 1);
+  };
+  return Ctx.rewrite(U.E, [&](const Expr *N) -> const Expr * {
+    if (N->is(ExprKind::ULt) || N->is(ExprKind::ULe)) {
+      // `NT <= t + a` is the builders' form of !(t + a < NT).
+      const bool Negated = N->is(ExprKind::ULe);
+      std::optional<uint64_t> A =
+          Negated ? Distance(N->op(1), N->op(0)) : Distance(N->op(0), N->op(1));
+      if (!A)
+        return nullptr;
+      const Expr *V = !Last ? (*A <= LastTiles ? Ctx.boolean(true) : nullptr)
+                            : (*A >= LastTiles ? Ctx.boolean(false) : Leaf("lt", *A));
+      return V && Negated ? Ctx.logicalNot(V) : V;
+    }
+    if (N->is(ExprKind::Eq)) {
+      std::optional<uint64_t> A = Distance(N->op(0), N->op(1));
+      if (!A)
+        A = Distance(N->op(1), N->op(0));
+      if (!A)
+        return nullptr;
+      return !Last ? (*A <= LastTiles ? Ctx.boolean(false) : nullptr) : Leaf("eq", *A);
+    }
+    return nullptr;
+  });
+}
+
 std::vector<std::string> Prover::shapeParams() const {
   // The reference kernels' sizes are named M and N (their launch description names the
   // parameters); other compilers' are param_15 and param_16: then whichever parameters
@@ -570,6 +636,7 @@ void Prover::runTiles() {
                         " is too long for tiles and k-tiles together"));
   if (!proveTripForms())
     return;
+  LastTiles = KStandIn ? 0 : lastTilesTold();
   // As for one tile (ExploreParametric.cpp): M * Rate where each iteration is one stage of
   // a k-tile wider than the domain's.
   if (!findThresholds(std::lcm(M, RateLcm), {0u, 1u}) &&

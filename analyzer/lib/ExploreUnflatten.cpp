@@ -8,6 +8,10 @@
 // for, i = t * T + k with t < NT and k < T, and simplifies the divisions and remainders by T
 // that this makes exact: (t * T + k) / T = t, (t * T + k) % T = k, and the forms compilers
 // write them in ((T + i - (2T - 1) % T - 1) / T: Triton's `(i + T - 1 - (T - 1)) / T`).
+// Tests of i against the loop's end and start are taken apart the same way: Hopper's
+// prefetch guard `i < NT * T - a` (the tiles after this one, and in the last a the k-tile
+// against T and 2T), `i == 0` (t == 0 && k == 0), and the k-tile before, `((T == 1 ? 0 :
+// 1) + i - 1) % T` (T == 1 ? 0 : k): no product of the tile and T is left in them.
 //
 // The programs so written run the same steps as the kernel's in the same order wherever
 // t * T + k cannot wrap: the loop's own count is computed in its width, and the forms above
@@ -244,6 +248,57 @@ private:
     return Out;
   }
 
+  /// X < Y where X is i = t * T + k and Y is NT * T - a (1 <= a <= 4): whether i is
+  /// before the last a iterations of the loop (Triton's prefetch guard `i < NT * T - 2`,
+  /// which loads a k-tile of the next tile in the last ones of this). With d = NT - 1 - t
+  /// tiles after this one and r = T - k >= 1 iterations left in it, it holds exactly where
+  /// d * T + r > a: d >= a, or d < a and k + a < (d + 1) * T. No product of two unknowns
+  /// is left (each d is a constant), and in every launch where i cannot wrap (t < NT,
+  /// k < T within the bounds) it is the comparison's value.
+  std::optional<Form> beforeLast(const Form &X, const Form &Y, unsigned W) {
+    bool IsI = !X.O && !X.QO && X.Qt == 1 && X.Qc == 0 && X.A == 1 && X.C == 0;
+    bool IsEnd = !Y.O && Y.QO && Y.QO == Ctx.resize(NT, Y.QO->width()) && Y.Qt == 0 &&
+                 Y.Qc == 0 && Y.A == 0 && Y.C <= -1 && Y.C >= -4;
+    if (!IsI || !IsEnd || W < 32)
+      return std::nullopt;
+    const int64_t A = -Y.C;
+    const Expr *Tile = Ctx.resize(TileVar, W), *KW = Ctx.resize(KVar, W);
+    const Expr *Tiles = Ctx.resize(NT, W), *TW = Ctx.resize(T, W);
+    const Expr *Out = Ctx.ult(Ctx.add(Tile, c(A, W)), Tiles);
+    for (int64_t D = 0; D < A; ++D)
+      Out = Ctx.logicalOr(
+          Out, Ctx.logicalAnd(Ctx.eq(Ctx.add(Tile, c(D + 1, W)), Tiles),
+                              Ctx.ult(Ctx.add(KW, c(A, W)), Ctx.mul(c(D + 1, W), TW))));
+    Form F = opaque(Out);
+    F.Changed = true;
+    return F;
+  }
+
+  /// X % T where X is i + (T == 1 ? a : b) + C (Triton's `(i + (T == 1 ? 0 : 1) - 1) %
+  /// T`, the k-tile of the iteration before): 0 where T is 1, and where it is not, the
+  /// remainder of i + b + C if that is exact.
+  std::optional<Form> remainderByOne(const Form &X, const Expr *E, unsigned W) {
+    const Expr *S = X.O;
+    if (!E->is(ExprKind::URem) || !S || !S->is(ExprKind::Select) || !S->op(1)->isConstant() ||
+        !S->op(2)->isConstant() || !S->op(0)->is(ExprKind::Eq))
+      return std::nullopt;
+    const Expr *Cond = S->op(0);
+    bool IsOne = false;
+    for (unsigned I = 0; I < 2 && !IsOne; ++I)
+      IsOne = Cond->op(I)->isConstant(1) && !readsFlat(Cond->op(1 - I)) && isT(Cond->op(1 - I));
+    if (!IsOne)
+      return std::nullopt;
+    Form Rest = X;
+    Rest.O = nullptr;
+    Rest.C += S->op(2)->signedValue();
+    std::optional<Form> R = divided(Rest, /*Rem=*/true, W);
+    if (!R)
+      return std::nullopt;
+    Form F = opaque(Ctx.select(Cond, c(0, W), materialize(*R, W)));
+    F.Changed = true;
+    return F;
+  }
+
   Form form(const Expr *E) {
     if (auto It = Memo.find(E); It != Memo.end())
       return It->second;
@@ -299,6 +354,18 @@ private:
       break;
     }
     case ExprKind::Eq:
+      // i == 0: the first tile's first k-tile (t * T + k is 0 only there, T >= 1).
+      for (unsigned I = 0; I < 2; ++I)
+        if (E->op(1 - I)->isConstant(0) && E->op(I)->width() >= 32) {
+          Form X = form(E->op(I));
+          if (!X.O && !X.QO && X.Qt == 1 && X.Qc == 0 && X.A == 1 && X.C == 0) {
+            unsigned OW = E->op(I)->width();
+            Form F = opaque(Ctx.logicalAnd(Ctx.eq(Ctx.resize(TileVar, OW), c(0, OW)),
+                                           Ctx.eq(Ctx.resize(KVar, OW), c(0, OW))));
+            F.Changed = true;
+            return F;
+          }
+        }
       // k + a == T (the tile's last k-tiles) as the argument's tail reads it: k + a is not
       // below T, and k + a - 1 is (k < T makes that true for a = 1).
       for (unsigned I = 0; I < 2; ++I) {
@@ -320,11 +387,20 @@ private:
         return F;
       }
       break;
+    case ExprKind::ULt:
+    case ExprKind::SLt:
+      if (std::optional<Form> F = beforeLast(form(E->op(0)), form(E->op(1)), E->op(0)->width()))
+        return *F;
+      break;
     case ExprKind::UDiv:
     case ExprKind::URem:
-      if (isT(E->op(1)))
-        if (std::optional<Form> F = divided(form(E->op(0)), E->is(ExprKind::URem), W))
+      if (isT(E->op(1))) {
+        Form X = form(E->op(0));
+        if (std::optional<Form> F = divided(X, E->is(ExprKind::URem), W))
           return *F;
+        if (std::optional<Form> F = remainderByOne(X, E, W))
+          return *F;
+      }
       break;
     default:
       break;

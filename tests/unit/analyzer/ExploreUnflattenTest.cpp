@@ -9,9 +9,13 @@
 #include "wsv/analyzer/WarpDispatch.h"
 #include "wsv/ptx_parser/Parser.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
+
+#include <array>
+#include <functional>
 
 using namespace wsv;
 using namespace wsv::analyzer;
@@ -24,13 +28,22 @@ struct Kernel {
   RolePrograms RP;
 };
 
-/// A corpus kernel as `wsv verify` lowers it: warp dispatch resolved, then its one entry.
-std::unique_ptr<Kernel> load(const std::string &File, const std::string &Entry) {
+/// A corpus kernel as `wsv verify` lowers it: warp dispatch resolved, then its one entry;
+/// with From, its first occurrence of that line replaced by To (a seeded bug).
+std::unique_ptr<Kernel> load(const std::string &File, const std::string &Entry,
+                             const std::string &From = "", const std::string &To = "") {
   auto B = llvm::MemoryBuffer::getFile(std::string(WSV_CORPUS_DIR) + "/" + File);
   if (!B)
     return nullptr;
+  std::string Text = (*B)->getBuffer().str();
+  if (!From.empty()) {
+    size_t At = Text.find(From);
+    if (At == std::string::npos)
+      return nullptr;
+    Text.replace(At, From.size(), To);
+  }
   auto K = std::make_unique<Kernel>();
-  K->Parsed = ptx::parseString((*B)->getBuffer(), File, [](const ptx::Diagnostic &) {});
+  K->Parsed = ptx::parseString(Text, File, [](const ptx::Diagnostic &) {});
   if (!K->Parsed.ok())
     return nullptr;
   KernelNotes Notes;
@@ -70,6 +83,57 @@ bool dividesByValue(const Expr *E) {
   });
 }
 
+/// Whether E multiplies an iteration number by a value that is not a constant.
+bool multipliesIterations(const Expr *E) {
+  llvm::SmallVector<const Expr *, 16> Work{E};
+  llvm::SmallPtrSet<const Expr *, 16> Seen;
+  while (!Work.empty()) {
+    const Expr *N = Work.pop_back_val();
+    if (!Seen.insert(N).second || N->isLeaf())
+      continue;
+    if (N->is(ExprKind::Mul) && !N->op(0)->isConstant() && !N->op(1)->isConstant() &&
+        N->mentions([](const Expr *L) { return L->is(ExprKind::IterationVar); }))
+      return true;
+    Work.append(N->ops().begin(), N->ops().end());
+  }
+  return false;
+}
+
+/// Whether the rewritten programs run the kernel's steps, in the same order, on launches of
+/// these k sizes and shapes; the count of launches compared.
+unsigned compareSteps(const Kernel &K, const Unflattened &U, std::initializer_list<uint64_t> Ks,
+                      const std::vector<std::array<uint64_t, 4>> &Shapes, const std::string &What) {
+  unsigned Compared = 0;
+  for (uint64_t KValue : Ks)
+    for (const auto &[M, N, Grid, First] : Shapes) {
+      Instance I = launch(M, N, KValue, Grid, First);
+      ConcreteSystem Kernel = instantiate(K.RP, I), Rewritten = instantiate(U.Programs, I);
+      EXPECT_EQ(Kernel.Unknown, "") << What << " K " << KValue;
+      EXPECT_EQ(Rewritten.Unknown, "") << What << " K " << KValue;
+      EXPECT_EQ(stepsKey(Kernel), stepsKey(Rewritten))
+          << What << " K " << KValue << " grid " << I.GridCtas << " CTA " << I.FirstCta;
+      ++Compared;
+    }
+  return Compared;
+}
+
+/// F for each step of a loop over tiles around one over k-tiles; the count of such loops.
+unsigned forEachStepInTwoLoops(const Unflattened &U,
+                               const std::function<void(const RoleProgram &, const RoleStep &)> &F) {
+  unsigned Nested = 0;
+  for (const RoleProgram &Pr : U.Programs.Programs)
+    for (const RoleItem &It : Pr.Body) {
+      if (!It.IsLoop || Pr.Loops[It.Index].Body.size() != 1 ||
+          !Pr.Loops[It.Index].Body[0].IsLoop)
+        continue;
+      ++Nested;
+      for (const RoleItem &In : Pr.Loops[Pr.Loops[It.Index].Body[0].Index].Body)
+        if (!In.IsLoop)
+          F(Pr, Pr.Steps[In.Index]);
+    }
+  return Nested;
+}
+
 TEST(ExploreUnflattenTest, TheTwoLoopsRunTheKernelsStepsOnEveryLaunch) {
   std::unique_ptr<Kernel> K = load("triton/matmul_persistent_ws.sm_100a.ptx", "matmul_persistent");
   ASSERT_TRUE(K);
@@ -83,36 +147,76 @@ TEST(ExploreUnflattenTest, TheTwoLoopsRunTheKernelsStepsOnEveryLaunch) {
   }
   // Launches of 1 to 4 k-tiles and 1 to 5 tiles per CTA (grids of 1, 2 and 132 CTAs, and
   // the last CTA of a grid larger than the tiles): the same steps, in the same order.
-  unsigned Compared = 0;
-  for (uint64_t KValue : {64u, 128u, 192u, 256u, 100u})
-    for (const Instance &I :
-         {launch(128, 256, KValue, 1, 0), launch(512, 512, KValue, 2, 1),
-          launch(384, 768, KValue, 2, 0), launch(1024, 1024, KValue, 132, 5),
-          launch(128, 256, KValue, 4, 3)}) {
-      ConcreteSystem Kernel = instantiate(K->RP, I), Rewritten = instantiate(U->Programs, I);
-      ASSERT_EQ(Kernel.Unknown, "") << "K " << KValue;
-      ASSERT_EQ(Rewritten.Unknown, "") << "K " << KValue;
-      EXPECT_EQ(stepsKey(Kernel), stepsKey(Rewritten))
-          << "K " << KValue << " grid " << I.GridCtas << " CTA " << I.FirstCta;
-      ++Compared;
-    }
-  EXPECT_EQ(Compared, 25u);
+  EXPECT_EQ(compareSteps(*K, *U, {64u, 128u, 192u, 256u, 100u},
+                         {{128, 256, 1, 0}, {512, 512, 2, 1}, {384, 768, 2, 0},
+                          {1024, 1024, 132, 5}, {128, 256, 4, 3}},
+                         "matmul_persistent_ws"),
+            25u);
   // Every partition's steps in the tile loop read the tile and the k-tile, not i / T or
   // i % T: nothing in them divides by a value of the launch any more.
-  unsigned Nested = 0;
-  for (const RoleProgram &Pr : U->Programs.Programs)
-    for (const RoleItem &It : Pr.Body) {
-      if (!It.IsLoop || Pr.Loops[It.Index].Body.size() != 1 ||
-          !Pr.Loops[It.Index].Body[0].IsLoop)
-        continue;
-      ++Nested;
-      for (const RoleItem &In : Pr.Loops[Pr.Loops[It.Index].Body[0].Index].Body) {
-        const RoleStep &St = Pr.Steps[In.Index];
-        for (const Expr *E : {St.When, St.Parity, St.Barrier.Slot, St.TmemColumn})
-          EXPECT_FALSE(dividesByValue(E)) << Pr.Name << ": " << K->P->exprString(E);
-      }
-    }
+  unsigned Nested = forEachStepInTwoLoops(*U, [&](const RoleProgram &Pr, const RoleStep &St) {
+    for (const Expr *E : {St.When, St.Parity, St.Barrier.Slot, St.TmemColumn})
+      EXPECT_FALSE(dividesByValue(E)) << Pr.Name << ": " << K->P->exprString(E);
+  });
   EXPECT_EQ(Nested, 3u);
+}
+
+TEST(ExploreUnflattenTest, HopperPrefetchGuardsAndPreviousKTilesAreExactOnEveryLaunch) {
+  // Triton's Hopper persistent matmuls (one loop over tiles x k-tiles, a producer two
+  // k-tiles ahead) test `i < NT * T - 2` before the next copy, `i == 0`, and the previous
+  // k-tile as `(i + (T == 1 ? 0 : 1) - 1) % T`. Written for the two loops (`t + 2 < NT`,
+  // or the last tiles' k-tiles against T and 2T; `t == 0 && k == 0`; `T == 1 ? 0 : k`),
+  // they must give the kernel's steps on launches of 1 to 5 k-tiles, where the guard
+  // reaches back into the tile before (T = 1), and of 1 to 6 tiles per CTA.
+  for (auto [File, Entry] : {std::pair{"triton/matmul_persistent.sm_90a.ptx", "matmul_persistent"},
+                             std::pair{"triton/matmul_subtile.sm_90a.ptx", "matmul_subtile"}}) {
+    std::unique_ptr<Kernel> K = load(File, Entry);
+    ASSERT_TRUE(K) << File;
+    std::optional<Unflattened> U = unflatten(K->RP);
+    ASSERT_TRUE(U) << File;
+    EXPECT_EQ(compareSteps(*K, *U, {64u, 128u, 192u, 320u, 100u},
+                           {{128, 128, 1, 0}, {256, 384, 2, 1}, {512, 512, 3, 0},
+                            {1024, 768, 132, 7}, {128, 256, 4, 3}},
+                           File),
+              25u);
+    // And they were rewritten: no step's condition in the two loops multiplies the tile by
+    // a value of the launch (the guard's t * T + k against NT * T - 2 did).
+    unsigned Conditions = 0;
+    forEachStepInTwoLoops(*U, [&](const RoleProgram &Pr, const RoleStep &St) {
+      if (!St.When || St.When->isConstant())
+        return;
+      ++Conditions;
+      EXPECT_FALSE(multipliesIterations(St.When))
+          << File << " " << Pr.Name << ": " << K->P->exprString(St.When);
+    });
+    EXPECT_GT(Conditions, 0u) << File;
+  }
+}
+
+TEST(ExploreUnflattenTest, HopperPersistentMatmulIsProvedAndItsPhaseBugFound) {
+  // The argument for every K and tile count over the two loops: the prefetch guard tells
+  // the last two tiles apart (they come after the cycle of tiles), and the ring counted
+  // across tiles starts at -1 (it repeats from the second iteration of all on).
+  std::unique_ptr<Kernel> K = load("triton/matmul_persistent.sm_90a.ptx", "matmul_persistent");
+  ASSERT_TRUE(K);
+  K->RP.InitsVisible = true; // past the unfenced inits, as verify's later runs are
+  ParametricResult R = exploreAllTrips(K->RP, ParametricOptions());
+  EXPECT_EQ(R.Verdict, ExploreVerdict::Clean) << R.Reason;
+  EXPECT_NE(R.ForParameters.find("count of tiles, as its loop computes it, is below 2^12"),
+            std::string::npos)
+      << R.ForParameters;
+  // Its ring's phase never flipped: found by the same argument, and replayed on the
+  // kernel's own programs.
+  std::unique_ptr<Kernel> Seeded =
+      load("triton/matmul_persistent.sm_90a.ptx", "matmul_persistent",
+           "\txor.b32 \t%r201, %r201, %r97;", "\txor.b32 \t%r201, %r201, 0;");
+  ASSERT_TRUE(Seeded);
+  RolePrograms &RP = Seeded->RP;
+  RP.InitsVisible = true;
+  ParametricResult Bug = exploreAllTrips(RP, ParametricOptions());
+  EXPECT_EQ(Bug.Verdict, ExploreVerdict::Deadlock) << Bug.Reason;
+  ExploreResult Again = replay(instantiate(RP, Bug.Launch), Bug.Found.Schedule);
+  EXPECT_EQ(Again.Verdict, Bug.Verdict) << Again.Message;
 }
 
 TEST(ExploreUnflattenTest, KernelsWithALoopOverTilesAroundOneOverKTilesNeedNone) {
@@ -135,20 +239,11 @@ TEST(ExploreUnflattenTest, ABugOfTheTwoLoopsIsOneOfTheKernel) {
   // The MMA partition's phase never flipped: the argument over the rewritten programs finds
   // the MMA reading a stage no copy filled, on a launch it picks, and the schedule replays
   // on the kernel's own programs.
-  auto B = llvm::MemoryBuffer::getFile(std::string(WSV_CORPUS_DIR) +
-                                       "/triton/matmul_persistent_ws.sm_100a.ptx");
-  ASSERT_TRUE(B);
-  std::string Text = (*B)->getBuffer().str();
-  const std::string From = "\txor.b32 \t%r860, %r860, %r74;";
-  size_t At = Text.find(From);
-  ASSERT_NE(At, std::string::npos);
-  Text.replace(At, From.size(), "\txor.b32 \t%r860, %r860, 0;");
-  ptx::ParseResult Parsed = ptx::parseString(Text, "phase.ptx", [](const ptx::Diagnostic &) {});
-  ASSERT_TRUE(Parsed.ok());
-  KernelNotes Notes;
-  applyWarpDispatch(Parsed, Notes);
-  std::unique_ptr<Protocol> P = buildProtocol(*Parsed.M, *Parsed.M->function("matmul_persistent"));
-  RolePrograms RP = lowerRolePrograms(*P);
+  std::unique_ptr<Kernel> Seeded =
+      load("triton/matmul_persistent_ws.sm_100a.ptx", "matmul_persistent",
+           "\txor.b32 \t%r860, %r860, %r74;", "\txor.b32 \t%r860, %r860, 0;");
+  ASSERT_TRUE(Seeded);
+  RolePrograms &RP = Seeded->RP;
   RP.InitsVisible = true; // past the unfenced inits, as verify's later runs are
   ParametricOptions O;
   O.StopAtDeadlock = false; // the race, not the hang that follows it
