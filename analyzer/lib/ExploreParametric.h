@@ -6,6 +6,7 @@
 // ExploreParametricQueries.cpp (putting the lemmas to Z3),
 // ExploreParametric.cpp (the k-loop's classes and their explorations),
 // ExploreParametricTiles.cpp (persistent kernels: classes of tiles and k-tiles),
+// ExploreParametricLastTiles.cpp (the last tiles a k-loop's test tells apart),
 // ExploreCoverage.cpp (larger launches that run what small ones did not),
 // ExploreRestriction.cpp (the argument where a part of the schedule is off) and
 // ExploreLaunch.cpp (a launch given in full, cluster by cluster).
@@ -311,6 +312,9 @@ private:
   /// after the cycle, which keep their distance to the end in the other launch), each by
   /// a leaf of its own that stands for its value in both.
   const Expr *onLastTiles(const Use &U, bool Last);
+  /// a where X is t + a (1 <= a <= 64) for the tile t of TL and Count is its tile count.
+  std::optional<uint64_t> tileDistance(const Expr *X, const Expr *Count,
+                                       const RoleLoop &TL) const;
   /// The most a, at most 4, of a test `t + a < NT` or `t + a == NT` on the tile t of a
   /// k-loop's expression (0: none).
   unsigned lastTilesTold() const;
@@ -381,6 +385,8 @@ private:
   /// replaced by leaves of their own (NTLeaf, NTPrimeLeaf).
   const Expr *withTileCounts(const Expr *E);
   const Expr *NTPrimeLeaf = nullptr, *TPrimeLeaf = nullptr;
+  /// TLeaf, NTLeaf and their primed copies, made on first use (NT's only where Tiles).
+  void makeCountLeaves();
   /// E with Trips replaced by TripsLeaf, Count by CountLeaf, and the sums of products by
   /// Trips that add up to a multiple of Count * Trips written so.
   const Expr *factorCounts(const Expr *E, const Expr *Trips, const Expr *Count,

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------------------===//
 #include "ExploreParametric.h"
 #include "ExprLinear.h"
+#include "ProtocolBuild.h"
 
 #include <functional>
 
@@ -295,14 +296,20 @@ const Expr *Prover::abstractDecided(const Expr *E) {
   });
 }
 
-const Expr *Prover::throughCounts(const Expr *E) {
-  if (!TLeaf)
-    TLeaf = Ctx.param(Ctx.save("wsv.trips"), 0, T->width());
-  if (!Tiles)
-    return Ctx.substitute(E, T, TLeaf);
-  if (!NTLeaf)
+void Prover::makeCountLeaves() {
+  if (TLeaf)
+    return;
+  TLeaf = Ctx.param(Ctx.save("wsv.trips"), 0, T->width());
+  TPrimeLeaf = Ctx.param(Ctx.save("wsv.trips'"), 0, T->width());
+  if (Tiles) {
     NTLeaf = Ctx.param(Ctx.save("wsv.tile_count"), 0, NT->width());
-  return factorCounts(E, T, NT, TLeaf, NTLeaf);
+    NTPrimeLeaf = Ctx.param(Ctx.save("wsv.tile_count'"), 0, NT->width());
+  }
+}
+
+const Expr *Prover::throughCounts(const Expr *E) {
+  makeCountLeaves();
+  return Tiles ? factorCounts(E, T, NT, TLeaf, NTLeaf) : Ctx.substitute(E, T, TLeaf);
 }
 
 const Expr *Prover::factorCounts(const Expr *E, const Expr *Trips, const Expr *Count,
@@ -364,14 +371,7 @@ const Expr *Prover::factorCounts(const Expr *E, const Expr *Trips, const Expr *C
 }
 
 const Expr *Prover::withTileCounts(const Expr *E) {
-  if (!TLeaf)
-    TLeaf = Ctx.param(Ctx.save("wsv.trips"), 0, T->width());
-  if (!TPrimeLeaf)
-    TPrimeLeaf = Ctx.param(Ctx.save("wsv.trips'"), 0, T->width());
-  if (!NTLeaf)
-    NTLeaf = Ctx.param(Ctx.save("wsv.tile_count"), 0, NT->width());
-  if (!NTPrimeLeaf)
-    NTPrimeLeaf = Ctx.param(Ctx.save("wsv.tile_count'"), 0, NT->width());
+  makeCountLeaves();
   std::set<const Expr *> Counts{NT};
   for (unsigned PI = 0; PI < RP.Programs.size(); ++PI)
     if (TileLoop[PI] != NoIndex &&
@@ -400,17 +400,12 @@ void Prover::abstractTileCounts(std::vector<Lemma> &Lemmas) {
       continue;
     // The hypothesis's parts that still read the launch say nothing of the goal's unknowns:
     // left out (a weaker hypothesis, a stronger claim), Z3 encodes none of the divisions.
-    llvm::SmallVector<const Expr *, 16> Parts{withTileCounts(L.Hyp)};
+    llvm::SmallVector<const Expr *, 16> Parts;
+    conjuncts(withTileCounts(L.Hyp), Parts);
     const Expr *Hyp = Ctx.boolean(true);
-    while (!Parts.empty()) {
-      const Expr *H = Parts.pop_back_val();
-      if (H->is(ExprKind::And) && H->width() == 1) {
-        Parts.append(H->ops().begin(), H->ops().end());
-        continue;
-      }
+    for (const Expr *H : Parts)
       if (!ReadsLaunch(H))
         Hyp = Ctx.logicalAnd(Hyp, H);
-    }
     // What the domain said of the counts: the bounds the statement names, and at least
     // the fewest k-tiles.
     unsigned W = NT->width(), TW = T->width();
