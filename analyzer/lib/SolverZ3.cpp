@@ -2,6 +2,7 @@
 #include "wsv/analyzer/Solver.h"
 
 #include "SolverZ3Deadline.h"
+#include "SolverZ3Integers.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -19,8 +20,9 @@ namespace {
 
 class Z3Solver final : public Solver {
 public:
-  Z3Solver(unsigned TimeoutMs, uint64_t ResourceLimit, bool Sample)
-      : TimeoutMs(TimeoutMs), ResourceLimit(ResourceLimit), Sample(Sample) {}
+  Z3Solver(unsigned TimeoutMs, uint64_t ResourceLimit, bool Sample, bool Integers)
+      : TimeoutMs(TimeoutMs), ResourceLimit(ResourceLimit), Sample(Sample),
+        Integers(Integers) {}
 
   SolverResult isValid(const Expr *Predicate) override {
     return isValidWithin(Predicate, ResourceLimit);
@@ -275,9 +277,13 @@ private:
     std::vector<std::pair<const Expr *, z3::expr>> LeafRanges;
   };
 
-  // No `timeout` parameter: Z3Deadline says why.
-  static z3::solver makeSolver(z3::context &C, uint64_t ResourceLimit) {
-    z3::solver S(C, "QF_BV");
+  // No `timeout` parameter: Z3Deadline says why. Integer questions go to the solver Z3 sets
+  // up for QF_AUFLIA, its SMT core: the one for QF_LIA (a pipeline of tactics) ran past the
+  // resource limit in Z3 4.8, to the time limit, on a question the core decides or gives
+  // up on within the limit (`y <=s y % 2^31 / 16 * 16`, SolverIntegersTest).
+  static z3::solver makeSolver(z3::context &C, uint64_t ResourceLimit,
+                               const char *Logic = "QF_BV") {
+    z3::solver S(C, Logic);
     if (ResourceLimit) { // counted from each check's start
       z3::params P(C);
       P.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(ResourceLimit, ~0u)));
@@ -298,25 +304,43 @@ private:
   SolverResult check(const Expr *Predicate, bool Negate, uint64_t Limit) {
     try {
       z3::context &C = context();
+      // One deadline for both encodings: the fallback gets what the first left.
+      Z3Deadline Late(C, TimeoutMs);
+      if (Integers) {
+        IntegerEncoder E(C);
+        if (std::optional<z3::expr> F = E.assertion(Predicate, Negate)) {
+          // A quarter of the budget: the lemmas it decides take a sixth of it at most, and
+          // one it cannot decide leaves the bit-vectors most of theirs.
+          z3::solver S = makeSolver(C, Limit / 4, "QF_AUFLIA");
+          S.add(*F);
+          E.addRanges(S);
+          SolverResult R = answer(S, Late);
+          if (R.Answer != SolverAnswer::Unknown || Late.timedOut())
+            return R;
+        }
+      }
       Encoder E(C);
       z3::solver S = makeSolver(C, Limit);
       z3::expr F = E.truth(Predicate);
       S.add(Negate ? !F : F);
       E.addRanges(S);
-      Z3Deadline Late(C, TimeoutMs);
-      switch (S.check()) {
-      case z3::sat: return {SolverAnswer::Yes, ""};
-      case z3::unsat: return {SolverAnswer::No, ""};
-      default: return {SolverAnswer::Unknown, "the solver gave up: " + why(S, Late)};
-      }
+      return answer(S, Late);
     } catch (const z3::exception &Ex) {
       return {SolverAnswer::Unknown, std::string("z3: ") + Ex.msg()};
     }
   }
 
+  static SolverResult answer(z3::solver &S, const Z3Deadline &Late) {
+    switch (S.check()) {
+    case z3::sat: return {SolverAnswer::Yes, ""};
+    case z3::unsat: return {SolverAnswer::No, ""};
+    default: return {SolverAnswer::Unknown, "the solver gave up: " + why(S, Late)};
+    }
+  }
+
   unsigned TimeoutMs;
   uint64_t ResourceLimit;
-  bool Sample;
+  bool Sample, Integers;
   // One context for every query, made on the first: creating a context costs more than most
   // queries here, and many analyses never ask.
   std::unique_ptr<z3::context> Context;
@@ -330,6 +354,6 @@ private:
 } // namespace
 
 std::unique_ptr<Solver> Solver::createZ3(unsigned TimeoutMs, uint64_t ResourceLimit,
-                                         bool Sample) {
-  return std::make_unique<Z3Solver>(TimeoutMs, ResourceLimit, Sample);
+                                         bool Sample, bool Integers) {
+  return std::make_unique<Z3Solver>(TimeoutMs, ResourceLimit, Sample, Integers);
 }

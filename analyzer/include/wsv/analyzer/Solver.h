@@ -8,6 +8,10 @@
 // unsigned range the builders gave it (%tid.x <= 1023, %laneid <= 31, ...); mapa is an
 // uninterpreted function of the address and the rank. Division by zero follows SMT-LIB, where
 // PTX leaves the result unspecified; the analyzer does not ask about divisions by zero.
+// A predicate whose operations all have an exact linear reading is asked over integers
+// first, each value as its unsigned value with the wraps spelled out
+// (lib/SolverZ3Integers.h): the same answers, found without reasoning about carries. Where
+// Z3 gives up on it there, the bit-vector encoding is asked.
 //
 //===----------------------------------------------------------------------------------===//
 #pragma once
@@ -46,10 +50,11 @@ public:
   /// kernels and the corpus takes about 860,000 units (0.3 s here). Sample: first try up
   /// to 2,000 values of the leaves for an answer without Z3; off for claims that only
   /// hold-or-fail under constraints few values meet (exploreAllTrips's lemmas, where it
-  /// found nothing and took a fifth of their time).
+  /// found nothing and took a fifth of their time). Integers: ask a linear predicate over
+  /// integers first (off: bit-vectors only, which the tests compare it with).
   static std::unique_ptr<Solver> createZ3(unsigned TimeoutMs = 5000,
                                           uint64_t ResourceLimit = 1500000,
-                                          bool Sample = true);
+                                          bool Sample = true, bool Integers = true);
   virtual ~Solver();
 
   /// Whether the predicate holds for every value of its leaves.
@@ -65,6 +70,11 @@ public:
   virtual ModelCount countModels(const Expr *Predicate, llvm::ArrayRef<const Expr *> Vars,
                                  unsigned Limit) = 0;
 };
+
+/// Whether the Z3 solvers ask whether Predicate is valid over integers first: every
+/// operation in it has an exact linear reading (lib/SolverZ3Integers.h), given the bounds
+/// its negation's conjuncts set.
+bool hasLinearReading(const Expr *Predicate);
 
 } // namespace analyzer
 } // namespace wsv
