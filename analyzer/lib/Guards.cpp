@@ -48,10 +48,14 @@ bool GuardAnalysis::staysInCountedLoop(BlockId P, BlockId B) const {
   const TripCount &Trip = Values.loopSummary(L).Trip;
   if (!Trip.isCounted() || Trip.ExitingBlock != P || !Trip.ExitTestInHeader || Trip.Forever)
     return false;
+  return liveExits(L) == 1;
+}
+
+unsigned GuardAnalysis::liveExits(LoopId L) const {
   unsigned WaysOut = 0;
   for (BlockId X : Loops.loop(L).exitBlocks())
     WaysOut += !G.block(X).NeverReturns && !Values.isDeadBlock(X);
-  return WaysOut == 1;
+  return WaysOut;
 }
 
 void GuardAnalysis::computeConditions() {
@@ -90,10 +94,7 @@ void GuardAnalysis::computeConditions() {
         const Expr *Entered = Conditions[Lp.Header];
         if (!Entered)
           Entered = Ctx.opaque("reached through irreducible control flow", &G.block(B), P, 1);
-        unsigned WaysOut = 0;
-        for (BlockId X : Lp.exitBlocks())
-          WaysOut += !G.block(X).NeverReturns && !Values.isDeadBlock(X);
-        if (WaysOut <= 1) {
+        if (liveExits(Left) <= 1) {
           Contribution = Entered;
         } else {
           // Which of several exits a thread takes depends on the iterations it ran.

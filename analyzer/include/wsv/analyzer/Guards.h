@@ -53,6 +53,8 @@ private:
   /// Whether P -> B stays in the loop of P's exit test, a counted loop with that one exit:
   /// every iteration its count runs takes the edge.
   bool staysInCountedLoop(BlockId P, BlockId B) const;
+  /// The exits of loop L a thread can take: to a block that is live and returns.
+  unsigned liveExits(LoopId L) const;
   void computeConditions();
   bool postDominatesUnlessTrapped(BlockId B, BlockId D) const;
   ThreadSet evaluate(const Expr *Predicate, const LaunchShape &Launch, unsigned Depth);
