@@ -311,7 +311,8 @@ private:
         if (std::optional<z3::expr> F = E.assertion(Predicate, Negate)) {
           // A quarter of the budget: the lemmas it decides take a sixth of it at most, and
           // one it cannot decide leaves the bit-vectors most of theirs.
-          z3::solver S = makeSolver(C, Limit / 4, "QF_AUFLIA");
+          // (0: no limit, so a limit below 4 stays 1.)
+          z3::solver S = makeSolver(C, Limit ? std::max<uint64_t>(Limit / 4, 1) : 0, "QF_AUFLIA");
           S.add(*F);
           E.addRanges(S);
           SolverResult R = answer(S, Late);

@@ -71,13 +71,17 @@ std::optional<z3::expr> IntegerEncoder::assertion(const Expr *Predicate, bool Ne
       Work.push_back({E->op(1), Neg});
       continue;
     }
-    learnBound(E, Neg);
+    learnValue(E, Neg);
     if (E->isComparison() && E->op(0)->width() > 1 &&
         (isVariable(E->op(0)) || isVariable(E->op(1))))
       Orders.push_back({E, Neg});
   }
-  // Leaves ordered by a conjunct (k < T) take bounds from each other: the k-tile below a
-  // tile count that the hypothesis bounds. A few rounds settle chains of them.
+  // A leaf ordered by a conjunct takes bounds from the other side: a constant (T < 4096),
+  // or a term the hypothesis bounds (the k-tile below a tile count). The constants go
+  // first, so that the terms are encoded with their bounds; a few rounds settle chains.
+  std::stable_partition(Orders.begin(), Orders.end(), [](const auto &O) {
+    return O.first->op(0)->isConstant() || O.first->op(1)->isConstant();
+  });
   for (unsigned Round = 0; Round < 3; ++Round)
     for (auto [E, Neg] : Orders)
       learnOrder(E, Neg);
@@ -128,43 +132,20 @@ void IntegerEncoder::learnOrder(const Expr *E, bool Negate) {
   }
 }
 
-void IntegerEncoder::learnBound(const Expr *E, bool Negate) {
-  if (!E->isComparison() || E->kind() == ExprKind::SLt || E->kind() == ExprKind::SLe)
+void IntegerEncoder::learnValue(const Expr *E, bool Negate) {
+  if (E->kind() != ExprKind::Eq || Negate)
     return;
   const Expr *A = E->op(0), *B = E->op(1);
-  bool LeafLeft = isVariable(A) && B->isConstant();
-  bool LeafRight = isVariable(B) && A->isConstant();
-  if ((!LeafLeft && !LeafRight) || A->width() == 1)
+  const Expr *Leaf = isVariable(A) && B->isConstant()   ? A
+                     : isVariable(B) && A->isConstant() ? B
+                                                        : nullptr;
+  if (!Leaf || Leaf->width() == 1)
     return;
-  const Expr *Leaf = LeafLeft ? A : B;
-  const Wide V = (LeafLeft ? B : A)->payload(), Max = ExprContext::mask(Leaf->width());
-  auto [It, New] = Bounds.try_emplace(Leaf, Wide(0), Max);
-  Wide &Lo = It->second.first, &Hi = It->second.second;
-  auto AtMost = [&](Wide H) { Hi = std::min(Hi, H); };
-  auto AtLeast = [&](Wide L) { Lo = std::max(Lo, L); };
-  // An empty bound (x < 0) makes the assertion false; Lo > Hi then says so to Z3.
-  switch (E->kind()) {
-  case ExprKind::Eq:
-    if (!Negate) {
-      AtLeast(V);
-      AtMost(V);
-    }
-    return;
-  case ExprKind::ULt: // x < v, or v < x
-    if (LeafLeft)
-      Negate ? AtLeast(V) : (V == 0 ? AtLeast(1), AtMost(0) : AtMost(V - 1));
-    else
-      Negate ? AtMost(V) : AtLeast(V + 1);
-    return;
-  case ExprKind::ULe: // x <= v, or v <= x
-    if (LeafLeft)
-      Negate ? AtLeast(V + 1) : AtMost(V);
-    else
-      Negate ? (V == 0 ? AtLeast(1), AtMost(0) : AtMost(V - 1)) : AtLeast(V);
-    return;
-  default:
-    return;
-  }
+  const Wide V = (Leaf == A ? B : A)->payload();
+  auto &LB = Bounds.try_emplace(Leaf, Wide(0), Wide(ExprContext::mask(Leaf->width())))
+                 .first->second;
+  // x == v with v outside the bounds: Lo > Hi says the assertion is false.
+  LB = {std::max(LB.first, V), std::min(LB.second, V)};
 }
 
 void IntegerEncoder::addRanges(z3::solver &S) {
@@ -438,6 +419,9 @@ std::optional<IntegerEncoder::Term> IntegerEncoder::buildArithmetic(const Expr *
   if (!A || !B)
     return std::nullopt;
   const uint64_t K = ConstRhs ? Rhs->payload() : 0;
+  // A signed quotient or remainder of a non-negative value by a positive constant: the
+  // unsigned one.
+  const bool Unsigned = ConstRhs && K != 0 && K < Half && A->Hi < Half;
   switch (E->kind()) {
   case ExprKind::Add: return addWrapped(*A, *B, W);
   case ExprKind::Mul:
@@ -453,12 +437,20 @@ std::optional<IntegerEncoder::Term> IntegerEncoder::buildArithmetic(const Expr *
       return Term{z3::ite(B->X == 1, A->X, C.int_val(0)), 0, A->Hi,
                   z3::ite(B->X == 1, raw(*A), C.int_val(0))};
     return std::nullopt;
+  case ExprKind::SDiv:
+    if (!Unsigned)
+      return std::nullopt;
+    [[fallthrough]];
   case ExprKind::UDiv:
     if (!ConstRhs || dividesWrap(*A))
       return std::nullopt;
     if (K == 0)
       return Term{num(Max), Max, Max};
     return Term{A->X / num(K), A->Lo / K, A->Hi / K};
+  case ExprKind::SRem:
+    if (!Unsigned)
+      return std::nullopt;
+    [[fallthrough]];
   case ExprKind::URem:
     if (!ConstRhs)
       return std::nullopt;
@@ -469,14 +461,6 @@ std::optional<IntegerEncoder::Term> IntegerEncoder::buildArithmetic(const Expr *
     if (dividesWrap(*A))
       return std::nullopt;
     return Term{z3::mod(A->X, num(K)), 0, std::min<Wide>(A->Hi, K - 1)};
-  case ExprKind::SDiv:
-  case ExprKind::SRem:
-    // Of a non-negative value by a positive constant: the unsigned reading.
-    if (!ConstRhs || K == 0 || K >= Half || A->Hi >= Half || dividesWrap(*A))
-      return std::nullopt;
-    if (E->kind() == ExprKind::SDiv)
-      return Term{A->X / num(K), A->Lo / K, A->Hi / K};
-    return A->Hi < K ? *A : Term{z3::mod(A->X, num(K)), 0, std::min<Wide>(A->Hi, K - 1)};
   case ExprKind::AShr:
   case ExprKind::LShr:
     if (!ConstRhs || (E->kind() == ExprKind::AShr && A->Hi >= Half) || dividesWrap(*A))

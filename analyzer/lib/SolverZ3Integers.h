@@ -61,11 +61,10 @@ private:
   };
   static z3::expr raw(const Term &T) { return T.Raw ? *T.Raw : T.X; }
 
-  /// Narrows the bounds of a leaf that the conjunct E (negated with Negate) compares with
-  /// a constant.
-  void learnBound(const Expr *E, bool Negate);
-  /// The same for a conjunct that orders a leaf and a term (k < T, k < K / 64), from the
-  /// other side's bounds.
+  /// Fixes a leaf that the conjunct E (negated with Negate) equates with a constant.
+  void learnValue(const Expr *E, bool Negate);
+  /// Narrows the bounds of a leaf that the conjunct E orders with a constant or a term
+  /// (T < 4096, k < T, k < K / 64), from the other side's bounds.
   void learnOrder(const Expr *E, bool Negate);
   /// A leaf's bounds: its range's, narrowed by the conjuncts.
   std::pair<Wide, Wide> bounds(const Expr *Leaf);
