@@ -5,6 +5,7 @@
 #include "TransitionSystem.h"
 #include "TransitionSystemZ3.h"
 
+#include "wsv/analyzer/Checks.h"
 #include "wsv/analyzer/Explore.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -490,3 +491,35 @@ Property brokenBy(ExploreVerdict V) {
 
 } // namespace analyzer
 } // namespace wsv
+
+bool wsv::analyzer::yieldToRaceFindings(std::vector<Verdict> &Verdicts,
+                                        const std::vector<Finding> &Findings) {
+  const Finding *Race = nullptr;
+  unsigned Races = 0;
+  for (const Finding &F : Findings) {
+    const CheckInfo *Info = findCheck(F.Check);
+    if (F.Level != Severity::Error || !Info || Info->Category != CheckCategory::Race)
+      continue;
+    if (!Race || F.Where.PtxLine < Race->Where.PtxLine)
+      Race = &F;
+    ++Races;
+  }
+  if (!Race)
+    return false;
+  bool Changed = false;
+  for (Verdict &V : Verdicts) {
+    if (V.Prop != Property::StageSafety || V.K != Verdict::Kind::Proved)
+      continue;
+    V.K = Verdict::Kind::Unknown;
+    V.Reason = "no race in the model, which runs the threads of a role in step between its "
+               "barriers, but the lint check " + Race->Check + " found one" +
+               (Race->Where.PtxLine ? " at ptx line " + std::to_string(Race->Where.PtxLine)
+                                    : std::string()) +
+               (Races > 1 ? " (and " + std::to_string(Races - 1) + " more)" : std::string()) +
+               ": " + Race->Message;
+    V.ForParameters.clear();
+    V.LaunchOnly = false;
+    Changed = true;
+  }
+  return Changed;
+}

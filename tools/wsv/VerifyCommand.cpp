@@ -439,8 +439,10 @@ int runVerify(int Argc, char **Argv) {
       Pool.async([&, I] { Results[I].Verdicts = analyzer::verifyProtocol(*Results[I].P, PerKernel[I]); });
     Pool.wait();
   }
-  for (report::KernelResults &R : Results)
+  for (report::KernelResults &R : Results) {
     R.Findings = analyzer::runChecks(*R.P, analyzer::CheckSelection::all(), Solver.get());
+    analyzer::yieldToRaceFindings(R.Verdicts, R.Findings);
+  }
 
   bool Refuted = false, Unknown = false;
   for (const report::KernelResults &R : Results) {

@@ -6,10 +6,15 @@
 // N groups may stay pending, so the group is retired once N newer groups were committed
 // before the wait. For each write into a store's source buffer the check walks back to the
 // nearest store from the same buffer and slot (this iteration, the previous one, earlier
-// loops) and counts the commits and waits in between.
+// loops) and counts the commits and waits in between. A wait orders only the threads that
+// run it: writers that did not run it need a barrier with the waiting threads after it.
+//
+// The CTA's exit frees the source too (the next CTA on the SM gets its shared memory): the
+// last store of each role must be retired, by the threads that issued it, before they exit.
 //
 //===----------------------------------------------------------------------------------===//
 #include "StageOrder.h"
+#include "SyncSupport.h"
 
 #include "wsv/analyzer/Checks.h"
 
@@ -26,10 +31,23 @@ constexpr unsigned MaxRingDistance = 8;
 
 bool isSync(const Event &E, models::SyncKind K) { return E.Sync && *E.Sync == K; }
 
-/// Whether the bulk group of the store is retired by a wait among Between.
-bool retired(const StageOrder &Order, const Sequence &Seq, const std::vector<unsigned> &Between,
-             const Event *&Commit) {
+/// How far the waits among Between retire the store's bulk group for the writing threads.
+enum class Retired : uint8_t {
+  No,
+  /// A wait retires it, but only for the threads that run it (an elected thread), and no
+  /// barrier after it makes the other writers wait for them: they may write first.
+  ForWaitersOnly,
+  Yes,
+};
+
+/// Whether the bulk group of the store is retired by a wait among Between, for the threads
+/// of Write. A wait orders only the threads that run it; the others are ordered after it by a
+/// barrier both take part in (h5's elected thread waits, then bar.sync, then every thread's
+/// stmatrix).
+Retired retired(const StageOrder &Order, const Sequence &Seq, const std::vector<unsigned> &Between,
+                const Event &Write, const Event *&Commit, const Event *&Wait) {
   unsigned Commits = 0;
+  Wait = nullptr;
   for (unsigned J : Between) {
     const Event &E = Order.event(Seq, J);
     if (isSync(E, models::SyncKind::BulkCommitGroup)) {
@@ -37,13 +55,19 @@ bool retired(const StageOrder &Order, const Sequence &Seq, const std::vector<uns
         Commit = &E;
       ++Commits;
     }
+    if (Wait && synchronizes(E, Write.Threads) && synchronizes(E, Wait->Threads))
+      return Retired::Yes;
     if (isSync(E, models::SyncKind::BulkWaitGroup) && Commits > 0) {
       std::optional<uint64_t> N = E.WaitN.constant();
-      if (N && Commits - 1 >= *N)
-        return true;
+      if (N && Commits - 1 >= *N) {
+        if (coveredBy(Write.Threads, E.Threads))
+          return Retired::Yes;
+        if (!Wait)
+          Wait = &E;
+      }
     }
   }
-  return false;
+  return Wait ? Retired::ForWaitersOnly : Retired::No;
 }
 
 /// The step where a missing wait belongs: the first one after the store and the commits
@@ -59,6 +83,51 @@ const Event *waitPlace(const StageOrder &Order, const Sequence &Seq,
     return &E;
   }
   return nullptr;
+}
+
+/// Whether the store at step I of Seq is retired before the sequence ends: a commit after it
+/// and a wait that leaves none of the groups since pending, both run by its threads.
+bool retiredBeforeExit(const StageOrder &Order, const Sequence &Seq, unsigned I) {
+  const Event &Store = Order.event(Seq, I);
+  unsigned Commits = 0;
+  for (unsigned J = I + 1; J < Seq.Steps.size(); ++J) {
+    const Event &E = Order.event(Seq, J);
+    if (!coveredBy(Store.Threads, E.Threads))
+      continue;
+    if (isSync(E, models::SyncKind::BulkCommitGroup))
+      ++Commits;
+    if (isSync(E, models::SyncKind::BulkWaitGroup) && Commits > 0) {
+      std::optional<uint64_t> N = E.WaitN.constant();
+      if (N && Commits - 1 >= *N)
+        return true;
+    }
+  }
+  return false;
+}
+
+/// Reports the last TMA store of each role that may still read shared memory when its
+/// threads exit.
+void storesAtExit(CheckContext &Ctx, const StageOrder &Order) {
+  // Every role's sequence holds the epilogue after the roles join: say it once.
+  std::set<unsigned> Said;
+  for (const Sequence &Seq : Order.sequences()) {
+    unsigned Last = NoIndex;
+    for (unsigned I = 0; I < Seq.Steps.size(); ++I)
+      if (Order.event(Seq, I).Kind == EventKind::AsyncStore)
+        Last = I;
+    if (Last == NoIndex || retiredBeforeExit(Order, Seq, Last) ||
+        !Said.insert(Seq.Steps[Last].Event).second)
+      continue;
+    const Event &Store = Order.event(Seq, Last);
+    Ctx.report(
+        Severity::Error,
+        Order.who(Seq, Last) + "'s last TMA store may still read shared memory when " +
+            describeThreads(possibleThreads(Store.Threads)) +
+            " exit: no cp.async.bulk.commit_group and cp.async.bulk.wait_group{.read} 0 "
+            "after it retires its bulk group, and the CTA's exit hands its shared memory to "
+            "the next CTA on the SM, which can overwrite the data before the store read it",
+        Store);
+  }
 }
 
 } // namespace
@@ -111,11 +180,12 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
           if (!T || !Order.runs(Seq, E.Index, *T).value_or(false) ||
               Order.place(Store.Src, *T) != std::optional<SlotRef>(Into))
             continue;
-          const Event *Commit = nullptr;
+          const Event *Commit = nullptr, *Wait = nullptr;
           std::vector<unsigned> Between =
               E.Distance > 1 ? Order.between(Seq, E.Index, E.Previous, E.Distance, W)
                              : Order.between(Seq, E, W);
-          if (!retired(Order, Seq, Between, Commit)) {
+          Retired How = retired(Order, Seq, Between, Write, Commit, Wait);
+          if (How != Retired::Yes) {
             // The writes of one role into one staging buffer (unrolled copies of one
             // statement) have one cause: say it once.
             Reported.insert(Seq.Steps[W].Event);
@@ -129,15 +199,25 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
               OS << "[" << Into->Slot << "]";
             OS << " for " << Order.describe(S, Seq, W) << " while the store that reads it may still "
                << "be reading: "
-               << (Commit ? "no cp.async.bulk.wait_group.read retires its bulk group before "
-                            "the write"
-                          : "its bulk group is never committed and waited for")
+               << (How == Retired::ForWaitersOnly
+                       ? "the cp.async.bulk.wait_group.read that retires its bulk group is run "
+                         "by " + describeThreads(possibleThreads(Wait->Threads)) +
+                             " alone, and no barrier after it holds the other writing "
+                             "threads back until it returned"
+                   : Commit ? "no cp.async.bulk.wait_group.read retires its bulk group before "
+                              "the write"
+                            : "its bulk group is never committed and waited for")
                << ", so the store can send the new data instead of the old";
             Finding &F = Ctx.report(Severity::Error, Msg, Write);
             addNote(F, "the TMA store that reads " + Buf.Name, Store);
             if (Commit)
               addNote(F, "its bulk group is committed here", *Commit);
-            if (const Event *Place = waitPlace(Order, Seq, Between))
+            if (How == Retired::ForWaitersOnly)
+              addNote(F,
+                      "the wait; a barrier of the waiting and the writing threads (bar.sync) "
+                      "belongs between it and the write",
+                      *Wait);
+            else if (const Event *Place = waitPlace(Order, Seq, Between))
               addNote(F,
                       std::string("the wait would belong before this point: nothing ") +
                           (Commit ? "retires the store's bulk group"
@@ -153,4 +233,5 @@ void wsv::analyzer::checks::BulkStoreReuse(CheckContext &Ctx) {
           break;
       }
     }
+  storesAtExit(Ctx, Order);
 }

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------------------===//
 #include "StageOrder.h"
+#include "SyncSupport.h"
 
 #include "wsv/analyzer/Checks.h"
 
@@ -37,6 +38,28 @@ bool asyncReads(const Event &E, unsigned Buffer) {
   return false;
 }
 
+/// The writers fenced, but the thread that issues the async read does not wait for them.
+void reportUnpublished(CheckContext &Ctx, const StageOrder &Order, const Sequence &Seq,
+                       unsigned W, const Event &Fence, const Event &Read) {
+  const Event &Write = Order.event(Seq, W);
+  const Buffer &Buf = Ctx.protocol().Buffers[Write.Dst.Buffer];
+  std::string Msg;
+  llvm::raw_string_ostream OS(Msg);
+  OS << Order.who(Seq, W) << " issues " << (Read.Kind == EventKind::Mma ? "an MMA" : "a TMA store")
+     << " that reads " << Buf.Name << " from " << describeThreads(possibleThreads(Read.Threads))
+     << " after their own fence.proxy.async, but no barrier after the fence holds them back "
+     << "until the other threads that write " << Buf.Name
+     << " with " << (Write.Opcode.empty() ? std::string("st.shared") : Write.Opcode)
+     << " have written and fenced, so the async proxy can read data not written yet";
+  Finding &F = Ctx.report(Severity::Error, Msg, Read);
+  addNote(F, "the generic-proxy write of " + Buf.Name + " by " +
+                 describeThreads(possibleThreads(Write.Threads)),
+          Write);
+  addNote(F, "their fence; a barrier of the writing threads and the issuing ones (bar.sync) "
+             "belongs between it and the async read",
+          Fence);
+}
+
 } // namespace
 
 void wsv::analyzer::checks::ProxyFenceMissing(CheckContext &Ctx) {
@@ -51,15 +74,34 @@ void wsv::analyzer::checks::ProxyFenceMissing(CheckContext &Ctx) {
           Reported.count(Seq.Steps[W].Event))
         continue;
       unsigned Target = Write.Dst.Buffer;
-      const Event *FirstSync = nullptr;
+      const Event *FirstSync = nullptr, *Fence = nullptr;
+      std::vector<const Event *> Published; // barriers of the writers after their fence
       for (unsigned J = W + 1; J < Seq.Steps.size(); ++J) {
         const Event &E = Order.event(Seq, J);
         // A fence the writing threads run (thread sets wsv cannot count exactly, such as a
         // warp index from shfl, are taken to be the writers').
-        if (isProxyFence(E) && overlaps(Write.Threads, E.Threads))
-          break;
+        if (!Fence && isProxyFence(E) && overlaps(Write.Threads, E.Threads)) {
+          Fence = &E;
+          continue;
+        }
         if (!FirstSync && synchronizes(E, Write.Threads))
           FirstSync = &E;
+        if (Fence) {
+          // Fenced. Writers that do not issue the async read themselves must still have
+          // written and fenced before the thread that does: a barrier of both after the
+          // fence (h5's second bar.sync before its elected thread's TMA store).
+          if (synchronizes(E, Write.Threads))
+            Published.push_back(&E);
+          if (!asyncReads(E, Target))
+            continue;
+          if (!coveredBy(Write.Threads, E.Threads) &&
+              llvm::none_of(Published,
+                            [&](const Event *B) { return synchronizes(*B, E.Threads); }) &&
+              SaidFor.insert({&Seq, Target}).second)
+            reportUnpublished(Ctx, Order, Seq, W, *Fence, E);
+          Reported.insert(Seq.Steps[W].Event);
+          break;
+        }
         if (!asyncReads(E, Target))
           continue;
         Reported.insert(Seq.Steps[W].Event);

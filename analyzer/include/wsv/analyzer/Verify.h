@@ -26,6 +26,7 @@
 #pragma once
 
 #include "wsv/analyzer/Explore.h"
+#include "wsv/analyzer/Finding.h"
 #include "wsv/analyzer/Protocol.h"
 
 #include <cstdint>
@@ -214,6 +215,15 @@ struct VerifyOptions {
 
 /// The verdict of each requested property, in the order of Options.Properties.
 std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Options = {});
+
+/// A proof of stage safety does not stand next to a race that a lint check of the same
+/// kernel found (an error of the Race category): the model runs the threads of a role in
+/// step, so an order between an elected thread and the rest of its role (h5's bar.sync
+/// between thread 0's cp.async.bulk.wait_group.read and every thread's stmatrix, and the one
+/// between their fence and thread 0's TMA store) is the lint checks' alone to judge. Each
+/// proved stage-safety verdict becomes unknown, naming the first such finding. Returns
+/// whether a verdict changed.
+bool yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Finding> &Findings);
 
 } // namespace analyzer
 } // namespace wsv
