@@ -18,18 +18,40 @@
 using namespace wsv;
 using namespace wsv::analyzer;
 
+namespace {
+
+/// A barrier every thread of the CTA takes part in (bar.sync 0, barrier.cluster).
+bool allThreads(const ConcreteSystem &Out, const ConcreteStep &C) {
+  return ((C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive) &&
+          C.Count >= Out.BlockThreads) ||
+         C.Kind == StepKind::ClusterArrive || C.Kind == StepKind::ClusterWait;
+}
+
+/// A role of CTA Cta whose last step is not a barrier of every thread (nullptr: none). Where
+/// every role ends at one, no thread gets past it before every role's last step: the
+/// epilogue after it does run after every role finished. Otherwise a thread of a role that
+/// ended early reaches the epilogue while the others still work (B1 without the
+/// __syncthreads that ends each k-tile: warps 1-3 read the accumulator during the MMAs).
+const ConcreteAgent *roleNotJoined(const ConcreteSystem &Out, unsigned Cta) {
+  for (const ConcreteAgent &A : Out.Agents)
+    if (A.Place == Placement::Role && A.Cta == Cta && !A.Forked && !A.Steps.empty() &&
+        !allThreads(Out, A.Steps.back()))
+      return &A;
+  return nullptr;
+}
+
+} // namespace
+
 void instance::startEpiloguesEarly(ConcreteSystem &Out) {
   const Protocol &P = *Out.P;
   for (ConcreteAgent &E : Out.Agents) {
     if (E.Place != Placement::Epilogue)
       continue;
     size_t Kept = 0, I = 0;
+    bool Waited = false; // an mbarrier wait kept before
     for (; I < E.Steps.size(); ++I) {
       const ConcreteStep &C = E.Steps[I];
-      bool AllThreads = ((C.Kind == StepKind::NamedSync || C.Kind == StepKind::NamedArrive) &&
-                         C.Count >= Out.BlockThreads) ||
-                        C.Kind == StepKind::ClusterArrive || C.Kind == StepKind::ClusterWait;
-      if (AllThreads)
+      if (allThreads(Out, C))
         break;
       llvm::BitVector Threads = reachingThreads(P.Events[C.Event].Threads);
       ConcreteAgent *Owner = nullptr;
@@ -56,6 +78,22 @@ void instance::startEpiloguesEarly(ConcreteSystem &Out) {
         Owner->Steps.push_back(C);
         continue;
       }
+      // The model starts it once every role finished. Where no barrier of the PTX makes it
+      // so, a thread that left its role early runs it while the others still work: the
+      // model has only some of the schedules then (its bugs are real, its proofs are none),
+      // and an access to what they use is a race it would miss. A wait on an mbarrier is
+      // what holds such a thread back (B6's epilogue waits for the MMA's last commit), and
+      // a wait on its own async groups touches nothing of theirs.
+      Waited |= C.Kind == StepKind::Wait;
+      if (!Waited && C.Kind != StepKind::GroupWait && Out.UnjoinedEpilogue.empty())
+        if (const ConcreteAgent *Early = roleNotJoined(Out, E.Cta))
+          Out.UnjoinedEpilogue =
+              "the epilogue's " + std::string(toString(C.Kind)) + " at ptx line " +
+              std::to_string(P.Events[C.Event].Where.PtxLine) +
+              " is run by the threads of several roles, and no barrier of every thread "
+              "after " + Early->Name + "'s last step (ptx line " +
+              std::to_string(P.Events[Early->Steps.back().Event].Where.PtxLine) +
+              ") holds them back until every role finished";
       if (Kept == 0) {
         std::string Assumed = "the epilogue's " + std::string(toString(C.Kind)) +
                               " at ptx line " +

@@ -428,6 +428,10 @@ struct ConcreteSystem {
   std::vector<std::string> Assumptions;
   /// Non-empty: the system could not be built (an unknown reached, too many steps).
   std::string Unknown;
+  /// Non-empty: an epilogue step that threads of several roles run is started after every
+  /// role finished, which no barrier of the PTX ensures (instance::startEpiloguesEarly):
+  /// the system has some of the launch's schedules, not all, and its proofs are none.
+  std::string UnjoinedEpilogue;
   /// The launch's %nctaid.x and the modeled cluster's first %ctaid.x.
   uint64_t GridCtas = 0, FirstCta = 0;
   /// Steps (program, step) the instance ran but left out of the agents: named barriers only
