@@ -32,8 +32,6 @@ using namespace wsv::analyzer::checks;
 
 namespace {
 
-bool isSync(const Event &E, models::SyncKind K) { return E.Sync && *E.Sync == K; }
-
 /// Barrier arrays tcgen05.commit completes that say "the MMAs are done": not the slots of a
 /// stage ring's release barrier (the last wait on empty[s] observes an early stage's commit),
 /// but a single barrier may be both (one warp that waits for its MMAs before each refill).

@@ -29,8 +29,6 @@ namespace {
 /// Iterations back a staging ring is searched for the store that last read a slot.
 constexpr unsigned MaxRingDistance = 8;
 
-bool isSync(const Event &E, models::SyncKind K) { return E.Sync && *E.Sync == K; }
-
 /// How far the waits among Between retire the store's bulk group for the writing threads.
 enum class Retired : uint8_t {
   No,
@@ -46,28 +44,26 @@ enum class Retired : uint8_t {
 /// stmatrix).
 Retired retired(const StageOrder &Order, const Sequence &Seq, const std::vector<unsigned> &Between,
                 const Event &Write, const Event *&Commit, const Event *&Wait) {
-  unsigned Commits = 0;
+  GroupRetirement Group(models::SyncKind::BulkCommitGroup, models::SyncKind::BulkWaitGroup);
+  Retired Out = Retired::No;
   Wait = nullptr;
   for (unsigned J : Between) {
     const Event &E = Order.event(Seq, J);
-    if (isSync(E, models::SyncKind::BulkCommitGroup)) {
-      if (!Commits)
-        Commit = &E;
-      ++Commits;
+    if (Wait && synchronizes(E, Write.Threads) && synchronizes(E, Wait->Threads)) {
+      Out = Retired::Yes;
+      break;
     }
-    if (Wait && synchronizes(E, Write.Threads) && synchronizes(E, Wait->Threads))
-      return Retired::Yes;
-    if (isSync(E, models::SyncKind::BulkWaitGroup) && Commits > 0) {
-      std::optional<uint64_t> N = E.WaitN.constant();
-      if (N && Commits - 1 >= *N) {
-        if (coveredBy(Write.Threads, E.Threads))
-          return Retired::Yes;
-        if (!Wait)
-          Wait = &E;
+    if (Group.retiredBy(E)) {
+      if (coveredBy(Write.Threads, E.Threads)) {
+        Out = Retired::Yes;
+        break;
       }
+      if (!Wait)
+        Wait = &E;
     }
   }
-  return Wait ? Retired::ForWaitersOnly : Retired::No;
+  Commit = Group.firstCommit();
+  return Out == Retired::No && Wait ? Retired::ForWaitersOnly : Out;
 }
 
 /// The step where a missing wait belongs: the first one after the store and the commits
@@ -89,18 +85,11 @@ const Event *waitPlace(const StageOrder &Order, const Sequence &Seq,
 /// and a wait that leaves none of the groups since pending, both run by its threads.
 bool retiredBeforeExit(const StageOrder &Order, const Sequence &Seq, unsigned I) {
   const Event &Store = Order.event(Seq, I);
-  unsigned Commits = 0;
+  GroupRetirement Group(models::SyncKind::BulkCommitGroup, models::SyncKind::BulkWaitGroup);
   for (unsigned J = I + 1; J < Seq.Steps.size(); ++J) {
     const Event &E = Order.event(Seq, J);
-    if (!coveredBy(Store.Threads, E.Threads))
-      continue;
-    if (isSync(E, models::SyncKind::BulkCommitGroup))
-      ++Commits;
-    if (isSync(E, models::SyncKind::BulkWaitGroup) && Commits > 0) {
-      std::optional<uint64_t> N = E.WaitN.constant();
-      if (N && Commits - 1 >= *N)
-        return true;
-    }
+    if (coveredBy(Store.Threads, E.Threads) && Group.retiredBy(E))
+      return true;
   }
   return false;
 }

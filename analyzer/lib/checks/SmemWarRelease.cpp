@@ -31,22 +31,13 @@ using namespace wsv::analyzer::checks;
 
 namespace {
 
-bool isSync(const Event &E, models::SyncKind K) { return E.Sync && *E.Sync == K; }
-
 /// Whether the wgmma read at step J is finished after the steps Between ran.
 bool wgmmaDone(const StageOrder &Order, const Sequence &Seq,
                const std::vector<unsigned> &Between) {
-  unsigned Commits = 0;
-  for (unsigned J : Between) {
-    const Event &E = Order.event(Seq, J);
-    if (isSync(E, models::SyncKind::WgmmaCommitGroup))
-      ++Commits;
-    if (isSync(E, models::SyncKind::WgmmaWaitGroup) && Commits > 0) {
-      std::optional<uint64_t> N = E.WaitN.constant();
-      if (N && Commits - 1 >= *N)
-        return true;
-    }
-  }
+  GroupRetirement Group(models::SyncKind::WgmmaCommitGroup, models::SyncKind::WgmmaWaitGroup);
+  for (unsigned J : Between)
+    if (Group.retiredBy(Order.event(Seq, J)))
+      return true;
   return false;
 }
 

@@ -182,6 +182,33 @@ bool synchronizes(const Event &E, const ThreadSet &Threads);
 /// A note at an event.
 void addNote(Finding &F, std::string Message, const Event &At);
 
+/// Whether the event is the decoded synchronization instruction K.
+inline bool isSync(const Event &E, models::SyncKind K) { return E.Sync && *E.Sync == K; }
+
+/// The group of an async operation (a wgmma, a TMA store) followed through the events after
+/// it, in execution order: `wait_group N` leaves the N newest groups pending, so it retires
+/// the operation's group once N newer ones were committed before it.
+class GroupRetirement {
+public:
+  GroupRetirement(models::SyncKind Commit, models::SyncKind Wait) : Commit(Commit), Wait(Wait) {}
+  /// Takes the next event; true when it is a wait that retires the group.
+  bool retiredBy(const Event &E) {
+    if (isSync(E, Commit) && Commits++ == 0)
+      First = &E;
+    if (!isSync(E, Wait) || Commits == 0)
+      return false;
+    std::optional<uint64_t> N = E.WaitN.constant();
+    return N && Commits - 1 >= *N;
+  }
+  /// The commit that closed the group (nullptr: none yet).
+  const Event *firstCommit() const { return First; }
+
+private:
+  models::SyncKind Commit, Wait;
+  unsigned Commits = 0;
+  const Event *First = nullptr;
+};
+
 } // namespace checks
 } // namespace analyzer
 } // namespace wsv
