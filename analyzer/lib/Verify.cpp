@@ -513,11 +513,7 @@ Property brokenBy(ExploreVerdict V) {
                                        : Property::BarrierHygiene;
 }
 
-} // namespace analyzer
-} // namespace wsv
-
-bool wsv::analyzer::yieldToRaceFindings(std::vector<Verdict> &Verdicts,
-                                        const std::vector<Finding> &Findings) {
+void yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Finding> &Findings) {
   const Finding *Race = nullptr;
   unsigned Races = 0;
   for (const Finding &F : Findings) {
@@ -529,8 +525,7 @@ bool wsv::analyzer::yieldToRaceFindings(std::vector<Verdict> &Verdicts,
     ++Races;
   }
   if (!Race)
-    return false;
-  bool Changed = false;
+    return;
   for (Verdict &V : Verdicts) {
     if (V.Prop != Property::StageSafety || V.K != Verdict::Kind::Proved)
       continue;
@@ -543,7 +538,8 @@ bool wsv::analyzer::yieldToRaceFindings(std::vector<Verdict> &Verdicts,
                ": " + Race->Message;
     V.ForParameters.clear();
     V.LaunchOnly = false;
-    Changed = true;
   }
-  return Changed;
 }
+
+} // namespace analyzer
+} // namespace wsv

@@ -84,13 +84,14 @@ void wsv::analyzer::checks::ProxyFenceMissing(CheckContext &Ctx) {
           Fence = &E;
           continue;
         }
-        if (!FirstSync && synchronizes(E, Write.Threads))
+        bool Syncs = synchronizes(E, Write.Threads);
+        if (!FirstSync && Syncs)
           FirstSync = &E;
         if (Fence) {
           // Fenced. Writers that do not issue the async read themselves must still have
           // written and fenced before the thread that does: a barrier of both after the
           // fence (h5's second bar.sync before its elected thread's TMA store).
-          if (synchronizes(E, Write.Threads))
+          if (Syncs)
             Published.push_back(&E);
           if (!asyncReads(E, Target))
             continue;

@@ -221,9 +221,8 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
 /// step, so an order between an elected thread and the rest of its role (h5's bar.sync
 /// between thread 0's cp.async.bulk.wait_group.read and every thread's stmatrix, and the one
 /// between their fence and thread 0's TMA store) is the lint checks' alone to judge. Each
-/// proved stage-safety verdict becomes unknown, naming the first such finding. Returns
-/// whether a verdict changed.
-bool yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Finding> &Findings);
+/// proved stage-safety verdict becomes unknown, naming the first such finding.
+void yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Finding> &Findings);
 
 } // namespace analyzer
 } // namespace wsv
