@@ -518,9 +518,12 @@ void yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Findi
   unsigned Races = 0;
   for (const Finding &F : Findings) {
     const CheckInfo *Info = findCheck(F.Check);
-    if (F.Level != Severity::Error || !Info || Info->Category != CheckCategory::Race)
+    if ((F.Level != Severity::Error && F.Level != Severity::Warning) || !Info ||
+        Info->Category != CheckCategory::Race)
       continue;
-    if (!Race || F.Where.PtxLine < Race->Where.PtxLine)
+    // An error is named before a warning; then the first in the file.
+    if (!Race || std::make_pair(F.Level != Severity::Error, F.Where.PtxLine) <
+                     std::make_pair(Race->Level != Severity::Error, Race->Where.PtxLine))
       Race = &F;
     ++Races;
   }
@@ -531,7 +534,8 @@ void yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Findi
       continue;
     V.K = Verdict::Kind::Unknown;
     V.Reason = "no race in the model, which runs the threads of a role in step between its "
-               "barriers, but the lint check " + Race->Check + " found one" +
+               "barriers, but the lint check " + Race->Check +
+               (Race->Level == Severity::Error ? " found one" : " says one may happen") +
                (Race->Where.PtxLine ? " at ptx line " + std::to_string(Race->Where.PtxLine)
                                     : std::string()) +
                (Races > 1 ? " (and " + std::to_string(Races - 1) + " more)" : std::string()) +

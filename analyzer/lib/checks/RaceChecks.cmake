@@ -8,4 +8,5 @@ target_sources(wsv_analyzer PRIVATE
   lib/checks/ProxyFenceMissing.cpp
   lib/checks/BulkStoreReuse.cpp
   lib/checks/AccumulatorEarlyRead.cpp
+  lib/checks/Tcgen05FenceMissing.cpp
 )

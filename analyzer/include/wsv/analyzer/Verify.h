@@ -217,11 +217,14 @@ struct VerifyOptions {
 std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Options = {});
 
 /// A proof of stage safety does not stand next to a race that a lint check of the same
-/// kernel found (an error of the Race category): the model runs the threads of a role in
-/// step, so an order between an elected thread and the rest of its role (h5's bar.sync
-/// between thread 0's cp.async.bulk.wait_group.read and every thread's stmatrix, and the one
-/// between their fence and thread 0's TMA store) is the lint checks' alone to judge. Each
-/// proved stage-safety verdict becomes unknown, naming the first such finding.
+/// kernel found or says may happen (an error or a warning of the Race category): the model
+/// runs the threads of a role in step, so an order between an elected thread and the rest of
+/// its role (h5's bar.sync between thread 0's cp.async.bulk.wait_group.read and every
+/// thread's stmatrix, and the one between their fence and thread 0's TMA store) is the lint
+/// checks' alone to judge; and it orders tcgen05 operations around a synchronization by
+/// program order, which the PTX ISA grants only with the tcgen05 fences
+/// (tcgen05-fence-missing warns where they are missing). Each proved stage-safety verdict
+/// becomes unknown, naming the first such finding.
 void yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Finding> &Findings);
 
 } // namespace analyzer
