@@ -276,8 +276,9 @@ private:
   /// tcgen05.ld and tcgen05.st reach only the 32 TMEM lanes of its quarter (warp id % 4), so
   /// two of them conflict only between warps of one quarter; an MMA, a copy, the allocation
   /// and the free cover every lane.
-  static bool acrossWarps(const Event &X, const Event &Y) {
-    std::optional<std::set<unsigned>> WX = warpsOf(X.Threads), WY = warpsOf(Y.Threads);
+  bool acrossWarps(unsigned IX, unsigned IY) {
+    const Event &X = P.Events[IX], &Y = P.Events[IY];
+    const std::optional<std::set<unsigned>> &WX = warps(IX), &WY = warps(IY);
     if (!WX || !WY || WX->empty() || WY->empty())
       return false;
     if (laneLocal(X) && laneLocal(Y)) {
@@ -288,6 +289,13 @@ private:
       return false;
     }
     return !(WX->size() == 1 && *WX == *WY);
+  }
+  /// warpsOf an event's threads, once per event.
+  const std::optional<std::set<unsigned>> &warps(unsigned I) {
+    auto It = Warps.find(I);
+    if (It == Warps.end())
+      It = Warps.emplace(I, warpsOf(P.Events[I].Threads)).first;
+    return It->second;
   }
   static bool laneLocal(const Event &E) {
     return isSync(E, models::SyncKind::Tcgen05Ld) || isSync(E, models::SyncKind::Tcgen05St);
@@ -312,7 +320,8 @@ private:
       for (auto [It, End] = ByKey.equal_range(A.Key); It != End; ++It) {
         const Link &R = *It->second;
         const Event &X = P.Events[R.Access];
-        if (R.Access == A.Access || !conflict(accessOf(X), accessOf(Y)) || !acrossWarps(X, Y))
+        if (R.Access == A.Access || !conflict(accessOf(X), accessOf(Y)) ||
+            !acrossWarps(R.Access, A.Access))
           continue;
         // The free must follow a barrier of the whole CTA (tmem-dealloc-early says where
         // none does); only such a barrier's fences are this check's to judge.
@@ -503,6 +512,7 @@ private:
   std::set<std::pair<unsigned, std::string>> SaidAcquire, SaidRelease;
   std::set<unsigned> SaidAt;
   std::map<std::tuple<unsigned, unsigned>, bool> Follows;
+  std::map<unsigned, std::optional<std::set<unsigned>>> Warps;
 };
 
 } // namespace
