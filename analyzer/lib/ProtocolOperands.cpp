@@ -105,6 +105,7 @@ void resolveBuffers(BuildState &S) {
           BufferRef Word;
           Word.Address = Id.Refs[U].Address;
           Word.Unresolved = "the TMEM address that tcgen05.alloc writes there";
+          Word.AllocWord = true;
           Id.Refs[U] = std::move(Word);
         }
   for (unsigned U = 0; U < Uses.size(); ++U) {

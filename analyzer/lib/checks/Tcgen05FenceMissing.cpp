@@ -26,11 +26,15 @@
 // outside loops, are told apart); a chain through the next or the previous iteration of a
 // loop counts only where no chain within one iteration exists.
 //
-// A warning, as mbarrier-init-visibility's missing fence.mbarrier_init within a CTA: the ISA
-// does not order the accesses, so they may race, but CUTLASS-style kernels fence and Triton
-// 3.9's output has no tcgen05 fence at all, which is not known to fail on hardware. A stage-
-// safety proof still gives way to it (yieldToRaceFindings): the model takes the order the
-// fences would give.
+// A read of the TMEM address that tcgen05.alloc writes to shared memory needs only the
+// barrier (the fences order the accesses that use it): one by another warp that no
+// synchronization after the alloc precedes is an error, as it may read the word unwritten.
+//
+// Otherwise a warning, as mbarrier-init-visibility's missing fence.mbarrier_init within a
+// CTA: the ISA does not order the accesses, so they may race, but CUTLASS-style kernels fence
+// and Triton 3.9's output has no tcgen05 fence at all, which is not known to fail on
+// hardware. A stage-safety proof still gives way to it (yieldToRaceFindings): the model takes
+// the order the fences would give.
 //
 //===----------------------------------------------------------------------------------===//
 #include "StageOrder.h"
@@ -50,8 +54,9 @@ using namespace wsv::analyzer::checks;
 
 namespace {
 
-/// How an event touches tensor memory, for the order the fences must give.
-enum class Access : uint8_t { None, Alloc, Write, Read, Free };
+/// How an event touches tensor memory, for the order the fences must give; Address is the
+/// read of the shared word tcgen05.alloc writes the TMEM address into.
+enum class Access : uint8_t { None, Alloc, Write, Read, Free, Address };
 
 Access accessOf(const Event &E) {
   switch (E.Kind) {
@@ -65,13 +70,20 @@ Access accessOf(const Event &E) {
     return Access::Write;
   case EventKind::Mma:
     return isSync(E, models::SyncKind::Tcgen05Mma) ? Access::Write : Access::None;
+  case EventKind::SmemRead:
+    return E.Src.AllocWord ? Access::Address : Access::None;
   default:
     return Access::None;
   }
 }
 
-/// Two loads may run in any order; every other pair needs one.
-bool conflict(Access X, Access Y) { return !(X == Access::Read && Y == Access::Read); }
+/// Two loads may run in any order; every other pair needs one. The address word is written by
+/// the allocation alone.
+bool conflict(Access X, Access Y) {
+  if (X == Access::Address || Y == Access::Address)
+    return X == Access::Alloc && Y == Access::Address;
+  return !(X == Access::Read && Y == Access::Read);
+}
 
 /// tcgen05.commit tracks the MMAs, copies and shifts of its thread; loads and stores end
 /// with tcgen05.wait::ld / ::st instead.
@@ -233,7 +245,8 @@ private:
     for (const Earlier &E : Order.before(Seq, I)) {
       const Event &X = Order.event(Seq, E.Index);
       Access A = accessOf(X);
-      if (A == Access::None || A == Access::Free || !overlaps(X.Threads, R.Threads))
+      if (A == Access::None || A == Access::Free || A == Access::Address ||
+          !overlaps(X.Threads, R.Threads))
         continue;
       if (R.Kind == EventKind::MmaCommit && !committable(X))
         continue;
@@ -301,17 +314,52 @@ private:
     return isSync(E, models::SyncKind::Tcgen05Ld) || isSync(E, models::SyncKind::Tcgen05St);
   }
 
+  /// The chains of one pair of accesses (X, Y): the first fenced one ends the search.
+  struct Pair {
+    const Link *Rel = nullptr, *Acq = nullptr; // an unfenced chain, the one reported
+    bool RelOk = false;                         // its release side is in order
+    // Fenced chains, those with access and synchronization in one iteration on both sides
+    // (which order every iteration's pair: the fences order all that follows or precedes
+    // them) and the others (which leave the first or the last iteration out).
+    bool Fenced = false, FencedPart = false, AnyWhole = false;
+    bool any() const { return Rel || Fenced || FencedPart; }
+  };
+  using PairMap = std::map<std::pair<unsigned, unsigned>, Pair>;
+
+  /// Reads of the TMEM address by warps that did not allocate, with no synchronization at
+  /// all after the allocation: they may read the word before tcgen05.alloc wrote it.
+  void reportUnsynchronized(const PairMap &Pairs) {
+    for (const Sequence &Seq : Order.sequences())
+      for (unsigned I = 0; I < Seq.Steps.size(); ++I) {
+        const unsigned IY = Seq.Steps[I].Event;
+        if (accessOf(P.Events[IY]) != Access::Address || SaidAt.count(IY))
+          continue;
+        for (unsigned IX = 0; IX < P.Events.size(); ++IX) {
+          if (accessOf(P.Events[IX]) != Access::Alloc || !acrossWarps(IX, IY))
+            continue;
+          auto It = Pairs.find({IX, IY});
+          if (It != Pairs.end() && It->second.any())
+            continue;
+          SaidAt.insert(IY);
+          const Event &Y = P.Events[IY], &X = P.Events[IX];
+          Finding &F = Ctx.report(
+              Severity::Error,
+              who(Seq, I) + " reads the TMEM address that tcgen05.alloc writes to shared "
+                            "memory with no synchronization between the allocating warp (" +
+                  describeThreads(possibleThreads(X.Threads), false) +
+                  ") and its threads after the alloc, so it may read the word before it is "
+                  "written: tcgen05.fence::before_thread_sync, a barrier of both and "
+                  "tcgen05.fence::after_thread_sync belong between (PTX ISA, tcgen05 "
+                  "canonical synchronization patterns)",
+              Y);
+          addNote(F, "the tcgen05.alloc", X);
+          break;
+        }
+      }
+  }
+
   void report() {
-    // Chains per (X, Y): the first fenced one ends the search.
-    struct Pair {
-      const Link *Rel = nullptr, *Acq = nullptr; // an unfenced chain, the one reported
-      bool RelOk = false;                         // its release side is in order
-      // Fenced chains, those with access and synchronization in one iteration on both
-      // sides (which order every iteration's pair: the fences order all that follows or
-      // precedes them) and the others (which leave the first or the last iteration out).
-      bool Fenced = false, FencedPart = false, AnyWhole = false;
-    };
-    std::map<std::pair<unsigned, unsigned>, Pair> Pairs;
+    PairMap Pairs;
     std::multimap<SyncKey, const Link *> ByKey;
     for (const Link &R : Releases)
       ByKey.emplace(R.Key, &R);
@@ -335,10 +383,13 @@ private:
         // A free needs the loads and stores before it finished, not only issued: the ISA's
         // pattern waits (tcgen05.wait::ld) before the fence. Other overwrites of what a load
         // still reads are accumulator-early-read's.
+        // Reading the address word is a generic load: the barrier alone orders it after the
+        // allocation's write (the fences are for the TMEM accesses that use the address).
+        const bool Plain = accessOf(Y) == Access::Address;
         auto Released = [&](const Link &L) {
-          return L.Fenced && (L.Waited || accessOf(Y) != Access::Free);
+          return Plain || (L.Fenced && (L.Waited || accessOf(Y) != Access::Free));
         };
-        if (Released(R) && A.Fenced) {
+        if (Released(R) && (Plain || A.Fenced)) {
           (Whole ? Pr.Fenced : Pr.FencedPart) = true;
           continue;
         }
@@ -358,6 +409,7 @@ private:
           Pr.Rel = &R, Pr.Acq = &A, Pr.RelOk = Released(R);
       }
     }
+    reportUnsynchronized(Pairs);
     for (auto &[Key, Pr] : Pairs) {
       // Fenced, or no chain can order the two; chains of other iterations suffice where the
       // two meet only across iterations.
@@ -428,10 +480,11 @@ private:
   }
 
   /// `the mma role`, `the epilogue`.
-  std::string who(const Link &L) const {
-    const Step &St = L.Seq->Steps[L.Step];
-    return Order.who(*L.Seq, L.Step) + (St.InEpilogue || St.InPrologue || !L.Seq->R ? "" : " role");
+  std::string who(const Sequence &Seq, unsigned I) const {
+    const Step &St = Seq.Steps[I];
+    return Order.who(Seq, I) + (St.InEpilogue || St.InPrologue || !Seq.R ? "" : " role");
   }
+  std::string who(const Link &L) const { return who(*L.Seq, L.Step); }
 
   std::string what(const Event &E) const {
     switch (accessOf(E)) {

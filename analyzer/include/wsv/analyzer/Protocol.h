@@ -140,6 +140,8 @@ struct BufferRef {
   /// slot holds in full (what moves it inside the slot is not bounded), which stage safety
   /// cannot check (unplacedAccesses).
   unsigned InRegionOf = NoIndex;
+  /// The word tcgen05.alloc writes the TMEM address into (then Unresolved says so).
+  bool AllocWord = false;
   bool resolved() const { return Buffer != NoIndex; }
   bool present() const { return Address || !Unresolved.empty(); }
 };
