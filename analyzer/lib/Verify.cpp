@@ -533,8 +533,13 @@ void yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Findi
     if (V.Prop != Property::StageSafety || V.K != Verdict::Kind::Proved)
       continue;
     V.K = Verdict::Kind::Unknown;
-    V.Reason = "no race in the model, which runs the threads of a role in step between its "
-               "barriers, but the lint check " + Race->Check +
+    // What the model takes for granted that the check says the PTX does not give.
+    const char *Takes = Race->Check == "tcgen05-fence-missing"
+                            ? "orders tcgen05 operations around a synchronization in program "
+                              "order"
+                            : "runs the threads of a role in step between its barriers";
+    V.Reason = std::string("no race in the model, which ") + Takes + ", but the lint check " +
+               Race->Check +
                (Race->Level == Severity::Error ? " found one" : " says one may happen") +
                (Race->Where.PtxLine ? " at ptx line " + std::to_string(Race->Where.PtxLine)
                                     : std::string()) +
