@@ -533,12 +533,9 @@ void yieldToRaceFindings(std::vector<Verdict> &Verdicts, const std::vector<Findi
     if (V.Prop != Property::StageSafety || V.K != Verdict::Kind::Proved)
       continue;
     V.K = Verdict::Kind::Unknown;
-    // What the model takes for granted that the check says the PTX does not give.
-    const char *Takes = Race->Check == "tcgen05-fence-missing"
-                            ? "orders tcgen05 operations around a synchronization in program "
-                              "order"
-                            : "runs the threads of a role in step between its barriers";
-    V.Reason = std::string("no race in the model, which ") + Takes + ", but the lint check " +
+    V.Reason = "no race in the model, which takes for granted an order between threads that "
+               "the PTX may not give (a role's threads in step between its barriers, tcgen05 "
+               "operations in program order around a synchronization), but the lint check " +
                Race->Check +
                (Race->Level == Severity::Error ? " found one" : " says one may happen") +
                (Race->Where.PtxLine ? " at ptx line " + std::to_string(Race->Where.PtxLine)

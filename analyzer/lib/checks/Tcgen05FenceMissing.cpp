@@ -92,10 +92,6 @@ bool committable(const Event &X) {
          isSync(X, models::SyncKind::Tcgen05Shift);
 }
 
-bool isFence(const Event &E, models::SyncKind K) {
-  return E.Kind == EventKind::Fence && isSync(E, K);
-}
-
 /// Warps a thread set may cover; std::nullopt when it is unknown.
 std::optional<std::set<unsigned>> warpsOf(const ThreadSet &T) {
   if (T.isUnknown())
@@ -224,7 +220,7 @@ private:
       if (WaitFor && E.Kind == EventKind::TmemWait && E.Detail == WaitFor)
         Waited = true;
       // A fence before the wait still leaves a later one after it to find.
-      if (isFence(E, models::SyncKind::Tcgen05FenceBeforeThreadSync)) {
+      if (isSync(E, models::SyncKind::Tcgen05FenceBeforeThreadSync)) {
         if (Waited)
           return {true, true};
         Fenced = true;
@@ -272,7 +268,7 @@ private:
       bool Fenced = false;
       for (unsigned J : Order.between(Seq, E, I)) {
         const Event &F = Order.event(Seq, J);
-        if (isFence(F, models::SyncKind::Tcgen05FenceAfterThreadSync) &&
+        if (isSync(F, models::SyncKind::Tcgen05FenceAfterThreadSync) &&
             overlaps(F.Threads, Y.Threads)) {
           Fenced = true;
           break;
@@ -465,18 +461,20 @@ private:
 
   /// Which pass of barrier Key step I of Seq is (0 for the first), counting the steps of
   /// Seq that pass it; std::nullopt when a loop repeats one of them.
-  std::optional<unsigned> pass(const Sequence &Seq, unsigned I, const SyncKey &Key) const {
-    unsigned N = 0;
-    for (unsigned J = 0; J <= I; ++J) {
-      std::vector<SyncKey> Ks = keys(Seq, J, /*Acquire=*/false);
-      if (!llvm::is_contained(Ks, Key))
+  std::optional<unsigned> pass(const Sequence &Seq, unsigned I, const SyncKey &Key) {
+    auto CacheKey = std::make_tuple(&Seq, I, Key);
+    if (auto It = Passes.find(CacheKey); It != Passes.end())
+      return It->second;
+    std::optional<unsigned> N = 0;
+    for (unsigned J = 0; J <= I && N; ++J) {
+      if (!llvm::is_contained(keys(Seq, J, /*Acquire=*/false), Key))
         continue;
       if (!Seq.Steps[J].Loops.empty())
-        return std::nullopt;
-      if (J < I)
-        ++N;
+        N = std::nullopt;
+      else if (J < I)
+        ++*N;
     }
-    return N;
+    return Passes[CacheKey] = N;
   }
 
   /// `the mma role`, `the epilogue`.
@@ -566,6 +564,7 @@ private:
   std::set<unsigned> SaidAt;
   std::map<std::tuple<unsigned, unsigned>, bool> Follows;
   std::map<unsigned, std::optional<std::set<unsigned>>> Warps;
+  std::map<std::tuple<const Sequence *, unsigned, SyncKey>, std::optional<unsigned>> Passes;
 };
 
 } // namespace
