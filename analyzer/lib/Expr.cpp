@@ -140,6 +140,17 @@ bool Expr::mentions(const std::function<bool(const Expr *)> &Pred) const {
   return false;
 }
 
+void wsv::analyzer::conjuncts(const Expr *P, llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!P || P->isTrue())
+    return;
+  if (P->width() == 1 && P->is(ExprKind::And)) {
+    for (const Expr *Op : P->ops())
+      conjuncts(Op, Out);
+    return;
+  }
+  Out.push_back(P);
+}
+
 bool wsv::analyzer::isThreadDependent(const Expr *E) {
   return E->mentions([](const Expr *L) {
     if (L->is(ExprKind::Elect))

@@ -91,8 +91,5 @@ void nameByUsage(BuildState &S);
 /// A note for each loop that spins on memory another thread writes (ProtocolMemorySpins.cpp).
 void noteMemorySpins(BuildState &S);
 
-/// Conjuncts of a predicate (`a && b && c` -> a, b, c).
-void conjuncts(const Expr *P, llvm::SmallVectorImpl<const Expr *> &Out);
-
 } // namespace analyzer
 } // namespace wsv

@@ -20,17 +20,6 @@ using namespace wsv::analyzer;
 using models::OperandRole;
 using models::SyncKind;
 
-void wsv::analyzer::conjuncts(const Expr *P, llvm::SmallVectorImpl<const Expr *> &Out) {
-  if (!P || P->isTrue())
-    return;
-  if (P->width() == 1 && P->is(ExprKind::And)) {
-    for (const Expr *Op : P->ops())
-      conjuncts(Op, Out);
-    return;
-  }
-  Out.push_back(P);
-}
-
 SourceRef BuildState::sourceOf(InstId I) {
   SourceRef R;
   ptx::SourceLocation L = cfg().location(I);

@@ -316,6 +316,9 @@ private:
 /// Whether the expression depends on the thread within a CTA (%tid, %laneid, %warpid, elect).
 bool isThreadDependent(const Expr *E);
 
+/// Conjuncts of a predicate (`a && b && c` -> a, b, c); none for true or nullptr.
+void conjuncts(const Expr *P, llvm::SmallVectorImpl<const Expr *> &Out);
+
 /// Whether Node occurs in E (as E or any subexpression).
 bool containsNode(const Expr *E, const Expr *Node);
 
