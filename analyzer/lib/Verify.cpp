@@ -319,7 +319,10 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
             "or tcgen05.st reads or writes those of its shape until tcgen05.wait::ld or "
             "wait::st; columns not known count as all; lanes are not told apart, so tcgen05.ld "
             "and tcgen05.st are checked against MMAs, not against each other; tcgen05.cp and "
-            "an MMA's operands in tensor memory are not modeled)");
+            "an MMA's operands in tensor memory are not modeled; a warpgroup's wgmma groups "
+            "are the warpgroup's: once one of its warps returns from wgmma.wait_group, the "
+            "wgmma it retires are done for every warp, as CUTLASS's consumer_release takes "
+            "them to be)");
       if (Prop == Property::BarrierHygiene)
         V.Assumptions.push_back(
             "barrier hygiene here: barriers used after an init that fence.mbarrier_init "
