@@ -449,6 +449,9 @@ void Prover::runTiles() {
     std::optional<Instance> I;
     ConcreteSystem S;
     std::string What, Error;
+    /// What exploring S found, when a worker ran it ahead (a member of a part that no merged
+    /// system stands for), and how long it took.
+    std::optional<std::pair<ExploreResult, double>> Done;
   };
   auto Build = [&](uint64_t TV, uint64_t NTV, bool TP, bool NP) {
     Class C;
@@ -700,9 +703,11 @@ void Prover::runTiles() {
   auto FinishMembers = [&](Work &W, Part &P, bool AfterMerged) {
     ExploreVerdict Merged = R.Verdict;
     std::string Why = R.Reason;
-    for (size_t I = P.First; I < P.Last; ++I)
-      if (!Finish(W.Members[I], nullptr, 0))
+    for (size_t I = P.First; I < P.Last; ++I) {
+      const auto &D = W.Members[I].Done;
+      if (!Finish(W.Members[I], D ? &D->first : nullptr, D ? D->second : 0))
         return false;
+    }
     if (AfterMerged && Merged != ExploreVerdict::Unknown)
       return unknown("the search of " + P.Merged->What + " ended " + toString(Merged) +
                      " (" + Why + ") but each tile count on its own is clean");
@@ -748,24 +753,37 @@ void Prover::runTiles() {
           return;
         BuildJob(I);
         Work &W = Works[I];
-        for (Part &P : W.Parts) {
-          Class *C = Runs(W, P);
-          if (!C || Stop)
-            return;
+        // Explores C ahead; false when what it found is not clean.
+        auto Ahead = [&](ConcreteSystem &S, std::optional<std::pair<ExploreResult, double>> &To) {
           auto Start = std::chrono::steady_clock::now();
-          ExploreResult E = wsv::analyzer::explore(C->S, EO);
+          ExploreResult E = wsv::analyzer::explore(S, EO);
           double Ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - Start)
                           .count();
           bool Clean = E.Verdict == ExploreVerdict::Clean;
-          if (Clean) {
-            C->S = ConcreteSystem();
+          if (Clean)
+            S = ConcreteSystem();
+          To.emplace(std::move(E), Ms);
+          return Clean;
+        };
+        for (Part &P : W.Parts) {
+          if (Stop)
+            return;
+          if (Class *C = Runs(W, P)) {
+            if (!Ahead(C->S, P.Done))
+              return; // the parts after it wait for the verdict here
             for (size_t M = P.First; M < P.Last; ++M)
               W.Members[M].S = ConcreteSystem();
+            continue;
           }
-          P.Done.emplace(std::move(E), Ms);
-          if (!Clean)
-            return; // the parts after it wait for the verdict here
+          // No merged system stands for the part (the tile counts' systems did not merge,
+          // as on Triton's persistent matmuls): its members one by one, ahead too, up to
+          // the first that is not clean (that one's verdict is taken here, in order).
+          for (size_t M = P.First; M < P.Last; ++M) {
+            Class &Member = W.Members[M];
+            if (Stop || !Member.Error.empty() || !Ahead(Member.S, Member.Done))
+              return;
+          }
         }
       }));
   }
