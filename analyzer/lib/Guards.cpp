@@ -141,6 +141,21 @@ const Expr *GuardAnalysis::instructionCondition(InstId I) {
   return C;
 }
 
+const Expr *GuardAnalysis::threadCondition(InstId I,
+                                           llvm::SmallVectorImpl<const Expr *> *Uniform) {
+  const Expr *Cond = instructionCondition(I);
+  llvm::SmallVector<const Expr *, 8> Parts;
+  conjuncts(Cond ? Values.closedForm(Cond) : Ctx.boolean(false), Parts);
+  const Expr *Threads = Ctx.boolean(true);
+  for (const Expr *C : Parts) {
+    if (isThreadDependent(C))
+      Threads = Ctx.logicalAnd(Threads, C);
+    else if (Uniform)
+      Uniform->push_back(C);
+  }
+  return Threads;
+}
+
 //===- Thread sets -----------------------------------------------------------------------===//
 
 namespace {

@@ -508,16 +508,7 @@ void Collector::addEvent(InstId I, Event E, EventInfo Info) {
 
   // The threads come from the thread-dependent conjuncts of the condition; the rest (loop
   // counters, parameters, the CTA's rank) says when, and is kept for the sequence step.
-  const Expr *Cond = S.FA.guards().instructionCondition(I);
-  llvm::SmallVector<const Expr *, 8> Parts;
-  conjuncts(Cond ? S.values().closedForm(Cond) : S.ctx().boolean(false), Parts);
-  const Expr *ThreadPart = S.ctx().boolean(true);
-  for (const Expr *C : Parts) {
-    if (isThreadDependent(C))
-      ThreadPart = S.ctx().logicalAnd(ThreadPart, C);
-    else
-      Info.Uniform.push_back(C);
-  }
+  const Expr *ThreadPart = S.FA.guards().threadCondition(I, &Info.Uniform);
   E.Threads = S.FA.guards().threadSet(ThreadPart, Launch);
   Info.Shape = classifyThreads(E.Threads);
   if (!E.Threads.isUnknown()) {
@@ -526,12 +517,13 @@ void Collector::addEvent(InstId I, Event E, EventInfo Info) {
     // A bound: the threads every thread-dependent conjunct that can be decided selects (an
     // instrumented store by the first active lane of warp 4 is somewhere in warp 4).
     Info.Reach = llvm::BitVector(Launch.threads(), true);
-    for (const Expr *C : Parts)
-      if (isThreadDependent(C)) {
-        ThreadSet Part = S.FA.guards().threadSet(C, Launch);
-        if (!Part.isUnknown())
-          Info.Reach &= reachingThreads(Part);
-      }
+    llvm::SmallVector<const Expr *, 8> Parts;
+    conjuncts(ThreadPart, Parts);
+    for (const Expr *C : Parts) {
+      ThreadSet Part = S.FA.guards().threadSet(C, Launch);
+      if (!Part.isUnknown())
+        Info.Reach &= reachingThreads(Part);
+    }
   }
   // The normal end of the kernel is implicit; only exits of some threads are events.
   if (E.Kind == EventKind::Exit && Info.Shape == ThreadShape::All)

@@ -89,10 +89,8 @@ void analyze(benchmark::State &State, const Input *In, const ptx::Function *F) {
 }
 
 // The same, then the thread set of every synchronization instruction, as the protocol asks
-// for it: of the thread-dependent conjuncts of the instruction's condition in closed form (the
-// others, loop counters, parameters and the CTA's rank, say when, not which threads). The
-// whole condition, which only unit tests ask about, costs H6 8 s of Z3 queries on its stream-K
-// arithmetic, 30 times `wsv lint` on the file.
+// for it (GuardAnalysis::threadCondition). The whole condition, which only unit tests ask
+// about, costs H6 8 s of Z3 queries on its stream-K arithmetic, 30 times `wsv lint` on it.
 void analyzeWithThreadSets(benchmark::State &State, const Input *In, const ptx::Function *F) {
   AnalysisOptions Options;
   Options.SharedSolver = &sharedSolver();
@@ -107,14 +105,7 @@ void analyzeWithThreadSets(benchmark::State &State, const Input *In, const ptx::
       if (!FA.cfg().block(FA.cfg().inst(I).Block).Reachable ||
           !models::decodeSyncOp(*FA.cfg().inst(I).I).isSyncRelevant())
         continue;
-      const Expr *Cond = FA.guards().instructionCondition(I);
-      llvm::SmallVector<const Expr *, 8> Parts;
-      conjuncts(Cond ? FA.values().closedForm(Cond) : FA.context().boolean(false), Parts);
-      const Expr *ThreadPart = FA.context().boolean(true);
-      for (const Expr *C : Parts)
-        if (isThreadDependent(C))
-          ThreadPart = FA.context().logicalAnd(ThreadPart, C);
-      ThreadSet S = FA.guards().threadSet(ThreadPart, *Launch);
+      ThreadSet S = FA.guards().threadSet(FA.guards().threadCondition(I), *Launch);
       benchmark::DoNotOptimize(S.members().size());
       ++Sets;
     }

@@ -41,6 +41,10 @@ public:
   const Expr *blockCondition(BlockId B);
   /// When a thread executes I: its block's condition and its guard.
   const Expr *instructionCondition(InstId I);
+  /// Which threads execute I: the thread-dependent conjuncts of its condition in closed form.
+  /// The others (loop counters, parameters, the CTA's rank) say when, not who; Uniform gets
+  /// them. The threads are threadSet() of the result.
+  const Expr *threadCondition(InstId I, llvm::SmallVectorImpl<const Expr *> *Uniform = nullptr);
 
   /// The threads of one CTA shaped Launch for which Predicate holds.
   ThreadSet threadSet(const Expr *Predicate, const LaunchShape &Launch);
