@@ -2,8 +2,9 @@
 //
 // See TransitionSystem.h for the model. Each protocol event becomes at most two ops; what the
 // model has no state for (TMEM, register counts, fences, bulk-store groups) becomes a Nop,
-// and what it cannot express (a value without a closed form, an event wsv cannot decode, a
-// cluster's peers) becomes an entry of Unknowns that keeps the verdicts unknown.
+// and what it cannot express (a value without a closed form, an event wsv cannot decode)
+// becomes an entry of Unknowns that keeps the verdicts unknown. A cluster's CTAs are lowered
+// once and copied, one set of agents per CTA (replicateForCluster).
 //
 //===----------------------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <set>
 
 namespace wsv {
@@ -59,6 +61,8 @@ private:
   void lowerItems(Agent &A, const std::vector<ProtocolItem> &Items, const llvm::BitVector &Role);
   void lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role);
   unsigned counterFor(Agent &A, unsigned LoopIdValue);
+  /// One copy of the agents per CTA of the cluster.
+  void replicateForCluster();
 };
 
 std::string Lowering::describe(const Event &E) const {
@@ -197,13 +201,19 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
   else if (!E.When.absent())
     unknown(E, "the condition of " + E.Opcode + " has no closed form: " + E.When.Unknown);
 
-  auto Barrier = [&]() {
+  // Arrivals and expect_tx reach a peer's barrier through mapa; a wait or an init cannot
+  // (shared::cta only), and a copy completes where its data lands (its multicast mask).
+  auto Barrier = [&](bool PeerAllowed = false) {
     if (!E.Barrier.resolved()) {
       unknown(E, "the mbarrier of " + E.Opcode + " is not resolved: " + E.Barrier.Unresolved);
       return false;
     }
-    if (E.Barrier.PeerRank.known() || !E.Barrier.PeerRank.absent()) {
-      unknown(E, E.Opcode + " reaches a peer CTA's mbarrier; peer CTAs are not modeled");
+    if (E.Barrier.PeerRank.known() && PeerAllowed) {
+      O.Peer = E.Barrier.PeerRank.E;
+    } else if (E.Barrier.PeerRank.known() || !E.Barrier.PeerRank.absent()) {
+      unknown(E, E.Opcode + " reaches a peer CTA's mbarrier" +
+                     (PeerAllowed ? " whose rank has no closed form: " + E.Barrier.PeerRank.Unknown
+                                  : std::string(", which the model does not follow")));
       return false;
     }
     O.Array = E.Barrier.Array;
@@ -254,7 +264,7 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
         E.Sync == models::SyncKind::MbarrierArriveDropExpectTx)
       return unknown(E, "arrive_drop lowers later phases' expected count; not modeled");
     O.Kind = OpKind::Arrive;
-    if (!Barrier() || !Times())
+    if (!Barrier(true) || !Times())
       return;
     O.Count = E.Count.known() ? E.Count.E : nullptr; // nullptr: one arrival per thread
     if (!E.Count.known() && !E.Count.absent())
@@ -264,7 +274,7 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
     break;
   case EventKind::ExpectTx:
     O.Kind = OpKind::ExpectTx;
-    if (!Barrier() || !Times() || !(O.Tx = need(E.TxBytes, E, "tx bytes")))
+    if (!Barrier(true) || !Times() || !(O.Tx = need(E.TxBytes, E, "tx bytes")))
       return;
     break;
   case EventKind::Wait:
@@ -278,8 +288,8 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
     O.Kind = OpKind::AsyncLoad;
     if (!Barrier() || !Times())
       return;
-    if (E.Multicast)
-      return unknown(E, "a multicast copy completes in peer CTAs; peers are not modeled");
+    if (E.Multicast && !(O.CtaMask = need(E.CtaMask, E, "multicast mask")))
+      return;
     std::optional<uint64_t> Bytes = E.Bytes.constant();
     if (!Bytes)
       return unknown(E, "the bytes of " + E.Opcode + " are not a constant");
@@ -313,8 +323,8 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
     if (E.Kind == EventKind::CpAsyncArrive)
       return unknown(E, "cp.async.mbarrier.arrive is not modeled");
     O.Kind = OpKind::AsyncArrive;
-    if (E.Multicast && P.Launch.ClusterSize > 1)
-      return unknown(E, "a multicast commit arrives in peer CTAs; peers are not modeled");
+    if (E.Multicast && !(O.CtaMask = need(E.CtaMask, E, "multicast mask")))
+      return;
     if (!Barrier() || !Times())
       return;
     O.InFlightKey = inFlightKey(false, O.Array, 0, NoIndex);
@@ -362,9 +372,10 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
   }
   case EventKind::ClusterArrive:
   case EventKind::ClusterWait:
-    if (P.Launch.ClusterSize > 1)
-      return unknown(E, "cluster barriers synchronize with peer CTAs; peers are not modeled");
-    O.Kind = OpKind::Nop;
+    // Every thread of every CTA completes a generation (the explorer counts the same).
+    if (!Times())
+      return;
+    O.Kind = E.Kind == EventKind::ClusterArrive ? OpKind::ClusterArrive : OpKind::ClusterWait;
     break;
   case EventKind::Exit:
     O.Kind = OpKind::Exit;
@@ -422,10 +433,7 @@ void Lowering::run() {
   for (unsigned I = 0; I < P.ParamSymbols.size(); ++I)
     TS.Params.push_back({P.ParamSymbols[I], I < P.ParamNames.size() ? P.ParamNames[I]
                                                                      : P.ParamSymbols[I]});
-  if (P.Launch.ClusterSize > 1)
-    TS.ClusterAssumption =
-        "one CTA of a cluster of " + std::to_string(P.Launch.ClusterSize) + " is modeled" +
-        (P.ClusterFrom == ".reqnctapercluster" ? "" : " (cluster size: " + P.ClusterFrom + ")");
+  TS.ClusterAssumption = clusterAssumption(P);
   TS.Assumptions.push_back("block of " + std::to_string(P.Launch.threads()) + " threads (" +
                            P.LaunchFrom + ")");
 
@@ -480,9 +488,43 @@ void Lowering::run() {
   }
   for (const ProtocolNote &N : P.Notes)
     TS.Assumptions.push_back("protocol note: " + N.Message);
+  replicateForCluster();
+}
+
+void Lowering::replicateForCluster() {
+  unsigned Ctas = std::max(1u, P.Launch.ClusterSize);
+  TS.ClusterThreads = uint64_t(Ctas) * P.Launch.threads();
+  if (Ctas == 1)
+    return;
+  // The hardware's limit (16 with cudaFuncAttributeNonPortableClusterSizeAllowed); each CTA
+  // multiplies the state, and the bounded search's depth with it.
+  const unsigned MaxCtas = 16;
+  if (Ctas > MaxCtas) {
+    TS.Unknowns.push_back("clusters of " + std::to_string(Ctas) + " CTAs are beyond the " +
+                          std::to_string(MaxCtas) + " the model copies");
+    return;
+  }
+  TS.Ctas = Ctas;
+  std::vector<Agent> One = std::move(TS.Agents);
+  TS.Agents.clear();
+  for (unsigned Cta = 0; Cta < Ctas; ++Cta)
+    for (const Agent &A : One) {
+      TS.Agents.push_back(A);
+      TS.Agents.back().Cta = Cta;
+      TS.Agents.back().Name += "@cta" + std::to_string(Cta);
+    }
 }
 
 } // namespace
+
+std::string clusterAssumption(const Protocol &P) {
+  if (P.Launch.ClusterSize <= 1)
+    return "";
+  return "every CTA of a cluster of " + std::to_string(P.Launch.ClusterSize) +
+         " is modeled, with remote arrivals, multicast copies and each CTA's exit" +
+         (P.ClusterFrom == ".reqnctapercluster" ? std::string()
+                                                : " (cluster size: " + P.ClusterFrom + ")");
+}
 
 TransitionSystem lower(const Protocol &P) {
   TransitionSystem TS;

@@ -6,7 +6,12 @@
 //   with the number of their threads that execute each event). The prologue and the epilogue
 //   are agents too: the prologue runs first and every role starts after it (the prologue ends
 //   with a CTA-wide barrier in the kernels this models; an assumption says so), the epilogue
-//   starts once every role has finished.
+//   starts once every role has finished. All of this holds within one CTA.
+// - A cluster is every one of its CTAs: each runs its own copy of the agents (`producer@cta1`)
+//   on its own barriers, buffers and named barriers. What crosses CTAs is explicit: an arrival
+//   on a peer's barrier (mapa), a multicast copy or commit (one completion per CTA of its mask),
+//   and barrier.cluster. A CTA has exited once all its agents have finished; anything that
+//   reaches it afterwards is a hygiene violation.
 // - An agent's program is a flat list of ops with explicit jumps: loops become LoopEnter (the
 //   counter set to 0, the body entered when the loop's condition holds and its trip count is
 //   positive) and LoopLatch (the counter incremented, back to the body while below the trip
@@ -47,6 +52,8 @@ enum class OpKind : uint8_t {
   AsyncArrive, ///< an arrival that happens later (tcgen05.commit, cp.async.mbarrier.arrive)
   NamedArrive, ///< bar.arrive / first half of bar.sync: Count threads on named barrier Named
   NamedWait,   ///< second half of bar.sync: blocks until the named barrier's generation moves
+  ClusterArrive, ///< barrier.cluster.arrive: Times threads of the cluster's barrier
+  ClusterWait, ///< barrier.cluster.wait: blocks until the cluster barrier's generation moves
   Read,        ///< a read of Buffer[BufferSlot] (an MMA operand, ld.shared)
   Exit,        ///< the agent ends here
   Nop,         ///< an event without effect on these properties (fences, wgmma.fence, ...)
@@ -62,6 +69,12 @@ struct Op {
   const Expr *Trip = nullptr;
   unsigned Array = NoIndex;       ///< into TransitionSystem::Arrays
   const Expr *Slot = nullptr;
+  /// Arrive / ExpectTx on a peer's barrier (mapa): the rank of the CTA it reaches; nullptr:
+  /// the agent's own CTA.
+  const Expr *Peer = nullptr;
+  /// AsyncLoad / AsyncArrive with .multicast: the CTAs it completes in, a bit per rank;
+  /// nullptr: the agent's own CTA alone.
+  const Expr *CtaMask = nullptr;
   const Expr *Count = nullptr;    ///< arrivals per thread, or the init count
   uint64_t Times = 1;             ///< threads of the agent that execute it (arrivals multiply)
   const Expr *Tx = nullptr;       ///< bytes
@@ -78,6 +91,7 @@ struct Agent {
   enum class Start : uint8_t { AtLaunch, AfterPrologue, AfterRoles } Starts = Start::AtLaunch;
   std::vector<Op> Ops;
   std::vector<unsigned> Counters; ///< the LoopId each counter stands for
+  unsigned Cta = 0;               ///< its CTA's rank in the cluster
 };
 
 struct Array {
@@ -106,6 +120,11 @@ struct InFlightKey {
 };
 
 struct TransitionSystem {
+  /// The CTAs of a cluster, each with its own copy of the agents (in CTA order) and of every
+  /// array, buffer, named barrier and in-flight count below.
+  unsigned Ctas = 1;
+  /// Threads that complete a generation of barrier.cluster: every thread of every CTA.
+  uint64_t ClusterThreads = 0;
   std::vector<Agent> Agents;
   std::vector<Array> Arrays;
   std::vector<Buffer> Buffers;
@@ -120,8 +139,8 @@ struct TransitionSystem {
   /// Those of Assumptions that a closed-form trip count is exact (TripConditions no branch
   /// establishes): a launch explored as it is checks them instead.
   std::vector<std::string> TripAssumptions;
-  /// The model's view of a cluster (one CTA of it), apart from Assumptions: the explorer
-  /// runs every CTA of the cluster and says so instead.
+  /// The model's view of a cluster (every CTA of it), apart from Assumptions: the explorer
+  /// says the same in its own words.
   std::string ClusterAssumption;
   /// Reasons no verdict can be trusted (by property; DeadlockFreedom's also hold for all).
   std::vector<std::string> Unknowns;
@@ -131,6 +150,10 @@ struct TransitionSystem {
   /// one, but finding none proves nothing.
   std::vector<std::string> StageProofGaps, HygieneProofGaps;
 };
+
+/// What a verdict on a cluster kernel assumes of its cluster (both engines model every CTA);
+/// empty without a cluster.
+std::string clusterAssumption(const Protocol &P);
 
 /// Lowers the protocol; never fails: what it cannot lower is in Unknowns.
 TransitionSystem lower(const Protocol &P);

@@ -13,11 +13,20 @@
 //   fill[b][s]       whether buffer slot s holds completed data (cleared when a copy into it
 //                    starts, set when the copy completes)
 //   narr/ngen[n]     per named barrier: threads arrived in this generation, generation parity
+//   carr/cgen        barrier.cluster: threads of the cluster arrived, generation parity; and
+//   csaved[a]        per agent, 0 or 1 + the parity of the generation it arrived in
 //   params           the kernel parameters the expressions mention; never change
 //
-// A step is one transition, chosen by a `move` number: one agent executing its next op, or
-// one in-flight operation completing. Every variable's next value is an if-then-else over the
-// moves that change it, so a step is linear in the size of the program. An agent's private
+// In a cluster every CTA has its own barrier slots, in-flight counts, fills and named
+// barriers (`exp.full.0@cta1`), and its own copy of each agent. An arrival through mapa
+// steps the peer's slot; a multicast copy or commit is in flight towards each CTA of its
+// mask and completes there on its own. A CTA has exited once all its agents have finished.
+//
+// A move is one transition: one agent executing its next op, or one in-flight operation
+// completing. A step of the bounded search takes one or more moves that are independent (none
+// writes what another reads or writes), so two CTAs' prologues, or a producer and a consumer
+// on different slots, advance together. Every variable's next value is an if-then-else over
+// the moves that change it, so a step is linear in the size of the program. An agent's private
 // ops (loop bookkeeping, guards, exits, runs of reads and no-ops) are folded into the move
 // before them (foldMoves): the bounded search then needs as many steps as the protocol has
 // visible ones, which is what it can afford (h1 at one k-tile: 19 instead of 40). What a
@@ -29,7 +38,9 @@
 //             always enabled while something is in flight, so this is "all blocked");
 //   stage:    an agent is about to read a buffer slot whose fill has not completed;
 //   hygiene:  an agent is about to use an mbarrier before its init, arrive beyond the
-//             pending count, name a slot outside its array, or overfill a named barrier.
+//             pending count, name a slot outside its array, overfill a named barrier or
+//             barrier.cluster, reach a CTA outside the cluster or one that has exited; or
+//             a copy or commit lands in a CTA that has exited.
 //
 // Engines: bounded model checking (the states after 0, 1, ... N moves from the initial state,
 // one incremental solver; sat gives the schedule) and, when it finds nothing, Spacer on the
@@ -64,11 +75,13 @@ void Encoding::layout() {
     Saved.push_back(var("saved." + Ag.Name));
   }
   auto PerSlot = [&](const char *What, std::vector<std::vector<unsigned>> &Out) {
-    for (const Array &Ar : TS.Arrays) {
-      Out.emplace_back();
-      for (unsigned S = 0; S < Ar.Slots; ++S)
-        Out.back().push_back(var(std::string(What) + "." + Ar.Name + "." + std::to_string(S)));
-    }
+    for (unsigned Cta = 0; Cta < TS.Ctas; ++Cta)
+      for (const Array &Ar : TS.Arrays) {
+        Out.emplace_back();
+        for (unsigned S = 0; S < Ar.Slots; ++S)
+          Out.back().push_back(
+              var(std::string(What) + "." + Ar.Name + "." + std::to_string(S) + at(Cta)));
+      }
   };
   PerSlot("exp", Exp);
   PerSlot("pend", Pend);
@@ -89,196 +102,58 @@ void Encoding::layout() {
           break;
         }
       }
-    if (FlyKey[K] != K) {
-      Fly.push_back(Fly[FlyKey[K]]);
-      continue;
+  }
+  for (unsigned Cta = 0; Cta < TS.Ctas; ++Cta)
+    for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K) {
+      if (FlyKey[K] != K) {
+        Fly.push_back(Fly[key(Cta, FlyKey[K])]);
+        continue;
+      }
+      Fly.emplace_back();
+      for (unsigned S = 0; S < TS.Arrays[TS.InFlightKeys[K].Array].Slots; ++S)
+        Fly.back().push_back(
+            var("fly." + std::to_string(K) + "." + std::to_string(S) + at(Cta)));
     }
-    Fly.emplace_back();
-    for (unsigned S = 0; S < TS.Arrays[Key.Array].Slots; ++S)
-      Fly.back().push_back(var("fly." + std::to_string(K) + "." + std::to_string(S)));
-  }
-  for (const Buffer &B : TS.Buffers) {
-    Fill.emplace_back();
-    for (unsigned S = 0; S < B.Slots; ++S)
-      Fill.back().push_back(var("fill." + B.Name + "." + std::to_string(S)));
-  }
-  for (const NamedBarrier &N : TS.NamedBarriers) {
-    NArr.push_back(var("narr." + std::to_string(N.Id)));
-    NGen.push_back(var("ngen." + std::to_string(N.Id)));
+  for (unsigned Cta = 0; Cta < TS.Ctas; ++Cta)
+    for (const Buffer &B : TS.Buffers) {
+      Fill.emplace_back();
+      for (unsigned S = 0; S < B.Slots; ++S)
+        Fill.back().push_back(var("fill." + B.Name + "." + std::to_string(S) + at(Cta)));
+    }
+  for (unsigned Cta = 0; Cta < TS.Ctas; ++Cta)
+    for (const NamedBarrier &N : TS.NamedBarriers) {
+      NArr.push_back(var("narr." + std::to_string(N.Id) + at(Cta)));
+      NGen.push_back(var("ngen." + std::to_string(N.Id) + at(Cta)));
+    }
+  bool Cluster = llvm::any_of(TS.Agents, [](const Agent &Ag) {
+    return llvm::any_of(Ag.Ops, [](const Op &O) { return O.Kind == OpKind::ClusterArrive; });
+  });
+  if (Cluster) {
+    CArr = var("carr");
+    CGen = var("cgen");
+    for (const Agent &Ag : TS.Agents)
+      CSaved.push_back(var("csaved." + Ag.Name));
   }
 }
 
-z3::expr Encoding::param(const Expr *Leaf) {
-  std::string Name = Leaf->name().str();
-  auto It = ParamVars.find(Name);
-  if (It != ParamVars.end())
-    return It->second;
-  z3::expr V = C.int_const(("param." + Name).c_str());
-  ParamVars.emplace(Name, V);
-  return V;
+z3::expr Encoding::exited(unsigned Cta) {
+  z3::expr Done = C.bool_val(true);
+  for (unsigned A = 0; A < TS.Agents.size(); ++A)
+    if (TS.Agents[A].Cta == Cta)
+      Done = Done && v(Pc[A]) == static_cast<int>(TS.Agents[A].Ops.size());
+  return Done;
 }
 
-z3::expr Encoding::paramValue(const Expr *Leaf) {
-  // A fixed parameter is its value in every formula, not a variable that the initial state
-  // pins (that too, for the schedule's report): the incremental solver does not propagate
-  // the pinned value, and `K / 64 * t` would stay a division and a product of variables.
-  z3::expr V = param(Leaf);
-  std::string Name = Leaf->name().str();
-  for (const auto &[Given, Value] : Options.Params)
-    for (const auto &[Symbol, Display] : TS.Params)
-      if (Symbol == Name && (Given == Symbol || Given == Display))
-        return C.int_val(static_cast<uint64_t>(Value));
-  return V;
-}
-
-z3::expr Encoding::boolOf(const Expr *E, unsigned Agent) {
-  switch (E->kind()) {
-  case ExprKind::Constant:
-    if (E->width() == 1)
-      return C.bool_val(E->payload() != 0);
-    break;
-  case ExprKind::Not:
-    if (E->width() == 1)
-      return !boolOf(E->op(0), Agent);
-    break;
-  case ExprKind::And:
-    if (E->width() == 1)
-      return boolOf(E->op(0), Agent) && boolOf(E->op(1), Agent);
-    break;
-  case ExprKind::Or:
-    if (E->width() == 1)
-      return boolOf(E->op(0), Agent) || boolOf(E->op(1), Agent);
-    break;
-  case ExprKind::Xor:
-    if (E->width() == 1)
-      return boolOf(E->op(0), Agent) != boolOf(E->op(1), Agent);
-    break;
-  case ExprKind::Eq:
-    if (E->op(0)->width() == 1)
-      return boolOf(E->op(0), Agent) == boolOf(E->op(1), Agent);
-    return intOf(E->op(0), Agent) == intOf(E->op(1), Agent);
-  case ExprKind::ULt:
-  case ExprKind::SLt:
-    return intOf(E->op(0), Agent) < intOf(E->op(1), Agent);
-  case ExprKind::ULe:
-  case ExprKind::SLe:
-    return intOf(E->op(0), Agent) <= intOf(E->op(1), Agent);
-  case ExprKind::Select:
-    return z3::ite(boolOf(E->op(0), Agent), boolOf(E->op(1), Agent), boolOf(E->op(2), Agent));
-  default:
-    break;
-  }
-  if (E->width() == 1)
-    return intOf(E, Agent) != 0;
-  throw EncodeError{"a condition of width " + std::to_string(E->width()) + ": " +
-                    P.exprString(E)};
-}
-
-z3::expr Encoding::intOf(const Expr *E, unsigned Agent) {
-  auto Op = [&](unsigned I) { return intOf(E->op(I), Agent); };
-  auto ConstOp = [&](unsigned I) -> std::optional<uint64_t> {
-    return E->op(I)->isConstant() ? std::optional<uint64_t>(E->op(I)->payload()) : std::nullopt;
-  };
-  switch (E->kind()) {
-  case ExprKind::Constant: {
-    // Values are integers without wraparound (the analyzer assumes counters do not wrap);
-    // a constant with its top bit set is a negative addend (`x - 4` is `x + 0xfffffffc`).
-    unsigned W = E->width();
-    if (W == 1)
-      return C.int_val(static_cast<int64_t>(E->payload()));
-    int64_t S = E->signedValue();
-    return C.int_val(S);
-  }
-  case ExprKind::Param:
-    return paramValue(E);
-  case ExprKind::IterationVar: {
-    if (Agent != NoIndex)
-      for (unsigned I = 0; I < TS.Agents[Agent].Counters.size(); ++I)
-        if (TS.Agents[Agent].Counters[I] == E->payload())
-          return v(Ctr[Agent][I]);
-    throw EncodeError{"iteration number " + P.loopVar(E->payload()) +
-                      " used outside its loop"};
-  }
-  case ExprKind::ZExt:
-  case ExprKind::SExt:
-  case ExprKind::Trunc:
-    return Op(0);
-  case ExprKind::Add:
-    return Op(0) + Op(1);
-  case ExprKind::Mul: {
-    // Linear only: one side constant, in the expression or once fixed parameters are in.
-    z3::expr A = Op(0).simplify(), B = Op(1).simplify();
-    if (!A.is_numeral() && !B.is_numeral())
-      throw EncodeError{"a product of two variables: " + P.exprString(E)};
-    return A * B;
-  }
-  case ExprKind::UDiv:
-  case ExprKind::SDiv:
-  case ExprKind::URem:
-  case ExprKind::SRem: {
-    bool Div = E->is(ExprKind::UDiv) || E->is(ExprKind::SDiv);
-    z3::expr A = Op(0).simplify(), B = Op(1).simplify();
-    int64_t By = 0;
-    if (!B.is_numeral_i64(By) || By <= 0)
-      throw EncodeError{std::string(Div ? "a division" : "a remainder") + " by a variable: " +
-                        P.exprString(E)};
-    if (int64_t Value = 0; A.is_numeral_i64(Value) && Value >= 0)
-      return C.int_val(Div ? Value / By : Value % By);
-    return Div ? A / B : z3::mod(A, B);
-  }
-  case ExprKind::And: {
-    if (E->width() == 1)
-      return z3::ite(boolOf(E, Agent), C.int_val(1), C.int_val(0));
-    unsigned MaskAt = ConstOp(1) ? 1 : ConstOp(0) ? 0 : 2;
-    if (MaskAt == 2)
-      throw EncodeError{"a bitwise and of two variables: " + P.exprString(E)};
-    uint64_t Mask = *ConstOp(MaskAt);
-    z3::expr Value = Op(1 - MaskAt);
-    uint64_t WidthMask = E->width() == 64 ? ~0ull : (1ull << E->width()) - 1;
-    if ((Mask & (Mask + 1)) == 0) // 2^n - 1: the low n bits
-      return z3::mod(Value, C.int_val(static_cast<uint64_t>(Mask + 1)));
-    uint64_t Low = ~Mask & WidthMask;
-    if ((Low & (Low + 1)) == 0) // all but the low n bits: round down
-      return Value - z3::mod(Value, C.int_val(static_cast<uint64_t>(Low + 1)));
-    // Contiguous bits 2^a .. 2^b - 1 (a stage times 8 masked to the ring): x mod 2^b minus
-    // x mod 2^a.
-    uint64_t LowBit = Mask & (~Mask + 1);
-    uint64_t Top = Mask + LowBit;
-    if (Mask && (Top & (Top - 1)) == 0 && Top != 0)
-      return z3::mod(Value, C.int_val(static_cast<uint64_t>(Top))) -
-             z3::mod(Value, C.int_val(static_cast<uint64_t>(LowBit)));
-    throw EncodeError{"a bitwise and with mask " + std::to_string(Mask)};
-  }
-  case ExprKind::Xor: {
-    if (E->width() == 1)
-      return z3::ite(boolOf(E, Agent), C.int_val(1), C.int_val(0));
-    // x ^ 1 on a value that is 0 or 1 (a phase parity) is 1 - x.
-    for (unsigned I = 0; I < 2; ++I)
-      if (E->op(I)->isConstant(1) && E->op(1 - I)->range().Hi <= 1)
-        return 1 - Op(1 - I);
-    throw EncodeError{"a bitwise xor: " + P.exprString(E)};
-  }
-  case ExprKind::UMin:
-  case ExprKind::SMin:
-    return z3::ite(Op(0) <= Op(1), Op(0), Op(1));
-  case ExprKind::UMax:
-  case ExprKind::SMax:
-    return z3::ite(Op(0) >= Op(1), Op(0), Op(1));
-  case ExprKind::Select:
-    return z3::ite(boolOf(E->op(0), Agent), Op(1), Op(2));
-  case ExprKind::Eq:
-  case ExprKind::ULt:
-  case ExprKind::ULe:
-  case ExprKind::SLt:
-  case ExprKind::SLe:
-  case ExprKind::Not:
-  case ExprKind::Or:
-    return z3::ite(boolOf(E, Agent), C.int_val(1), C.int_val(0));
-  default:
-    break;
-  }
-  throw EncodeError{std::string("cannot encode ") + toString(E->kind()) + " in " +
-                    P.exprString(E)};
+z3::expr Encoding::reaches(const Op &O, unsigned A, unsigned Cta) {
+  unsigned Own = TS.Agents[A].Cta;
+  if (O.Peer)
+    return (intOf(O.Peer, A) == static_cast<int>(Cta)).simplify();
+  if (!O.CtaMask)
+    return C.bool_val(Cta == Own);
+  z3::expr Mask = intOf(O.CtaMask, A).simplify();
+  if (std::optional<int64_t> M = numeral(Mask))
+    return C.bool_val(Cta < 63 && (*M >> Cta & 1));
+  return z3::mod(Mask / C.int_val(int64_t(1) << Cta), 2) == 1;
 }
 
 z3::expr Encoding::slotSelect(const std::vector<unsigned> &Vars, const z3::expr &Slot) {
@@ -289,10 +164,15 @@ z3::expr Encoding::slotSelect(const std::vector<unsigned> &Vars, const z3::expr 
 }
 
 /// Arrivals and tx on one slot (chosen by Slot), completing the phase when both reach zero.
-void Encoding::phaseStep(Move &M, unsigned Array, const z3::expr &Slot,
+void Encoding::phaseStep(Move &M, unsigned Cta, unsigned ArrayIndex, const z3::expr &Slot,
                          const z3::expr &Arrivals, const z3::expr &TxDelta) {
-  for (unsigned S = 0; S < TS.Arrays[Array].Slots; ++S) {
-    z3::expr Here = Slot == static_cast<int>(S);
+  unsigned Array = arr(Cta, ArrayIndex);
+  for (unsigned S = 0; S < TS.Arrays[ArrayIndex].Slots; ++S) {
+    // A slot the move cannot reach is not written: moves on other slots stay independent
+    // (bmc's steps run independent moves together).
+    z3::expr Here = (Slot == static_cast<int>(S)).simplify();
+    if (Here.is_false())
+      continue;
     z3::expr NewTx = v(Tx[Array][S]) + TxDelta;
     z3::expr NewPend = v(Pend[Array][S]) - Arrivals;
     z3::expr Done = NewTx == 0 && NewPend == 0;
@@ -315,9 +195,10 @@ void Encoding::agentMoves(unsigned A) {
                    Other.Starts == Agent::Start::AtLaunch) ||
                   (Ag.Starts == Agent::Start::AfterRoles &&
                    Other.Starts != Agent::Start::AfterRoles);
-    if (Before)
+    if (Before && Other.Cta == Ag.Cta)
       Started = Started && v(Pc[B]) == static_cast<int>(Other.Ops.size());
   }
+  const unsigned Own = Ag.Cta;
   // A run of reads and no-ops (an MMA's operand reads, fences) is one move: they change
   // nothing but the agent's pc, which no other agent reads while it runs, so any schedule
   // that has another agent's step between two of them can run that step before the first
@@ -330,7 +211,33 @@ void Encoding::agentMoves(unsigned A) {
   for (const Op &O : Ag.Ops)
     if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch || O.Kind == OpKind::Guard)
       Landing[O.Target] = true;
-  auto InRun = [&](unsigned I) { return I > 0 && Private(I) && Private(I - 1) && !Landing[I]; };
+  // A run of inits of distinct constant slots (a prologue's) is one move too. Another
+  // agent's step between two of them (a peer's arrival) either reaches a slot the run has
+  // initialized, and commutes with the rest of it, or one it has not yet, and is a hygiene
+  // violation already when taken before the whole run: the run loses no bad state.
+  std::vector<bool> JoinsInits(End + 1, false);
+  {
+    std::set<std::pair<unsigned, int64_t>> RunSlots;
+    for (unsigned I = 0; I < End; ++I) {
+      const Op &O = Ag.Ops[I];
+      std::optional<int64_t> Slot;
+      if (O.Kind == OpKind::Init)
+        Slot = numeral(intOf(O.Slot, A).simplify());
+      if (!Slot) {
+        RunSlots.clear();
+        continue;
+      }
+      bool Joins = I > 0 && Ag.Ops[I - 1].Kind == OpKind::Init && !RunSlots.empty() &&
+                   !Landing[I] && !RunSlots.count({O.Array, *Slot});
+      if (!Joins)
+        RunSlots.clear();
+      RunSlots.insert({O.Array, *Slot});
+      JoinsInits[I] = Joins;
+    }
+  }
+  auto InRun = [&](unsigned I) {
+    return (I > 0 && Private(I) && Private(I - 1) && !Landing[I]) || JoinsInits[I];
+  };
   // Inside a loop its counter is below its trip count: true in every state a run reaches,
   // and said to Z3 with a read's bad state. A read's condition that repeated its loop's own
   // test (`i < param_1`, which the guards leave out where the trip count covers it) was
@@ -347,9 +254,16 @@ void Encoding::agentMoves(unsigned A) {
       InLoops[J] = InLoops[J] && Below;
   }
   // The bad state of a read (its condition included) where the agent is About to run it.
+  // A slot is ready once a copy into it has completed and none is in flight: two CTAs'
+  // multicast copies fill one slot, and the first to land does not make it whole.
   auto ReadBad = [&](const Op &O, unsigned I, const z3::expr &About) {
     z3::expr When = (O.When ? boolOf(O.When, A) : C.bool_val(true)) && InLoops[I];
-    StageWhy.push_back({About && When && slotSelect(Fill[O.Buffer], intOf(O.BufferSlot, A)) == 0,
+    z3::expr Slot = intOf(O.BufferSlot, A);
+    z3::expr Unready = slotSelect(Fill[buf(Own, O.Buffer)], Slot) == 0;
+    for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K)
+      if (FlyKey[K] == K && TS.InFlightKeys[K].IsLoad && TS.InFlightKeys[K].Buffer == O.Buffer)
+        Unready = Unready || slotSelect(Fly[key(Own, K)], Slot) > 0;
+    StageWhy.push_back({About && When && Unready,
                         Ag.Name + " reads " + TS.Buffers[O.Buffer].Name +
                             " before a copy into it has completed"});
   };
@@ -390,59 +304,104 @@ void Encoding::agentMoves(unsigned A) {
       NextPc = z3::ite(When, NextPc, C.int_val(static_cast<int>(O.Target)));
       When = C.bool_val(true);
       break;
-    case OpKind::Init:
-      for (unsigned S = 0; S < TS.Arrays[O.Array].Slots; ++S) {
-        z3::expr Here = intOf(O.Slot, A) == static_cast<int>(S);
-        z3::expr Count = intOf(O.Count, A);
-        M.Updates.push_back({Exp[O.Array][S], z3::ite(Here, Count, v(Exp[O.Array][S]))});
-        M.Updates.push_back({Pend[O.Array][S], z3::ite(Here, Count, v(Pend[O.Array][S]))});
-        M.Updates.push_back({Par[O.Array][S], z3::ite(Here, C.int_val(0), v(Par[O.Array][S]))});
-        M.Updates.push_back({Tx[O.Array][S], z3::ite(Here, C.int_val(0), v(Tx[O.Array][S]))});
-      }
-      break;
-    case OpKind::Arrive: {
-      z3::expr Count = (O.Count ? intOf(O.Count, A) : C.int_val(1)) *
-                       C.int_val(static_cast<int64_t>(O.Times));
-      phaseStep(M, O.Array, intOf(O.Slot, A), Count, O.Tx ? intOf(O.Tx, A) : C.int_val(0));
+    case OpKind::Init: {
+      // This init and the run that joins it (each its own condition and slot).
+      unsigned J = I;
+      do {
+        const Op &Oj = Ag.Ops[J];
+        unsigned Ai = arr(Own, Oj.Array);
+        z3::expr Slot = intOf(Oj.Slot, A);
+        z3::expr Count = intOf(Oj.Count, A);
+        z3::expr Wj = Oj.When ? boolOf(Oj.When, A) : C.bool_val(true);
+        for (unsigned S = 0; S < TS.Arrays[Oj.Array].Slots; ++S) {
+          z3::expr Here = (Wj && Slot == static_cast<int>(S)).simplify();
+          if (Here.is_false())
+            continue;
+          M.Updates.push_back({Exp[Ai][S], z3::ite(Here, Count, v(Exp[Ai][S]))});
+          M.Updates.push_back({Pend[Ai][S], z3::ite(Here, Count, v(Pend[Ai][S]))});
+          M.Updates.push_back({Par[Ai][S], z3::ite(Here, C.int_val(0), v(Par[Ai][S]))});
+          M.Updates.push_back({Tx[Ai][S], z3::ite(Here, C.int_val(0), v(Tx[Ai][S]))});
+        }
+        if (J > I)
+          M.Text += (M.Text.empty() ? O.Text : "") + ", " + Oj.Text;
+      } while (++J < End && JoinsInits[J]);
+      NextPc = C.int_val(static_cast<int>(J));
       break;
     }
-    case OpKind::ExpectTx:
-      phaseStep(M, O.Array, intOf(O.Slot, A), C.int_val(0),
-                intOf(O.Tx, A) * C.int_val(static_cast<int64_t>(O.Times)));
+    case OpKind::Arrive:
+    case OpKind::ExpectTx: {
+      // On the agent's CTA's barrier, or on the peer's that mapa named.
+      z3::expr Count = O.Kind == OpKind::ExpectTx
+                           ? C.int_val(0)
+                           : (O.Count ? intOf(O.Count, A) : C.int_val(1)) *
+                                 C.int_val(static_cast<int64_t>(O.Times));
+      z3::expr TxDelta = !O.Tx                        ? C.int_val(0)
+                         : O.Kind == OpKind::ExpectTx ? intOf(O.Tx, A) *
+                                                            C.int_val(static_cast<int64_t>(O.Times))
+                                                      : intOf(O.Tx, A);
+      for (unsigned T = 0; T < TS.Ctas; ++T) {
+        z3::expr To = reaches(O, A, T);
+        if (!To.is_false())
+          phaseStep(M, T, O.Array,
+                    To.is_true() ? intOf(O.Slot, A) : z3::ite(To, intOf(O.Slot, A), C.int_val(-1)),
+                    Count, TxDelta);
+      }
       break;
+    }
     case OpKind::Wait:
       // try_wait.parity P passes once the phase with parity P has completed: while the
       // current parity differs from P (PTX ISA, mbarrier.test_wait/try_wait).
-      Enabled = !When || slotSelect(Par[O.Array], intOf(O.Slot, A)) != intOf(O.Parity, A);
+      Enabled = !When || slotSelect(Par[arr(Own, O.Array)], intOf(O.Slot, A)) !=
+                             intOf(O.Parity, A);
       break;
     case OpKind::AsyncLoad:
     case OpKind::AsyncArrive: {
+      // In flight towards each CTA of its multicast mask (its own CTA without one).
       z3::expr Slot = intOf(O.Slot, A);
-      for (unsigned S = 0; S < Fly[O.InFlightKey].size(); ++S) {
-        unsigned F = Fly[O.InFlightKey][S];
-        M.Updates.push_back(
-            {F, z3::ite(When && Slot == static_cast<int>(S),
-                        v(F) + static_cast<int>(O.Times), v(F))});
-        if (O.Kind == OpKind::AsyncLoad && O.Buffer != NoIndex && TracksFills)
-          M.Updates.push_back({Fill[O.Buffer][S],
-                               z3::ite(When && Slot == static_cast<int>(S), C.int_val(0),
-                                       v(Fill[O.Buffer][S]))});
+      for (unsigned T = 0; T < TS.Ctas; ++T) {
+        z3::expr To = reaches(O, A, T);
+        if (To.is_false())
+          continue;
+        const std::vector<unsigned> &Flies = Fly[key(T, O.InFlightKey)];
+        for (unsigned S = 0; S < Flies.size(); ++S) {
+          unsigned F = Flies[S];
+          z3::expr Here = When && To && Slot == static_cast<int>(S);
+          M.Updates.push_back({F, z3::ite(Here, v(F) + static_cast<int>(O.Times), v(F))});
+          if (O.Kind == OpKind::AsyncLoad && O.Buffer != NoIndex && TracksFills) {
+            unsigned Fl = Fill[buf(T, O.Buffer)][S];
+            M.Updates.push_back({Fl, z3::ite(Here, C.int_val(0), v(Fl))});
+          }
+        }
       }
       break;
     }
     case OpKind::NamedArrive: {
       const NamedBarrier &N = TS.NamedBarriers[O.Named];
-      z3::expr Sum = v(NArr[O.Named]) + static_cast<int>(O.Times);
+      unsigned Ni = named(Own, O.Named);
+      z3::expr Sum = v(NArr[Ni]) + static_cast<int>(O.Times);
       z3::expr Full = Sum >= static_cast<int>(N.Threads);
-      M.Updates.push_back({NArr[O.Named], z3::ite(When, z3::ite(Full, C.int_val(0), Sum),
-                                                  v(NArr[O.Named]))});
-      M.Updates.push_back({NGen[O.Named], z3::ite(When && Full, 1 - v(NGen[O.Named]),
-                                                  v(NGen[O.Named]))});
-      M.Updates.push_back({Saved[A], v(NGen[O.Named])});
+      M.Updates.push_back({NArr[Ni], z3::ite(When, z3::ite(Full, C.int_val(0), Sum),
+                                             v(NArr[Ni]))});
+      M.Updates.push_back({NGen[Ni], z3::ite(When && Full, 1 - v(NGen[Ni]), v(NGen[Ni]))});
+      M.Updates.push_back({Saved[A], v(NGen[Ni])});
       break;
     }
     case OpKind::NamedWait:
-      Enabled = !When || v(NGen[O.Named]) != v(Saved[A]);
+      Enabled = !When || v(NGen[named(Own, O.Named)]) != v(Saved[A]);
+      break;
+    case OpKind::ClusterArrive: {
+      // Every thread of every CTA completes a generation; the agent remembers which one it
+      // arrived in (1 + its parity; 0: no arrival to wait for).
+      z3::expr Sum = v(CArr) + static_cast<int>(O.Times);
+      z3::expr Full = Sum >= C.int_val(static_cast<uint64_t>(TS.ClusterThreads));
+      M.Updates.push_back({CArr, z3::ite(When, z3::ite(Full, C.int_val(0), Sum), v(CArr))});
+      M.Updates.push_back({CGen, z3::ite(When && Full, 1 - v(CGen), v(CGen))});
+      M.Updates.push_back({CSaved[A], z3::ite(When, v(CGen) + 1, v(CSaved[A]))});
+      break;
+    }
+    case OpKind::ClusterWait:
+      Enabled = !When || (v(CSaved[A]) != 0 && v(CGen) + 1 != v(CSaved[A]));
+      M.Updates.push_back({CSaved[A], z3::ite(When, C.int_val(0), v(CSaved[A]))});
       break;
     case OpKind::Exit:
       NextPc = z3::ite(When, C.int_val(static_cast<int>(End)), NextPc);
@@ -462,8 +421,7 @@ void Encoding::agentMoves(unsigned A) {
     if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch ||
         O.Kind == OpKind::Guard || O.Kind == OpKind::Exit)
       M.Foldable = true;
-    if (O.When && (O.Kind == OpKind::Init || O.Kind == OpKind::Arrive ||
-                   O.Kind == OpKind::ExpectTx)) {
+    if (O.When && (O.Kind == OpKind::Arrive || O.Kind == OpKind::ExpectTx)) {
       // A skipped event changes nothing.
       for (auto &[Var, Value] : M.Updates)
         Value = z3::ite(When, Value, v(Var));
@@ -490,23 +448,63 @@ void Encoding::agentMoves(unsigned A) {
       HygieneWhy.push_back({Here && (Slot < 0 || Slot >= static_cast<int>(Slots)),
                             Ag.Name + " names a slot of " + Name + " outside its " +
                                 std::to_string(Slots)});
-      HygieneWhy.push_back({Here && slotSelect(Exp[O.Array], Slot) == 0,
-                            Ag.Name + " uses " + Name + " before its mbarrier.init"});
-      if (O.Kind == OpKind::Arrive) {
-        z3::expr Count = (O.Count ? intOf(O.Count, A) : C.int_val(1)) *
-                         C.int_val(static_cast<int64_t>(O.Times));
-        HygieneWhy.push_back({Here && slotSelect(Exp[O.Array], Slot) != 0 &&
-                                  Count > slotSelect(Pend[O.Array], Slot),
-                              Ag.Name + " arrives on " + Name +
-                                  " more times than the phase has pending arrivals"});
+      // The CTAs it reaches: a rank or a mask bit beyond the cluster reaches no barrier.
+      if (O.Peer) {
+        z3::expr Rank = intOf(O.Peer, A);
+        HygieneWhy.push_back({Here && (Rank < 0 || Rank >= static_cast<int>(TS.Ctas)),
+                              Ag.Name + " reaches " + Name +
+                                  " in a CTA rank outside the cluster of " +
+                                  std::to_string(TS.Ctas)});
+      }
+      if (O.CtaMask) {
+        z3::expr Mask = intOf(O.CtaMask, A);
+        HygieneWhy.push_back(
+            {Here && (Mask < 0 || Mask >= C.int_val(int64_t(1) << std::min(TS.Ctas, 62u))),
+             Ag.Name + "'s multicast mask names a CTA outside the cluster of " +
+                 std::to_string(TS.Ctas)});
+      }
+      for (unsigned T = 0; T < TS.Ctas; ++T) {
+        z3::expr To = reaches(O, A, T);
+        if (To.is_false())
+          continue;
+        std::string There = Name + at(T);
+        unsigned Ai = arr(T, O.Array);
+        HygieneWhy.push_back({Here && To && slotSelect(Exp[Ai], Slot) == 0,
+                              Ag.Name + " uses " + There + " before its mbarrier.init"});
+        if (O.Kind == OpKind::Arrive) {
+          z3::expr Count = (O.Count ? intOf(O.Count, A) : C.int_val(1)) *
+                           C.int_val(static_cast<int64_t>(O.Times));
+          HygieneWhy.push_back({Here && To && slotSelect(Exp[Ai], Slot) != 0 &&
+                                    Count > slotSelect(Pend[Ai], Slot),
+                                Ag.Name + " arrives on " + There +
+                                    " more times than the phase has pending arrivals"});
+        }
+        // A peer's barrier after the peer left (cluster-exit-early); its own CTA is still
+        // running, with this agent in it.
+        if (T != Own)
+          HygieneWhy.push_back({Here && To && exited(T),
+                                Ag.Name + (O.Kind == OpKind::AsyncLoad ? " issues a copy to "
+                                                                       : " arrives on ") +
+                                    There + " after CTA " + std::to_string(T) + " exited"});
       }
     }
-    if (O.Kind == OpKind::NamedArrive)
+    if (O.Kind == OpKind::NamedArrive) {
+      unsigned Ni = named(Own, O.Named);
       HygieneWhy.push_back(
-          {Here && v(NArr[O.Named]) + static_cast<int>(O.Times) >
+          {Here && v(NArr[Ni]) + static_cast<int>(O.Times) >
                        static_cast<int>(TS.NamedBarriers[O.Named].Threads),
            Ag.Name + " arrives on named barrier " +
                std::to_string(TS.NamedBarriers[O.Named].Id) + " beyond its thread count"});
+    }
+    if (O.Kind == OpKind::ClusterArrive)
+      HygieneWhy.push_back({Here && v(CArr) + static_cast<int>(O.Times) >
+                                        C.int_val(static_cast<uint64_t>(TS.ClusterThreads)),
+                            Ag.Name + " arrives on barrier.cluster beyond the cluster's " +
+                                std::to_string(TS.ClusterThreads) + " threads"});
+    if (O.Kind == OpKind::ClusterWait)
+      HygieneWhy.push_back({Here && v(CSaved[A]) == 0,
+                            Ag.Name + " waits at barrier.cluster.wait without a "
+                                      "barrier.cluster.arrive before it"});
   }
 }
 
@@ -565,31 +563,41 @@ void Encoding::buildMoves() {
     agentMoves(A);
     foldMoves(A, First);
   }
-  for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K) {
-    const InFlightKey &Key = TS.InFlightKeys[K];
-    if (FlyKey[K] != K)
-      continue; // completed by its representative's moves
-    for (unsigned S = 0; S < Fly[K].size(); ++S) {
-      Move M(C);
-      M.Key = K;
-      M.Slot = S;
-      M.Guard = v(Fly[K][S]) > 0;
-      M.Updates.push_back({Fly[K][S], v(Fly[K][S]) - 1});
-      z3::expr Slot = C.int_val(static_cast<int>(S));
-      if (Key.IsLoad) {
-        phaseStep(M, Key.Array, Slot, C.int_val(0),
-                  C.int_val(-static_cast<int64_t>(Key.Bytes)));
-        if (Key.Buffer != NoIndex && TracksFills)
-          M.Updates.push_back({Fill[Key.Buffer][S], C.int_val(1)});
-      } else {
-        HygieneWhy.push_back({M.Guard && v(Exp[Key.Array][S]) != 0 && v(Pend[Key.Array][S]) < 1,
-                              "a commit arrives on " + TS.Arrays[Key.Array].Name +
-                                  " with no pending arrival left"});
-        phaseStep(M, Key.Array, Slot, C.int_val(1), C.int_val(0));
+  for (unsigned Cta = 0; Cta < TS.Ctas; ++Cta)
+    for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K) {
+      const InFlightKey &Key = TS.InFlightKeys[K];
+      if (FlyKey[K] != K)
+        continue; // completed by its representative's moves
+      const std::vector<unsigned> &Flies = Fly[key(Cta, K)];
+      unsigned Ai = arr(Cta, Key.Array);
+      std::string Name = TS.Arrays[Key.Array].Name;
+      for (unsigned S = 0; S < Flies.size(); ++S) {
+        Move M(C);
+        M.Key = K;
+        M.Slot = S;
+        M.Cta = Cta;
+        M.Guard = v(Flies[S]) > 0;
+        M.Updates.push_back({Flies[S], v(Flies[S]) - 1});
+        z3::expr Slot = C.int_val(static_cast<int>(S));
+        std::string There = Name + "[" + std::to_string(S) + "]" + at(Cta);
+        // Its CTA's barriers and memory are gone (the explorer calls it a violation too).
+        HygieneWhy.push_back({M.Guard && exited(Cta),
+                              (Key.IsLoad ? "a copy lands on " : "a commit arrives on ") +
+                                  There + " after CTA " + std::to_string(Cta) + " exited"});
+        if (Key.IsLoad) {
+          phaseStep(M, Cta, Key.Array, Slot, C.int_val(0),
+                    C.int_val(-static_cast<int64_t>(Key.Bytes)));
+          if (Key.Buffer != NoIndex && TracksFills)
+            M.Updates.push_back({Fill[buf(Cta, Key.Buffer)][S], C.int_val(1)});
+        } else {
+          HygieneWhy.push_back({M.Guard && v(Exp[Ai][S]) != 0 && v(Pend[Ai][S]) < 1,
+                                "a commit arrives on " + There +
+                                    " with no pending arrival left"});
+          phaseStep(M, Cta, Key.Array, Slot, C.int_val(1), C.int_val(0));
+        }
+        Moves.push_back(std::move(M));
       }
-      Moves.push_back(std::move(M));
     }
-  }
 }
 
 void Encoding::buildProperties() {
@@ -625,14 +633,6 @@ void Encoding::buildProperties() {
       }
 }
 
-z3::expr Encoding::next(const z3::expr &MoveVar, unsigned VarIndex,
-                        const std::vector<std::vector<std::pair<unsigned, z3::expr>>> &ByVar) {
-  z3::expr R = v(VarIndex);
-  for (const auto &[MoveIndex, Value] : ByVar[VarIndex])
-    R = z3::ite(MoveVar == static_cast<int>(MoveIndex), Value, R);
-  return R;
-}
-
 std::string Encoding::forParameters() const {
   std::string S;
   for (const auto &[Symbol, Display] : TS.Params) {
@@ -654,7 +654,9 @@ std::string Encoding::forParameters() const {
 
 std::string Encoding::moveText(const Move &M) const {
   if (M.Agent == NoIndex)
-    return TS.InFlightKeys[M.Key].Text + "[" + std::to_string(M.Slot) + "]";
+    return TS.InFlightKeys[M.Key].Text + "[" + std::to_string(M.Slot) + "]" + at(M.Cta);
+  if (!M.Text.empty())
+    return M.Text;
   return TS.Agents[M.Agent].Ops[M.OpIndex].Text;
 }
 

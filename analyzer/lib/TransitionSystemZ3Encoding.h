@@ -23,6 +23,9 @@ namespace analyzer {
 namespace ts {
 namespace detail {
 
+/// E's value where Z3 has simplified it to a number.
+std::optional<int64_t> numeral(const z3::expr &E);
+
 /// An expression the encoding cannot express in linear integer arithmetic.
 struct EncodeError {
   std::string Reason;
@@ -33,6 +36,8 @@ struct Move {
   unsigned OpIndex = NoIndex;
   unsigned Key = NoIndex;   ///< completions: the in-flight key
   unsigned Slot = 0;        ///< completions: the slot
+  unsigned Cta = 0;         ///< completions: the CTA whose barrier it reaches
+  std::string Text;         ///< how a schedule prints it, where not its op's text (a run)
   z3::expr Guard;
   std::vector<std::pair<unsigned, z3::expr>> Updates; ///< variable index, next value
   /// What a schedule prints about the step, over the state before it.
@@ -62,7 +67,8 @@ private:
   /// reads has no bad state to keep (it folds).
   bool TracksFills = true;
 
-  // Layout.
+  // Layout. Per-CTA state is indexed CTA first: Exp[arr(c, a)], Fly[key(c, k)],
+  // Fill[buf(c, b)], NArr[named(c, n)].
   z3::expr_vector X; ///< the state variables
   std::vector<std::string> Names;
   std::vector<unsigned> Pc, Saved;
@@ -72,6 +78,23 @@ private:
   /// completes alike when fills are not tracked).
   std::vector<unsigned> FlyKey;
   std::vector<unsigned> NArr, NGen;
+  /// barrier.cluster: threads arrived in this generation, generation parity, and per agent
+  /// 0 (not arrived) or 1 + the generation parity it arrived in. NoIndex / empty when unused.
+  unsigned CArr = NoIndex, CGen = NoIndex;
+  std::vector<unsigned> CSaved;
+  unsigned arr(unsigned Cta, unsigned Array) const { return Cta * TS.Arrays.size() + Array; }
+  unsigned key(unsigned Cta, unsigned Key) const { return Cta * TS.InFlightKeys.size() + Key; }
+  unsigned buf(unsigned Cta, unsigned Buffer) const { return Cta * TS.Buffers.size() + Buffer; }
+  unsigned named(unsigned Cta, unsigned N) const { return Cta * TS.NamedBarriers.size() + N; }
+  /// `@cta1` where the model has several CTAs, else nothing.
+  std::string at(unsigned Cta) const {
+    return TS.Ctas > 1 ? "@cta" + std::to_string(Cta) : std::string();
+  }
+  /// Every agent of the CTA has finished: its barriers and shared memory are gone.
+  z3::expr exited(unsigned Cta);
+  /// Whether agent A's op O reaches CTA Cta's barrier (its own, a peer's through mapa, or
+  /// one of its multicast mask); false where it cannot.
+  z3::expr reaches(const Op &O, unsigned A, unsigned Cta);
   std::map<std::string, z3::expr> ParamVars;
   std::vector<Move> Moves;
   z3::expr Deadlock{C}, Stage{C}, Hygiene{C}, InitState{C}, Finished{C};
@@ -101,18 +124,24 @@ private:
   void buildMoves();
   void agentMoves(unsigned A);
   void foldMoves(unsigned A, unsigned FirstMove);
-  void phaseStep(Move &M, unsigned Array, const z3::expr &Slot, const z3::expr &Arrivals,
-                 const z3::expr &TxDelta);
+  /// Arrivals and tx on CTA Cta's slot Slot of Array (none where Slot matches no slot).
+  void phaseStep(Move &M, unsigned Cta, unsigned Array, const z3::expr &Slot,
+                 const z3::expr &Arrivals, const z3::expr &TxDelta);
   void buildProperties();
-  z3::expr next(const z3::expr &MoveVar, unsigned VarIndex,
+  /// The next value of variable VarIndex in a step that takes the moves Taken (at most one
+  /// of which writes it).
+  z3::expr next(const z3::expr_vector &Taken, unsigned VarIndex,
                 const std::vector<std::vector<std::pair<unsigned, z3::expr>>> &ByVar);
+  /// Pairs of moves that may not run in one step: one writes a variable the other reads or
+  /// writes.
+  std::vector<std::pair<unsigned, unsigned>> conflicts() const;
   /// Why a bounded search that neither refuted nor exhausted stopped (Verdict::Reason).
   std::string BmcStop;
   Verdict bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool &Exhausted,
               std::chrono::steady_clock::time_point Deadline);
   Verdict spacer(Property Prop, const z3::expr &Bad, unsigned TimeoutMs);
   Verdict schedule(Property Prop, const z3::model &M, const std::vector<z3::expr_vector> &States,
-                   const std::vector<z3::expr> &MoveVars, const z3::expr &Bad);
+                   const std::vector<z3::expr_vector> &StepMoves, const z3::expr &Bad);
   std::string moveText(const Move &M) const;
   std::string forParameters() const;
 };

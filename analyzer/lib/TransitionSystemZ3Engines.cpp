@@ -1,7 +1,8 @@
 //===- TransitionSystemZ3Engines.cpp - bounded search, Spacer, schedules -----------===//
 //
 // The engines over the encoding of TransitionSystemZ3.cpp: bounded model checking (one
-// incremental solver, one step of the transition relation per depth), Spacer on one Horn
+// incremental solver, one step of the transition relation per depth, a step being a set of
+// independent moves), Spacer on one Horn
 // clause per move, and the reading of a model back into a schedule. Z3 exceptions stop here.
 //
 //===----------------------------------------------------------------------------------===//
@@ -10,6 +11,8 @@
 #include "SolverZ3Deadline.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace wsv {
 namespace analyzer {
@@ -18,7 +21,7 @@ namespace detail {
 
 Verdict Encoding::schedule(Property Prop, const z3::model &M,
                            const std::vector<z3::expr_vector> &States,
-                           const std::vector<z3::expr> &MoveVars, const z3::expr &Bad) {
+                           const std::vector<z3::expr_vector> &StepMoves, const z3::expr &Bad) {
   Verdict V;
   V.K = Verdict::Kind::Counterexample;
   V.Prop = Prop;
@@ -42,49 +45,57 @@ Verdict Encoding::schedule(Property Prop, const z3::model &M,
     M.eval(Var, true).is_numeral_i64(Value);
     V.Parameters[Display] = static_cast<uint64_t>(Value);
   }
-  for (unsigned I = 0; I < MoveVars.size(); ++I) {
-    int64_t MoveIndex = 0;
-    M.eval(MoveVars[I], true).is_numeral_i64(MoveIndex);
-    const Move &Mv = Moves[MoveIndex];
-    VerifyStep Step;
-    Step.What = moveText(Mv);
-    if (Mv.Agent == NoIndex) {
-      Step.Agent = "async";
-      Step.Barrier = TS.Arrays[TS.InFlightKeys[Mv.Key].Array].Name;
-      Step.Slot = Mv.Slot;
-      if (TS.InFlightKeys[Mv.Key].IsLoad)
-        Step.TxBytes = TS.InFlightKeys[Mv.Key].Bytes;
-    } else {
-      const Agent &Ag = TS.Agents[Mv.Agent];
-      const Op &O = Ag.Ops[Mv.OpIndex];
-      // Loop bookkeeping, skipped events and reads that find their data are not part of
-      // the story.
-      if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch ||
-          O.Kind == OpKind::Guard || O.Kind == OpKind::Nop || O.Kind == OpKind::Read ||
-          O.Kind == OpKind::NamedWait || (Mv.WhenE && At(*Mv.WhenE, I).is_false()))
+  // The moves of one step are independent: any order of them is a schedule; they print in
+  // the order of the moves, with the step's number.
+  unsigned Shown = 0;
+  for (unsigned I = 0; I < StepMoves.size(); ++I) {
+    bool Printed = false;
+    for (unsigned MoveIndex = 0; MoveIndex < Moves.size(); ++MoveIndex) {
+      if (!M.eval(StepMoves[I][MoveIndex], true).is_true())
         continue;
-      Step.Agent = Ag.Name;
-      Step.Event = O.Event;
-      if (O.Event != NoIndex) {
-        const Event &E = P.Events[O.Event];
-        Step.PtxLine = E.Where.PtxLine;
-        if (const CudaFrame *F = E.Where.kernelFrame())
-          Step.Source = F->File + ":" + std::to_string(F->Line);
+      const Move &Mv = Moves[MoveIndex];
+      VerifyStep Step;
+      Step.What = moveText(Mv);
+      if (Mv.Agent == NoIndex) {
+        Step.Agent = "async";
+        Step.Barrier = TS.Arrays[TS.InFlightKeys[Mv.Key].Array].Name;
+        Step.Slot = Mv.Slot;
+        if (TS.InFlightKeys[Mv.Key].IsLoad)
+          Step.TxBytes = TS.InFlightKeys[Mv.Key].Bytes;
+      } else {
+        const Agent &Ag = TS.Agents[Mv.Agent];
+        const Op &O = Ag.Ops[Mv.OpIndex];
+        // Loop bookkeeping, skipped events and reads that find their data are not part of
+        // the story.
+        if (O.Kind == OpKind::LoopEnter || O.Kind == OpKind::LoopLatch ||
+            O.Kind == OpKind::Guard || O.Kind == OpKind::Nop || O.Kind == OpKind::Read ||
+            O.Kind == OpKind::NamedWait || (Mv.WhenE && At(*Mv.WhenE, I).is_false()))
+          continue;
+        Step.Agent = Ag.Name;
+        Step.Event = O.Event;
+        if (O.Event != NoIndex) {
+          const Event &E = P.Events[O.Event];
+          Step.PtxLine = E.Where.PtxLine;
+          if (const CudaFrame *F = E.Where.kernelFrame())
+            Step.Source = F->File + ":" + std::to_string(F->Line);
+        }
+        if (O.Array != NoIndex)
+          Step.Barrier = TS.Arrays[O.Array].Name;
+        if (Mv.SlotE)
+          Step.Slot = static_cast<uint64_t>(Int(*Mv.SlotE, I));
+        if (Mv.ParityE)
+          Step.Parity = static_cast<uint64_t>(Int(*Mv.ParityE, I));
+        if (Mv.TxE)
+          Step.TxBytes = static_cast<uint64_t>(Int(*Mv.TxE, I));
+        for (unsigned Cn = 0; Cn < Ag.Counters.size(); ++Cn)
+          Step.Iterations += (Step.Iterations.empty() ? "" : " ") + P.loopVar(Ag.Counters[Cn]) +
+                             "=" + std::to_string(Int(v(Ctr[Mv.Agent][Cn]), I));
       }
-      if (O.Array != NoIndex)
-        Step.Barrier = TS.Arrays[O.Array].Name;
-      if (Mv.SlotE)
-        Step.Slot = static_cast<uint64_t>(Int(*Mv.SlotE, I));
-      if (Mv.ParityE)
-        Step.Parity = static_cast<uint64_t>(Int(*Mv.ParityE, I));
-      if (Mv.TxE)
-        Step.TxBytes = static_cast<uint64_t>(Int(*Mv.TxE, I));
-      for (unsigned Cn = 0; Cn < Ag.Counters.size(); ++Cn)
-        Step.Iterations += (Step.Iterations.empty() ? "" : " ") + P.loopVar(Ag.Counters[Cn]) +
-                           "=" + std::to_string(Int(v(Ctr[Mv.Agent][Cn]), I));
+      Step.Step = Shown;
+      Printed = true;
+      V.Schedule.push_back(std::move(Step));
     }
-    Step.Step = static_cast<unsigned>(V.Schedule.size());
-    V.Schedule.push_back(std::move(Step));
+    Shown += Printed;
   }
   unsigned Last = States.size() - 1;
   for (unsigned A = 0; A < TS.Agents.size(); ++A) {
@@ -117,18 +128,21 @@ Verdict Encoding::schedule(Property Prop, const z3::model &M,
     }
     V.FinalAgents.push_back(S);
   }
-  for (unsigned B = 0; B < TS.Arrays.size(); ++B)
-    for (unsigned S = 0; S < TS.Arrays[B].Slots; ++S) {
-      BarrierState St;
-      St.Name = TS.Arrays[B].Name + (TS.Arrays[B].Slots > 1 ? "[" + std::to_string(S) + "]" : "");
-      St.Pending = Int(v(Pend[B][S]), Last);
-      St.Phase = static_cast<uint64_t>(Int(v(Par[B][S]), Last));
-      St.TxCount = Int(v(Tx[B][S]), Last);
-      for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K)
-        if (TS.InFlightKeys[K].Array == B && FlyKey[K] == K)
-          St.InFlight += static_cast<uint64_t>(Int(v(Fly[K][S]), Last));
-      V.FinalBarriers.push_back(St);
-    }
+  for (unsigned Cta = 0; Cta < TS.Ctas; ++Cta)
+    for (unsigned B = 0; B < TS.Arrays.size(); ++B)
+      for (unsigned S = 0; S < TS.Arrays[B].Slots; ++S) {
+        unsigned Ai = arr(Cta, B);
+        BarrierState St;
+        St.Name = TS.Arrays[B].Name +
+                  (TS.Arrays[B].Slots > 1 ? "[" + std::to_string(S) + "]" : "") + at(Cta);
+        St.Pending = Int(v(Pend[Ai][S]), Last);
+        St.Phase = static_cast<uint64_t>(Int(v(Par[Ai][S]), Last));
+        St.TxCount = Int(v(Tx[Ai][S]), Last);
+        for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K)
+          if (TS.InFlightKeys[K].Array == B && FlyKey[K] == K)
+            St.InFlight += static_cast<uint64_t>(Int(v(Fly[key(Cta, K)][S]), Last));
+        V.FinalBarriers.push_back(St);
+      }
   if (Prop == Property::DeadlockFreedom) {
     V.Reason = "every unfinished agent is blocked and nothing is in flight:";
     for (const AgentState &S : V.FinalAgents)
@@ -160,6 +174,57 @@ double resourceCount(const z3::solver &S) {
 
 } // namespace
 
+z3::expr Encoding::next(const z3::expr_vector &Taken, unsigned VarIndex,
+                        const std::vector<std::vector<std::pair<unsigned, z3::expr>>> &ByVar) {
+  z3::expr R = v(VarIndex);
+  for (const auto &[MoveIndex, Value] : ByVar[VarIndex])
+    R = z3::ite(Taken[MoveIndex], Value, R);
+  return R;
+}
+
+std::vector<std::pair<unsigned, unsigned>> Encoding::conflicts() const {
+  std::map<unsigned, unsigned> VarOf; // Z3 AST id -> state variable
+  for (unsigned I = 0; I < X.size(); ++I)
+    VarOf[X[I].id()] = I;
+  auto Collect = [&](const z3::expr &E, std::set<unsigned> &Out, std::set<unsigned> &Seen) {
+    std::vector<z3::expr> Todo = {E};
+    while (!Todo.empty()) {
+      z3::expr T = Todo.back();
+      Todo.pop_back();
+      if (!T.is_app() || !Seen.insert(T.id()).second)
+        continue;
+      if (T.num_args() == 0) {
+        if (auto It = VarOf.find(T.id()); It != VarOf.end())
+          Out.insert(It->second);
+        continue;
+      }
+      for (unsigned I = 0; I < T.num_args(); ++I)
+        Todo.push_back(T.arg(I));
+    }
+  };
+  std::vector<std::vector<unsigned>> Writers(X.size()), Touchers(X.size());
+  for (unsigned M = 0; M < Moves.size(); ++M) {
+    std::set<unsigned> Reads, Writes, Seen;
+    Collect(Moves[M].Guard, Reads, Seen);
+    for (const auto &[Var, Value] : Moves[M].Updates) {
+      Writes.insert(Var);
+      Collect(Value, Reads, Seen);
+    }
+    for (unsigned Var : Writes)
+      Writers[Var].push_back(M);
+    Reads.insert(Writes.begin(), Writes.end());
+    for (unsigned Var : Reads)
+      Touchers[Var].push_back(M);
+  }
+  std::set<std::pair<unsigned, unsigned>> Pairs;
+  for (unsigned Var = 0; Var < X.size(); ++Var)
+    for (unsigned W : Writers[Var])
+      for (unsigned T : Touchers[Var])
+        if (T != W)
+          Pairs.insert({std::min(W, T), std::max(W, T)});
+  return {Pairs.begin(), Pairs.end()};
+}
+
 Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool &Exhausted,
                       std::chrono::steady_clock::time_point Deadline) {
   Exhausted = false;
@@ -167,21 +232,32 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
   z3::expr_vector Xn(C);
   for (unsigned I = 0; I < X.size(); ++I)
     Xn.push_back(C.int_const(("next." + Names[I]).c_str()));
-  z3::expr MoveVar = C.int_const("move");
+  // A step takes one or more enabled moves that are independent (none writes what another
+  // reads or writes), each computed from the state before the step: the same as taking them
+  // one after the other in any order. Every state the moves reach one at a time is still
+  // reached (a step of one move is a step), so nothing is lost, but the search reaches it at
+  // a smaller depth: two CTAs, or a producer and a consumer on different slots, go together.
+  z3::expr_vector Taken(C);
+  for (unsigned M = 0; M < Moves.size(); ++M)
+    Taken.push_back(C.bool_const(("take." + std::to_string(M)).c_str()));
   std::vector<std::vector<std::pair<unsigned, z3::expr>>> ByVar(X.size());
   z3::expr Some = C.bool_val(false);
+  z3::expr Trans = C.bool_val(true);
   for (unsigned M = 0; M < Moves.size(); ++M) {
-    Some = Some || (MoveVar == static_cast<int>(M) && Moves[M].Guard);
+    Some = Some || Taken[M];
+    Trans = Trans && z3::implies(Taken[M], Moves[M].Guard);
     for (const auto &[Var, Value] : Moves[M].Updates)
       ByVar[Var].push_back({M, Value});
   }
-  z3::expr Trans = Some;
+  for (const auto &[A, B] : conflicts())
+    Trans = Trans && !(Taken[A] && Taken[B]);
+  Trans = Trans && Some;
   for (unsigned I = 0; I < X.size(); ++I)
-    Trans = Trans && Xn[I] == next(MoveVar, I, ByVar);
+    Trans = Trans && Xn[I] == next(Taken, I, ByVar);
 
   z3::solver S(C, "QF_LIA");
   std::vector<z3::expr_vector> States;
-  std::vector<z3::expr> MoveVars;
+  std::vector<z3::expr_vector> StepMoves;
   auto Fresh = [&](unsigned Step) {
     z3::expr_vector V(C);
     for (unsigned I = 0; I < X.size(); ++I)
@@ -222,7 +298,9 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
     z3::check_result R = S.check();
     if (R == z3::sat) {
       z3::model M = S.get_model();
-      return schedule(Prop, M, States, MoveVars, Bad);
+      Verdict V = schedule(Prop, M, States, StepMoves, Bad);
+      V.BoundReached = Step; // the depth of the counterexample
+      return V;
     }
     if (R == z3::unknown) {
       std::string Why = S.reason_unknown();
@@ -238,7 +316,10 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
       break;
     }
     States.push_back(Fresh(Step + 1));
-    MoveVars.push_back(C.int_const(("move" + std::to_string(Step)).c_str()));
+    StepMoves.push_back(z3::expr_vector(C));
+    for (unsigned M = 0; M < Moves.size(); ++M)
+      StepMoves.back().push_back(
+          C.bool_const(("take" + std::to_string(Step) + "." + std::to_string(M)).c_str()));
     z3::expr_vector From(C), To(C);
     for (unsigned I = 0; I < X.size(); ++I) {
       From.push_back(X[I]);
@@ -246,8 +327,10 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
       From.push_back(Xn[I]);
       To.push_back(States[Step + 1][I]);
     }
-    From.push_back(MoveVar);
-    To.push_back(MoveVars.back());
+    for (unsigned M = 0; M < Moves.size(); ++M) {
+      From.push_back(Taken[M]);
+      To.push_back(StepMoves.back()[M]);
+    }
     z3::expr T = Trans;
     S.add(T.substitute(From, To));
     // Once no path (for any parameter value) is as long as this one, every reachable state

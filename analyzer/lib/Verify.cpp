@@ -447,15 +447,8 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
         Assumed.push_back("the conditions under which the closed-form trip counts are exact "
                           "hold at every loop entry of the launch (checked)");
       V.Assumptions.insert(V.Assumptions.begin(), Assumed.begin(), Assumed.end());
-      if (P.Launch.ClusterSize > 1)
-        V.Assumptions.insert(V.Assumptions.begin(),
-                             "every CTA of a cluster of " +
-                                 std::to_string(P.Launch.ClusterSize) +
-                                 " is modeled, with remote arrivals, multicast copies and "
-                                 "each CTA's exit" +
-                                 (P.ClusterFrom == ".reqnctapercluster"
-                                      ? std::string()
-                                      : " (cluster size: " + P.ClusterFrom + ")"));
+      if (!TS.ClusterAssumption.empty())
+        V.Assumptions.insert(V.Assumptions.begin(), TS.ClusterAssumption);
       Out.push_back(std::move(V));
       continue;
     }

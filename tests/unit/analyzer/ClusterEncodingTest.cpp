@@ -1,0 +1,149 @@
+// Z3's encoding of a cluster (TransitionSystem.h): every CTA runs its own copy of the agents on
+// its own barriers and buffers, and what crosses CTAs (an arrival through mapa, a multicast
+// copy, barrier.cluster, a CTA's exit) is modeled. On a 2-stage ring shared by a cluster of 2
+// (tests/lit/verify/Inputs/cluster2*.ptx), Z3 alone (no exploration in front) must refute each
+// seeded cluster bug with a schedule that names the CTAs (the explorer refutes the same ones,
+// tests/lit/verify/cluster.test), and find nothing in the correct ring at the depth where the
+// bug's counterexample ends. (Proving the correct ring takes the bounded search past the
+// longest interleaving of both CTAs, beyond a test's budget; the explorer proves it.)
+#include "wsv/analyzer/ProtocolBuilder.h"
+#include "wsv/analyzer/Verify.h"
+#include "wsv/ptx_parser/Parser.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <memory>
+#include <string>
+
+using namespace wsv;
+using namespace wsv::analyzer;
+
+namespace {
+
+struct Z3Run {
+  ptx::ParseResult Parsed;
+  std::unique_ptr<Protocol> P;
+  std::vector<Verdict> Verdicts;
+  const Verdict &of(Property Prop) const {
+    for (const Verdict &V : Verdicts)
+      if (V.Prop == Prop)
+        return V;
+    ADD_FAILURE() << "no verdict for " << toString(Prop);
+    return Verdicts.front();
+  }
+};
+
+std::string describe(const Verdict &V) {
+  std::string S = std::string(toString(V.K)) + " by " + V.Engine + " (bound " +
+                  std::to_string(V.BoundReached) + "): " + V.Reason;
+  for (const VerifyStep &Step : V.Schedule)
+    S += "\n  " + std::to_string(Step.Step + 1) + ". " + Step.Agent + ": " + Step.What;
+  return S;
+}
+
+/// Z3's bounded search alone on Inputs/Name with param_1 = Trips, within Budget units of
+/// Z3's resource count (the same verdict under any load) and MaxSteps steps.
+std::unique_ptr<Z3Run> z3Only(const std::string &Name, uint64_t Trips,
+                              std::vector<Property> Props, uint64_t Budget,
+                              unsigned MaxSteps = VerifyOptions().MaxBmcSteps) {
+  auto R = std::make_unique<Z3Run>();
+  std::string Path = std::string(WSV_VERIFY_INPUTS) + "/" + Name;
+  auto Buffer = llvm::MemoryBuffer::getFile(Path);
+  if (!Buffer) {
+    ADD_FAILURE() << "cannot read " << Path;
+    return R;
+  }
+  R->Parsed = ptx::parseString((*Buffer)->getBuffer(), Name, [](const ptx::Diagnostic &D) {
+    ADD_FAILURE() << D.Message;
+  });
+  const ptx::Function *F = R->Parsed.M->function("cluster2");
+  if (!F) {
+    ADD_FAILURE() << "no entry cluster2 in " << Name;
+    return R;
+  }
+  R->P = buildProtocol(*R->Parsed.M, *F);
+  VerifyOptions Z3Only;
+  Z3Only.ExploreAllTrips = false;
+  Z3Only.Properties = std::move(Props);
+  Z3Only.ResourceLimit = Budget;
+  Z3Only.TimeoutMs = 600000; // only stops a search gone wrong: the budget decides
+  Z3Only.Params["param_1"] = Trips;
+  Z3Only.MaxBmcSteps = MaxSteps;
+  R->Verdicts = verifyProtocol(*R->P, Z3Only);
+  return R;
+}
+
+const Property Deadlock = Property::DeadlockFreedom, Stage = Property::StageSafety,
+               Hygiene = Property::BarrierHygiene;
+
+/// The correct ring under the search that found Bug's counterexample, to the same depth:
+/// nothing there.
+void cleanToTheBugsDepth(const Verdict &Bug, uint64_t Trips, Property Prop, uint64_t Budget) {
+  ASSERT_GT(Bug.BoundReached, 0u) << "the depth of the counterexample";
+  auto Ok = z3Only("cluster2.ptx", Trips, {Prop}, Budget, Bug.BoundReached);
+  ASSERT_TRUE(Ok->P);
+  const Verdict &V = Ok->of(Prop);
+  ASSERT_TRUE(V.unknown()) << describe(V);
+  EXPECT_NE(V.Reason.find("no counterexample within the bound"), std::string::npos)
+      << describe(V);
+  EXPECT_EQ(V.BoundReached, Bug.BoundReached);
+  bool Cluster = false;
+  for (const std::string &A : V.Assumptions)
+    Cluster |= A.find("every CTA of a cluster of 2 is modeled") != std::string::npos;
+  EXPECT_TRUE(Cluster) << describe(V);
+}
+
+TEST(ClusterEncodingTest, AMulticastMaskBeyondTheClusterIsRefuted) {
+  auto R = z3Only("cluster2.bug-multicast-mask.ptx", 1, {Hygiene}, 20000000);
+  ASSERT_TRUE(R->P);
+  const Verdict &V = R->of(Hygiene);
+  ASSERT_TRUE(V.refuted()) << describe(V);
+  EXPECT_NE(V.Reason.find("multicast mask names a CTA outside the cluster of 2"),
+            std::string::npos)
+      << V.Reason;
+  // Both CTAs run their prologue: agents are named by CTA.
+  bool Cta0 = false, Cta1 = false;
+  for (const VerifyStep &S : V.Schedule) {
+    Cta0 |= S.Agent == "prologue@cta0";
+    Cta1 |= S.Agent == "prologue@cta1";
+  }
+  EXPECT_TRUE(Cta0 && Cta1) << describe(V);
+}
+
+TEST(ClusterEncodingTest, APeerArrivingAfterItsTargetExitedIsRefuted) {
+  // Without barrier.cluster before the exit, one CTA finishes while its peer's consumer
+  // still has to release the stage in it.
+  const uint64_t Budget = 60000000;
+  auto R = z3Only("cluster2.bug-exit-early.ptx", 1, {Hygiene}, Budget);
+  ASSERT_TRUE(R->P);
+  const Verdict &V = R->of(Hygiene);
+  ASSERT_TRUE(V.refuted()) << describe(V);
+  EXPECT_NE(V.Reason.find("after CTA"), std::string::npos) << V.Reason;
+  EXPECT_NE(V.Reason.find("exited"), std::string::npos) << V.Reason;
+  EXPECT_LE(V.BoundReached, 16u) << describe(V);
+  // The end states name each CTA's barriers.
+  bool Peer = false;
+  for (const BarrierState &B : V.FinalBarriers)
+    Peer |= B.Name.find("@cta1") != std::string::npos;
+  EXPECT_TRUE(Peer) << describe(V);
+  cleanToTheBugsDepth(V, 1, Hygiene, Budget);
+}
+
+TEST(ClusterEncodingTest, AStageReleasedInOneCtaOnlyIsARaceInThePeer) {
+  // Each consumer releases a stage with both arrivals in its own CTA: counts balance (no
+  // hang), but a producer refills its half of the peer's stage while the peer may read it.
+  // A read with one of the two copies into its slot still in flight is the race.
+  const uint64_t Budget = 80000000;
+  auto R = z3Only("cluster2.bug-own-release.ptx", 3, {Stage}, Budget);
+  ASSERT_TRUE(R->P);
+  const Verdict &V = R->of(Stage);
+  ASSERT_TRUE(V.refuted()) << describe(V);
+  EXPECT_NE(V.Reason.find("reads buf before a copy into it has completed"), std::string::npos)
+      << V.Reason;
+  // (The correct ring to the same depth takes another 90 s; the exit-early case checks that
+  // the correct ring stays clean.)
+}
+
+} // namespace
