@@ -6,11 +6,7 @@
 // tests/lit/verify/cluster.test), and find nothing in the correct ring at the depth where the
 // bug's counterexample ends. (Proving the correct ring takes the bounded search past the
 // longest interleaving of both CTAs, beyond a test's budget; the explorer proves it.)
-#include "wsv/analyzer/ProtocolBuilder.h"
-#include "wsv/analyzer/Verify.h"
-#include "wsv/ptx_parser/Parser.h"
-
-#include "llvm/Support/MemoryBuffer.h"
+#include "VerifyTestSupport.h"
 
 #include "gtest/gtest.h"
 
@@ -19,51 +15,15 @@
 
 using namespace wsv;
 using namespace wsv::analyzer;
+using namespace wsv::analyzer::test;
 
 namespace {
 
-struct Z3Run {
-  ptx::ParseResult Parsed;
-  std::unique_ptr<Protocol> P;
-  std::vector<Verdict> Verdicts;
-  const Verdict &of(Property Prop) const {
-    for (const Verdict &V : Verdicts)
-      if (V.Prop == Prop)
-        return V;
-    ADD_FAILURE() << "no verdict for " << toString(Prop);
-    return Verdicts.front();
-  }
-};
-
-std::string describe(const Verdict &V) {
-  std::string S = std::string(toString(V.K)) + " by " + V.Engine + " (bound " +
-                  std::to_string(V.BoundReached) + "): " + V.Reason;
-  for (const VerifyStep &Step : V.Schedule)
-    S += "\n  " + std::to_string(Step.Step + 1) + ". " + Step.Agent + ": " + Step.What;
-  return S;
-}
-
 /// Z3's bounded search alone on Inputs/Name with param_1 = Trips, within Budget units of
 /// Z3's resource count (the same verdict under any load) and MaxSteps steps.
-std::unique_ptr<Z3Run> z3Only(const std::string &Name, uint64_t Trips,
-                              std::vector<Property> Props, uint64_t Budget,
-                              unsigned MaxSteps = VerifyOptions().MaxBmcSteps) {
-  auto R = std::make_unique<Z3Run>();
-  std::string Path = std::string(WSV_VERIFY_INPUTS) + "/" + Name;
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  if (!Buffer) {
-    ADD_FAILURE() << "cannot read " << Path;
-    return R;
-  }
-  R->Parsed = ptx::parseString((*Buffer)->getBuffer(), Name, [](const ptx::Diagnostic &D) {
-    ADD_FAILURE() << D.Message;
-  });
-  const ptx::Function *F = R->Parsed.M->function("cluster2");
-  if (!F) {
-    ADD_FAILURE() << "no entry cluster2 in " << Name;
-    return R;
-  }
-  R->P = buildProtocol(*R->Parsed.M, *F);
+std::unique_ptr<Verified> z3Only(const std::string &Name, uint64_t Trips,
+                                 std::vector<Property> Props, uint64_t Budget,
+                                 unsigned MaxSteps = VerifyOptions().MaxBmcSteps) {
   VerifyOptions Z3Only;
   Z3Only.ExploreAllTrips = false;
   Z3Only.Properties = std::move(Props);
@@ -71,12 +31,10 @@ std::unique_ptr<Z3Run> z3Only(const std::string &Name, uint64_t Trips,
   Z3Only.TimeoutMs = 600000; // only stops a search gone wrong: the budget decides
   Z3Only.Params["param_1"] = Trips;
   Z3Only.MaxBmcSteps = MaxSteps;
-  R->Verdicts = verifyProtocol(*R->P, Z3Only);
-  return R;
+  return verifyText(verifyInput(Name), Z3Only);
 }
 
-const Property Deadlock = Property::DeadlockFreedom, Stage = Property::StageSafety,
-               Hygiene = Property::BarrierHygiene;
+const Property Stage = Property::StageSafety, Hygiene = Property::BarrierHygiene;
 
 /// The correct ring under the search that found Bug's counterexample, to the same depth:
 /// nothing there.

@@ -3,6 +3,8 @@
 // arrival-count bugs are refuted with short schedules that end where the bug says, fixing the
 // parameter decides exactly that instance, and a protocol the encoding cannot express stays
 // unknown.
+#include "VerifyTestSupport.h"
+
 #include "wsv/analyzer/Explore.h"
 #include "wsv/analyzer/ProtocolBuilder.h"
 #include "wsv/analyzer/Verify.h"
@@ -18,60 +20,14 @@
 
 using namespace wsv;
 using namespace wsv::analyzer;
+using namespace wsv::analyzer::test;
 
 namespace {
 
-struct Verified {
-  ptx::ParseResult Parsed;
-  std::unique_ptr<Protocol> P;
-  std::vector<Verdict> Verdicts;
-
-  const Verdict &of(Property Prop) const {
-    for (const Verdict &V : Verdicts)
-      if (V.Prop == Prop)
-        return V;
-    ADD_FAILURE() << "no verdict for " << toString(Prop);
-    return Verdicts.front();
-  }
-};
-
-std::unique_ptr<Verified> verifyText(const std::string &Text, const VerifyOptions &Options) {
-  auto R = std::make_unique<Verified>();
-  R->Parsed = ptx::parseString(Text, "test.ptx", [](const ptx::Diagnostic &D) {
-    ADD_FAILURE() << D.Message;
-  });
-  const ptx::Function *F = nullptr;
-  for (const ptx::Function *G : R->Parsed.M->functions())
-    if (G->isDefinition() && G->isEntry())
-      F = G;
-  if (!F) {
-    ADD_FAILURE() << "no entry";
-    return R;
-  }
-  R->P = buildProtocol(*R->Parsed.M, *F);
-  R->Verdicts = verifyProtocol(*R->P, Options);
-  return R;
-}
-
-std::string input(const std::string &Name) {
-  std::string Path = std::string(WSV_VERIFY_INPUTS) + "/" + Name;
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  if (!Buffer) {
-    ADD_FAILURE() << "cannot read " << Path;
-    return {};
-  }
-  return (*Buffer)->getBuffer().str();
-}
+std::string input(const std::string &Name) { return verifyInput(Name); }
 
 std::unique_ptr<Verified> verifyFile(const std::string &Name, VerifyOptions Options = {}) {
   return verifyText(input(Name), Options);
-}
-
-std::string describe(const Verdict &V) {
-  std::string S = std::string(toString(V.K)) + " by " + V.Engine + ": " + V.Reason;
-  for (const VerifyStep &Step : V.Schedule)
-    S += "\n  " + Step.Agent + ": " + Step.What;
-  return S;
 }
 
 /// The parameter the ring's loops count to, by whatever name the protocol gives it.
