@@ -93,6 +93,9 @@ TEST(ClusterEncodingTest, AStageReleasedInOneCtaOnlyIsARaceInThePeer) {
   // Each consumer releases a stage with both arrivals in its own CTA: counts balance (no
   // hang), but a producer refills its half of the peer's stage while the peer may read it.
   // A read with one of the two copies into its slot still in flight is the race.
+#ifdef WSV_SANITIZED
+  GTEST_SKIP() << "the paths of the exit-early case, at 90 s under the sanitizers";
+#endif
   const uint64_t Budget = 80000000;
   auto R = z3Only("cluster2.bug-own-release.ptx", 3, {Stage}, Budget);
   ASSERT_TRUE(R->P);
