@@ -10,8 +10,8 @@
 //                    when a copy completes before its expect_tx)
 //   fly[k][s]        async operations of key k (TMA loads, tcgen05.commit arrivals) in flight
 //                    towards slot s; each completes at any later step
-//   fill[b][s]       whether buffer slot s holds completed data (cleared when a copy into it
-//                    starts, set when the copy completes)
+//   fill[b][s]       whether a copy into buffer slot s has completed (set when one does); the
+//                    slot holds whole data where that holds and none into it is in flight
 //   narr/ngen[n]     per named barrier: threads arrived in this generation, generation parity
 //   carr/cgen        barrier.cluster: threads of the cluster arrived, generation parity; and
 //   csaved[a]        per agent, 0 or 1 + the parity of the generation it arrived in
@@ -286,6 +286,12 @@ void Encoding::agentMoves(unsigned A) {
     z3::expr NextPc = C.int_val(static_cast<int>(I + 1));
     z3::expr Enabled = C.bool_val(true);
     auto Ctrv = [&]() { return v(Ctr[A][O.Loop]); };
+    // Per CTA, whether the op's barrier is there (its own, a peer's, its mask's): the move
+    // and the bad states below both ask.
+    std::vector<z3::expr> To;
+    if (O.Array != NoIndex)
+      for (unsigned T = 0; T < TS.Ctas; ++T)
+        To.push_back(reaches(O, A, T));
     switch (O.Kind) {
     case OpKind::LoopEnter: {
       z3::expr Trip = O.Trip ? intOf(O.Trip, A) : C.int_val(0);
@@ -339,13 +345,12 @@ void Encoding::agentMoves(unsigned A) {
                          : O.Kind == OpKind::ExpectTx ? intOf(O.Tx, A) *
                                                             C.int_val(static_cast<int64_t>(O.Times))
                                                       : intOf(O.Tx, A);
-      for (unsigned T = 0; T < TS.Ctas; ++T) {
-        z3::expr To = reaches(O, A, T);
-        if (!To.is_false())
+      z3::expr Slot = intOf(O.Slot, A);
+      for (unsigned T = 0; T < TS.Ctas; ++T)
+        if (!To[T].is_false())
           phaseStep(M, T, O.Array,
-                    To.is_true() ? intOf(O.Slot, A) : z3::ite(To, intOf(O.Slot, A), C.int_val(-1)),
-                    Count, TxDelta);
-      }
+                    To[T].is_true() ? Slot : z3::ite(To[T], Slot, C.int_val(-1)), Count,
+                    TxDelta);
       break;
     }
     case OpKind::Wait:
@@ -356,21 +361,17 @@ void Encoding::agentMoves(unsigned A) {
       break;
     case OpKind::AsyncLoad:
     case OpKind::AsyncArrive: {
-      // In flight towards each CTA of its multicast mask (its own CTA without one).
+      // In flight towards each CTA of its multicast mask (its own CTA without one). The
+      // slot it fills is not whole until it lands: reads see it in flight (ReadBad).
       z3::expr Slot = intOf(O.Slot, A);
       for (unsigned T = 0; T < TS.Ctas; ++T) {
-        z3::expr To = reaches(O, A, T);
-        if (To.is_false())
+        if (To[T].is_false())
           continue;
         const std::vector<unsigned> &Flies = Fly[key(T, O.InFlightKey)];
         for (unsigned S = 0; S < Flies.size(); ++S) {
           unsigned F = Flies[S];
-          z3::expr Here = When && To && Slot == static_cast<int>(S);
+          z3::expr Here = When && To[T] && Slot == static_cast<int>(S);
           M.Updates.push_back({F, z3::ite(Here, v(F) + static_cast<int>(O.Times), v(F))});
-          if (O.Kind == OpKind::AsyncLoad && O.Buffer != NoIndex && TracksFills) {
-            unsigned Fl = Fill[buf(T, O.Buffer)][S];
-            M.Updates.push_back({Fl, z3::ite(Here, C.int_val(0), v(Fl))});
-          }
         }
       }
       break;
@@ -464,17 +465,17 @@ void Encoding::agentMoves(unsigned A) {
                  std::to_string(TS.Ctas)});
       }
       for (unsigned T = 0; T < TS.Ctas; ++T) {
-        z3::expr To = reaches(O, A, T);
-        if (To.is_false())
+        if (To[T].is_false())
           continue;
+        z3::expr Reached = Here && To[T];
         std::string There = Name + at(T);
         unsigned Ai = arr(T, O.Array);
-        HygieneWhy.push_back({Here && To && slotSelect(Exp[Ai], Slot) == 0,
+        HygieneWhy.push_back({Reached && slotSelect(Exp[Ai], Slot) == 0,
                               Ag.Name + " uses " + There + " before its mbarrier.init"});
         if (O.Kind == OpKind::Arrive) {
           z3::expr Count = (O.Count ? intOf(O.Count, A) : C.int_val(1)) *
                            C.int_val(static_cast<int64_t>(O.Times));
-          HygieneWhy.push_back({Here && To && slotSelect(Exp[Ai], Slot) != 0 &&
+          HygieneWhy.push_back({Reached && slotSelect(Exp[Ai], Slot) != 0 &&
                                     Count > slotSelect(Pend[Ai], Slot),
                                 Ag.Name + " arrives on " + There +
                                     " more times than the phase has pending arrivals"});
@@ -482,7 +483,7 @@ void Encoding::agentMoves(unsigned A) {
         // A peer's barrier after the peer left (cluster-exit-early); its own CTA is still
         // running, with this agent in it.
         if (T != Own)
-          HygieneWhy.push_back({Here && To && exited(T),
+          HygieneWhy.push_back({Reached && exited(T),
                                 Ag.Name + (O.Kind == OpKind::AsyncLoad ? " issues a copy to "
                                                                        : " arrives on ") +
                                     There + " after CTA " + std::to_string(T) + " exited"});
