@@ -241,19 +241,20 @@ Verdict Encoding::bmc(Property Prop, const z3::expr &Bad, unsigned &Bound, bool 
   for (unsigned M = 0; M < Moves.size(); ++M)
     Taken.push_back(C.bool_const(("take." + std::to_string(M)).c_str()));
   std::vector<std::vector<std::pair<unsigned, z3::expr>>> ByVar(X.size());
-  z3::expr Some = C.bool_val(false);
-  z3::expr Trans = C.bool_val(true);
+  // One flat conjunction, not a chain of binary ones, which Z3 4.8 is slow to free with its
+  // context (balanced() in TransitionSystemZ3.cpp).
+  z3::expr_vector Parts(C);
   for (unsigned M = 0; M < Moves.size(); ++M) {
-    Some = Some || Taken[M];
-    Trans = Trans && z3::implies(Taken[M], Moves[M].Guard);
+    Parts.push_back(z3::implies(Taken[M], Moves[M].Guard));
     for (const auto &[Var, Value] : Moves[M].Updates)
       ByVar[Var].push_back({M, Value});
   }
   for (const auto &[A, B] : conflicts())
-    Trans = Trans && !(Taken[A] && Taken[B]);
-  Trans = Trans && Some;
+    Parts.push_back(!(Taken[A] && Taken[B]));
+  Parts.push_back(z3::mk_or(Taken));
   for (unsigned I = 0; I < X.size(); ++I)
-    Trans = Trans && Xn[I] == next(Taken, I, ByVar);
+    Parts.push_back(Xn[I] == next(Taken, I, ByVar));
+  z3::expr Trans = z3::mk_and(Parts);
 
   z3::solver S(C, "QF_LIA");
   std::vector<z3::expr_vector> States;
