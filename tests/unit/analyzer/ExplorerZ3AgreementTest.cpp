@@ -7,7 +7,9 @@
 //
 // Z3's bounded search settles some of these launches within its budget. A sweep of every
 // kernel and variant whose launch is one CTA or one cluster (WSV_AGREEMENT_SWEEP=1 runs it;
-// WSV_AGREEMENT_SWEEP_MS sets Z3's time per property, 5 s unless given) is the wider check; it is how a counter that two
+// WSV_AGREEMENT_SWEEP_MS sets Z3's time per property, 5 s unless given;
+// WSV_AGREEMENT_SWEEP_SHARD=i/n splits it between n processes, WSV_PTX_DIR points it at the
+// PTX elsewhere) is the wider check; it is how a counter that two
 // loops of one role shared (a next state that could not exist, so "every execution ends"
 // too early and h2.bug-barrier-divergent was "proved") and the stage-safety and hygiene
 // hazards the model lacks (an MMA's asynchronous reads, accumulators, a warpgroup-wide
@@ -40,12 +42,19 @@ struct Tally {
   unsigned Compared = 0, Refuted = 0, Proved = 0, Skipped = 0;
 };
 
+/// Where the reference kernels' PTX is: WSV_PTX_DIR from the environment where set (a sweep
+/// run on another machine, with the PTX beside the test binary), else the build's.
+std::string ptxDir() {
+  const char *Dir = std::getenv("WSV_PTX_DIR");
+  return Dir && *Dir ? Dir : WSV_PTX_DIR;
+}
+
 /// Compares the two engines on File's first entry; adds to T. Z3 is asked for Props within
 /// TimeoutMs and, where ResourceLimit is not 0, that much work (VerifyOptions).
 void compare(const std::string &Label, const std::string &File, unsigned TimeoutMs,
              uint64_t ResourceLimit, const std::vector<Property> &Props, Tally &T) {
   auto Parsed =
-      ptx::parseFile(std::string(WSV_PTX_DIR) + "/" + File, [](const ptx::Diagnostic &) {});
+      ptx::parseFile(ptxDir() + "/" + File, [](const ptx::Diagnostic &) {});
   ASSERT_TRUE(Parsed && Parsed->ok()) << File << " does not parse";
   const ptx::Function *Entry = nullptr;
   for (const ptx::Function *F : Parsed->M->functions())
@@ -178,8 +187,8 @@ TEST(ExplorerZ3AgreementTest, AViolationTheModelCannotHaveIsNotProvedAway) {
 TEST(ExplorerZ3AgreementTest, EveryKernelAndVariantOnRequest) {
   if (!std::getenv("WSV_AGREEMENT_SWEEP"))
     GTEST_SKIP() << "set WSV_AGREEMENT_SWEEP=1 to compare on every kernel and variant";
-  auto Buf = llvm::MemoryBuffer::getFile(std::string(WSV_PTX_DIR) + "/kernels.json");
-  ASSERT_TRUE(static_cast<bool>(Buf)) << "no kernels.json in " << WSV_PTX_DIR;
+  auto Buf = llvm::MemoryBuffer::getFile(ptxDir() + "/kernels.json");
+  ASSERT_TRUE(static_cast<bool>(Buf)) << "no kernels.json in " << ptxDir();
   auto J = llvm::json::parse((*Buf)->getBuffer());
   ASSERT_TRUE(static_cast<bool>(J)) << llvm::toString(J.takeError());
   const llvm::json::Array *Kernels = J->getAsObject()->getArray("kernels");
@@ -187,16 +196,25 @@ TEST(ExplorerZ3AgreementTest, EveryKernelAndVariantOnRequest) {
   // WSV_AGREEMENT_SWEEP_MS: Z3's time for each property (5 s unless given).
   const char *Ms = std::getenv("WSV_AGREEMENT_SWEEP_MS");
   unsigned TimeoutMs = Ms ? static_cast<unsigned>(std::strtoul(Ms, nullptr, 10)) : 5000;
+  // WSV_AGREEMENT_SWEEP_SHARD=i/n: only the entries whose index is i modulo n, so that n
+  // processes share a sweep (their tallies add up to the whole one).
+  unsigned Shard = 0, Shards = 1;
+  if (const char *S = std::getenv("WSV_AGREEMENT_SWEEP_SHARD")) {
+    ASSERT_EQ(std::sscanf(S, "%u/%u", &Shard, &Shards), 2) << "WSV_AGREEMENT_SWEEP_SHARD=i/n";
+  }
+  ASSERT_LT(Shard, Shards);
   Tally T;
+  unsigned Index = 0;
+  auto Compare = [&](const std::string &Label, const llvm::json::Object &O) {
+    if (Index++ % Shards == Shard)
+      compare(Label, O.getString("ptx")->str(), TimeoutMs, 0, AllProperties, T);
+  };
   for (const llvm::json::Value &K : *Kernels) {
     const llvm::json::Object &KO = *K.getAsObject();
     std::string Name = KO.getString("name")->str();
-    compare(Name, KO.getString("ptx")->str(), TimeoutMs, 0, AllProperties, T);
-    for (const llvm::json::Value &V : *KO.getArray("variants")) {
-      const llvm::json::Object &VO = *V.getAsObject();
-      compare(Name + " " + VO.getString("bug")->str(), VO.getString("ptx")->str(), TimeoutMs,
-              0, AllProperties, T);
-    }
+    Compare(Name, KO);
+    for (const llvm::json::Value &V : *KO.getArray("variants"))
+      Compare(Name + " " + V.getAsObject()->getString("bug")->str(), *V.getAsObject());
   }
   std::printf("%u answers of Z3 compared with the explorer's (%u counterexamples, %u proofs); "
               "%u kernels or variants skipped\n",
