@@ -14,6 +14,8 @@
 #include "wsv/models/SyncOp.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -39,6 +41,9 @@ private:
   /// Copies whose bytes are the launch description's box size: PTX lines by box size, said
   /// as one assumption per size.
   std::map<uint64_t, std::vector<unsigned>> BoxCopies;
+  /// Per agent, the PTX line of its first init that no fence.mbarrier_init of its has
+  /// published yet (the explorer's unpublished inits, which the model does not follow).
+  std::map<std::string, unsigned> UnfencedInit;
 
   std::string at(const Event &E) const {
     return "ptx line " + std::to_string(E.Where.PtxLine);
@@ -254,6 +259,7 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
 
   switch (E.Kind) {
   case EventKind::Init:
+    UnfencedInit.try_emplace(A.Name, E.Where.PtxLine);
     O.Kind = OpKind::Init;
     if (!Barrier() || !(O.Count = need(E.Count, E, "count")))
       return;
@@ -412,6 +418,8 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
     O.Kind = OpKind::Nop;
     break;
   default:
+    if (E.Kind == EventKind::Fence && E.Sync == models::SyncKind::FenceMbarrierInit)
+      UnfencedInit.erase(A.Name);
     O.Kind = OpKind::Nop;
     break;
   }
@@ -488,6 +496,43 @@ void Lowering::run() {
   }
   for (const ProtocolNote &N : P.Notes)
     TS.Assumptions.push_back("protocol note: " + N.Message);
+  // An init that no fence.mbarrier_init publishes, reached by a copy's or commit's
+  // completion (the async proxy) or a peer's arrival: a violation to the explorer
+  // (mbarrier-init-visibility), which the model does not follow.
+  bool Reached = llvm::any_of(TS.Agents, [](const Agent &Ag) {
+    return llvm::any_of(Ag.Ops, [](const Op &O) {
+      return O.Kind == OpKind::AsyncLoad || O.Kind == OpKind::AsyncArrive || O.Peer;
+    });
+  });
+  if (Reached)
+    for (const auto &[Name, Line] : UnfencedInit)
+      TS.HygieneProofGaps.push_back("the init by " + Name + " at ptx line " +
+                                    std::to_string(Line) +
+                                    " is published by no fence.mbarrier_init before copies, "
+                                    "commits or peers may reach its barrier");
+  // Both engines land a thread's commits oldest first (the explorer a commit's worth of
+  // tcgen05 work at a time, Z3 by each commit's sequence number). Where an agent may have two
+  // in flight, that is an assumption: the PTX ISA orders none between two commits' arrivals,
+  // and without it a ring's last release may land after the commit the epilogue waits for,
+  // in a CTA that has already left.
+  auto TwoCommits = [](const Agent &A) {
+    unsigned Commits = 0;
+    for (unsigned I = 0; I < A.Ops.size(); ++I) {
+      if (A.Ops[I].Kind != OpKind::AsyncArrive)
+        continue;
+      bool InLoop = llvm::any_of(llvm::seq(0u, I), [&](unsigned J) {
+        return A.Ops[J].Kind == OpKind::LoopEnter && A.Ops[J].Target > I;
+      });
+      if (InLoop || ++Commits > 1)
+        return true;
+    }
+    return false;
+  };
+  if (llvm::any_of(TS.Agents, TwoCommits)) {
+    TS.CommitOrder = "one thread's tcgen05.commit arrivals happen in the order of its commits "
+                     "(the PTX ISA states no order between two commits' arrivals)";
+    TS.Assumptions.push_back(TS.CommitOrder);
+  }
   replicateForCluster();
 }
 

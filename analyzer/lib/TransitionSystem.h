@@ -142,6 +142,9 @@ struct TransitionSystem {
   /// The model's view of a cluster (every CTA of it), apart from Assumptions: the explorer
   /// says the same in its own words.
   std::string ClusterAssumption;
+  /// That one thread's commits arrive in order, where an agent may have two in flight (also
+  /// in Assumptions); empty where none may.
+  std::string CommitOrder;
   /// Reasons no verdict can be trusted (by property; DeadlockFreedom's also hold for all).
   std::vector<std::string> Unknowns;
   std::vector<std::string> StageUnknowns;

@@ -65,6 +65,31 @@ namespace analyzer {
 namespace ts {
 namespace detail {
 
+namespace {
+
+/// Terms[Lo, Hi) joined by || (Or) or && as a balanced tree of binary terms. Z3 4.8 is slow
+/// to free a long chain of binary terms with its context: H4's two CTAs, whose transition
+/// and properties were built term by term, took 2 s per property to free after a search of
+/// 300 ms. A flat n-ary term frees fast too, but Z3's search over these properties in that
+/// form was a quarter slower on ClusterEncodingTest.
+z3::expr balanced(const std::vector<z3::expr> &Terms, size_t Lo, size_t Hi, bool Or) {
+  if (Hi - Lo == 1)
+    return Terms[Lo];
+  size_t Mid = Lo + (Hi - Lo) / 2;
+  z3::expr L = balanced(Terms, Lo, Mid, Or), R = balanced(Terms, Mid, Hi, Or);
+  return Or ? L || R : L && R;
+}
+
+z3::expr allOf(z3::context &C, const std::vector<z3::expr> &Terms) {
+  return Terms.empty() ? C.bool_val(true) : balanced(Terms, 0, Terms.size(), false);
+}
+
+z3::expr anyOf(z3::context &C, const std::vector<z3::expr> &Terms) {
+  return Terms.empty() ? C.bool_val(false) : balanced(Terms, 0, Terms.size(), true);
+}
+
+} // namespace
+
 void Encoding::layout() {
   for (unsigned A = 0; A < TS.Agents.size(); ++A) {
     const Agent &Ag = TS.Agents[A];
@@ -114,6 +139,25 @@ void Encoding::layout() {
         Fly.back().push_back(
             var("fly." + std::to_string(K) + "." + std::to_string(S) + at(Cta)));
     }
+  // Commits in flight: their issuer and its sequence number (layout parallel to Fly; loads
+  // get empty lists).
+  for (unsigned Cta = 0; Cta < TS.Ctas; ++Cta)
+    for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K) {
+      Stamp.emplace_back();
+      Issuer.emplace_back();
+      if (TS.InFlightKeys[K].IsLoad || FlyKey[K] != K)
+        continue;
+      for (unsigned S = 0; S < Fly[key(Cta, K)].size(); ++S) {
+        std::string Where = std::to_string(K) + "." + std::to_string(S) + at(Cta);
+        Stamp.back().push_back(var("stamp." + Where));
+        Issuer.back().push_back(var("issuer." + Where));
+      }
+    }
+  for (const Agent &Ag : TS.Agents)
+    CommitSeq.push_back(
+        llvm::any_of(Ag.Ops, [](const Op &O) { return O.Kind == OpKind::AsyncArrive; })
+            ? var("commits." + Ag.Name)
+            : NoIndex);
   for (unsigned Cta = 0; Cta < TS.Ctas; ++Cta)
     for (const Buffer &B : TS.Buffers) {
       Fill.emplace_back();
@@ -134,6 +178,23 @@ void Encoding::layout() {
     for (const Agent &Ag : TS.Agents)
       CSaved.push_back(var("csaved." + Ag.Name));
   }
+}
+
+z3::expr Encoding::inOrder(unsigned Cta, unsigned Kf, unsigned S) {
+  if (!Options.CommitsInOrder)
+    return C.bool_val(true);
+  z3::expr Mine = v(Stamp[key(Cta, Kf)][S]), Who = v(Issuer[key(Cta, Kf)][S]);
+  std::vector<z3::expr> NoneEarlier;
+  for (unsigned T = 0; T < TS.Ctas; ++T)
+    for (unsigned K = 0; K < TS.InFlightKeys.size(); ++K)
+      for (unsigned S2 = 0; S2 < Stamp[key(T, K)].size(); ++S2) {
+        if (T == Cta && K == Kf && S2 == S)
+          continue;
+        z3::expr Other = v(Stamp[key(T, K)][S2]);
+        NoneEarlier.push_back(!(v(Fly[key(T, K)][S2]) > 0 && Other >= 0 &&
+                                v(Issuer[key(T, K)][S2]) == Who && Other < Mine));
+      }
+  return Mine < 0 || allOf(C, NoneEarlier);
 }
 
 z3::expr Encoding::exited(unsigned Cta) {
@@ -364,6 +425,10 @@ void Encoding::agentMoves(unsigned A) {
       // In flight towards each CTA of its multicast mask (its own CTA without one). The
       // slot it fills is not whole until it lands: reads see it in flight (ReadBad).
       z3::expr Slot = intOf(O.Slot, A);
+      // A commit by one thread gets its issuer's next sequence number; commits by several
+      // threads, or onto a slot where one is already in flight, none (they land in any
+      // order: the model then has more schedules than the kernel, none fewer).
+      bool Commit = O.Kind == OpKind::AsyncArrive;
       for (unsigned T = 0; T < TS.Ctas; ++T) {
         if (To[T].is_false())
           continue;
@@ -372,8 +437,19 @@ void Encoding::agentMoves(unsigned A) {
           unsigned F = Flies[S];
           z3::expr Here = When && To[T] && Slot == static_cast<int>(S);
           M.Updates.push_back({F, z3::ite(Here, v(F) + static_cast<int>(O.Times), v(F))});
+          if (!Commit)
+            continue;
+          unsigned St = Stamp[key(T, O.InFlightKey)][S], Is = Issuer[key(T, O.InFlightKey)][S];
+          z3::expr Unordered = C.bool_val(O.Times > 1) || v(F) > 0;
+          M.Updates.push_back(
+              {St, z3::ite(Here, z3::ite(Unordered, C.int_val(-1), v(CommitSeq[A])), v(St))});
+          M.Updates.push_back({Is, z3::ite(Here, z3::ite(Unordered, C.int_val(-1),
+                                                         C.int_val(static_cast<int>(A))),
+                                           v(Is))});
         }
       }
+      if (Commit)
+        M.Updates.push_back({CommitSeq[A], z3::ite(When, v(CommitSeq[A]) + 1, v(CommitSeq[A]))});
       break;
     }
     case OpKind::NamedArrive: {
@@ -578,6 +654,8 @@ void Encoding::buildMoves() {
         M.Slot = S;
         M.Cta = Cta;
         M.Guard = v(Flies[S]) > 0;
+        if (!Key.IsLoad)
+          M.Guard = M.Guard && inOrder(Cta, K, S);
         M.Updates.push_back({Flies[S], v(Flies[S]) - 1});
         z3::expr Slot = C.int_val(static_cast<int>(S));
         std::string There = Name + "[" + std::to_string(S) + "]" + at(Cta);
@@ -600,31 +678,6 @@ void Encoding::buildMoves() {
       }
     }
 }
-
-namespace {
-
-/// Terms[Lo, Hi) joined by || (Or) or && as a balanced tree of binary terms. Z3 4.8 is slow
-/// to free a long chain of binary terms with its context: H4's two CTAs, whose transition
-/// and properties were built term by term, took 2 s per property to free after a search of
-/// 300 ms. A flat n-ary term frees fast too, but Z3's search over these properties in that
-/// form was a quarter slower on ClusterEncodingTest.
-z3::expr balanced(const std::vector<z3::expr> &Terms, size_t Lo, size_t Hi, bool Or) {
-  if (Hi - Lo == 1)
-    return Terms[Lo];
-  size_t Mid = Lo + (Hi - Lo) / 2;
-  z3::expr L = balanced(Terms, Lo, Mid, Or), R = balanced(Terms, Mid, Hi, Or);
-  return Or ? L || R : L && R;
-}
-
-z3::expr allOf(z3::context &C, const std::vector<z3::expr> &Terms) {
-  return Terms.empty() ? C.bool_val(true) : balanced(Terms, 0, Terms.size(), false);
-}
-
-z3::expr anyOf(z3::context &C, const std::vector<z3::expr> &Terms) {
-  return Terms.empty() ? C.bool_val(false) : balanced(Terms, 0, Terms.size(), true);
-}
-
-} // namespace
 
 void Encoding::buildProperties() {
   std::vector<z3::expr> Done, Enabled, Stages, Misuses, Init;

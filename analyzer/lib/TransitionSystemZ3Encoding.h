@@ -77,6 +77,15 @@ private:
   /// Per in-flight key, the key whose counts it shares (itself, or an earlier key that
   /// completes alike when fills are not tracked).
   std::vector<unsigned> FlyKey;
+  /// The order of one thread's tcgen05.commit arrivals (TransitionSystem::Assumptions):
+  /// per commit key and slot, parallel to Fly, the commit in flight there as its issuer's
+  /// sequence number and the issuer (-1 for both where no order is known: several commits
+  /// there at once, or one from several threads); per agent, the count of its commits.
+  std::vector<std::vector<unsigned>> Stamp, Issuer;
+  std::vector<unsigned> CommitSeq;
+  /// Whether commit (key Kf, slot S of CTA Cta) may land now: no earlier commit of its
+  /// issuer is still in flight.
+  z3::expr inOrder(unsigned Cta, unsigned Kf, unsigned S);
   std::vector<unsigned> NArr, NGen;
   /// barrier.cluster: threads arrived in this generation, generation parity, and per agent
   /// 0 (not arrived) or 1 + the generation parity it arrived in. NoIndex / empty when unused.

@@ -492,7 +492,11 @@ std::vector<Verdict> verifyProtocol(const Protocol &P, const VerifyOptions &Opti
       V.ProvedWhereFor = Unexplored.ProvedWhere.second;
       V.Unreached = Unexplored.Unreached;
     }
-    V.Assumptions.insert(V.Assumptions.begin(), TS.Assumptions.begin(), TS.Assumptions.end());
+    std::vector<std::string> Model;
+    for (const std::string &A : TS.Assumptions)
+      if (Options.CommitsInOrder || A != TS.CommitOrder)
+        Model.push_back(A);
+    V.Assumptions.insert(V.Assumptions.begin(), Model.begin(), Model.end());
     if (!TS.ClusterAssumption.empty())
       V.Assumptions.insert(V.Assumptions.begin(), TS.ClusterAssumption);
     V.Milliseconds = std::chrono::duration<double, std::milli>(

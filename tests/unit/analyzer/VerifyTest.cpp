@@ -158,6 +158,30 @@ TEST(VerifyTest, ExecutionsThatAllEndEarlyAreProvedByExhaustion) {
   }
 }
 
+TEST(VerifyTest, AnUnfencedInitIsNoProofOfHygiene) {
+  // The model does not follow fence.mbarrier_init: without it, the copies' complete_tx
+  // reach barriers whose init the async proxy may not see (the explorer's violation). The
+  // search that exhausts the initial-phase ring's executions (above) finds nothing to refute,
+  // which is no proof of hygiene then; with the fence it is (the test above).
+  std::string Text = input("ring2.bug-initial-phase.ptx");
+  std::string Fence = "  fence.mbarrier_init.release.cluster;\n";
+  size_t At = Text.find(Fence);
+  ASSERT_NE(At, std::string::npos);
+  Text.erase(At, Fence.size());
+  VerifyOptions Z3Only = quick();
+  Z3Only.ExploreAllTrips = false;
+  Z3Only.Properties = {Property::BarrierHygiene};
+  Z3Only.TileKGiven = true;
+  auto R = verifyText(Text, Z3Only);
+  const Verdict &V = R->of(Property::BarrierHygiene);
+  ASSERT_TRUE(V.unknown()) << describe(V);
+  EXPECT_NE(V.Reason.find("no counterexample (bmc), but the model lacks a hazard"),
+            std::string::npos)
+      << V.Reason;
+  EXPECT_NE(V.Reason.find("is published by no fence.mbarrier_init"), std::string::npos)
+      << V.Reason;
+}
+
 TEST(VerifyTest, ArrivalCountBugIsNotProved) {
   // empty[0] expects two arrivals and gets one per phase; from the third k-tile on the
   // producer hangs. Whatever the budget allows, it must never be called proved.

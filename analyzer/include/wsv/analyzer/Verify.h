@@ -209,6 +209,10 @@ struct VerifyOptions {
   /// Z3's time for a property the exploration did not get to (it stopped at another
   /// property's counterexample), at most TimeoutMs.
   unsigned NotExaminedTimeoutMs = 300;
+  /// Z3's model lands one thread's tcgen05.commit arrivals in the order of its commits, as
+  /// the explorer does, and the verdicts state it. False: in any order (and no such
+  /// assumption), which shows what the assumption rules out (CommitOrderTest).
+  bool CommitsInOrder = true;
   /// Progress of the exploration (ParametricOptions::OnRun).
   std::function<void(const std::string &Run, double Milliseconds)> OnExploreRun;
 };
