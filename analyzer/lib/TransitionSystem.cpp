@@ -41,9 +41,9 @@ private:
   /// Copies whose bytes are the launch description's box size: PTX lines by box size, said
   /// as one assumption per size.
   std::map<uint64_t, std::vector<unsigned>> BoxCopies;
-  /// Per agent, the PTX line of its first init that no fence.mbarrier_init of its has
+  /// Per agent, the inits (barrier array, PTX line) that no fence.mbarrier_init of its has
   /// published yet (the explorer's unpublished inits, which the model does not follow).
-  std::map<std::string, unsigned> UnfencedInit;
+  std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> UnfencedInits;
 
   std::string at(const Event &E) const {
     return "ptx line " + std::to_string(E.Where.PtxLine);
@@ -259,7 +259,8 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
 
   switch (E.Kind) {
   case EventKind::Init:
-    UnfencedInit.try_emplace(A.Name, E.Where.PtxLine);
+    if (E.Barrier.resolved())
+      UnfencedInits[A.Name].push_back({E.Barrier.Array, E.Where.PtxLine});
     O.Kind = OpKind::Init;
     if (!Barrier() || !(O.Count = need(E.Count, E, "count")))
       return;
@@ -419,7 +420,7 @@ void Lowering::lowerEvent(Agent &A, unsigned Index, const llvm::BitVector &Role)
     break;
   default:
     if (E.Kind == EventKind::Fence && E.Sync == models::SyncKind::FenceMbarrierInit)
-      UnfencedInit.erase(A.Name);
+      UnfencedInits.erase(A.Name);
     O.Kind = OpKind::Nop;
     break;
   }
@@ -499,17 +500,21 @@ void Lowering::run() {
   // An init that no fence.mbarrier_init publishes, reached by a copy's or commit's
   // completion (the async proxy) or a peer's arrival: a violation to the explorer
   // (mbarrier-init-visibility), which the model does not follow.
-  bool Reached = llvm::any_of(TS.Agents, [](const Agent &Ag) {
-    return llvm::any_of(Ag.Ops, [](const Op &O) {
-      return O.Kind == OpKind::AsyncLoad || O.Kind == OpKind::AsyncArrive || O.Peer;
+  auto Reached = [&](unsigned Array) {
+    return llvm::any_of(TS.Agents, [&](const Agent &Ag) {
+      return llvm::any_of(Ag.Ops, [&](const Op &O) {
+        return O.Array == Array &&
+               (O.Kind == OpKind::AsyncLoad || O.Kind == OpKind::AsyncArrive || O.Peer);
+      });
     });
-  });
-  if (Reached)
-    for (const auto &[Name, Line] : UnfencedInit)
-      TS.HygieneProofGaps.push_back("the init by " + Name + " at ptx line " +
-                                    std::to_string(Line) +
-                                    " is published by no fence.mbarrier_init before copies, "
-                                    "commits or peers may reach its barrier");
+  };
+  for (const auto &[Name, Inits] : UnfencedInits)
+    for (const auto &[Array, Line] : Inits)
+      if (Reached(Array))
+        TS.HygieneProofGaps.push_back("the init of " + TS.Arrays[Array].Name + " by " + Name +
+                                      " at ptx line " + std::to_string(Line) +
+                                      " is published by no fence.mbarrier_init, and copies, "
+                                      "commits or peers reach that barrier");
   // Both engines land a thread's commits oldest first (the explorer a commit's worth of
   // tcgen05 work at a time, Z3 by each commit's sequence number). Where an agent may have two
   // in flight, that is an assumption: the PTX ISA orders none between two commits' arrivals,
