@@ -167,6 +167,7 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
       R.Verdict = O.K == Outcome::Kind::Race ? ExploreVerdict::Race : ExploreVerdict::Violation;
       R.Message = O.Message;
       R.UnpublishedInit = O.UnpublishedInit;
+      R.LateLanding = O.LateLanding;
       R.RaceBuffer = O.Buffer;
       R.RaceWith = O.With;
       R.Check = O.Check;

@@ -117,7 +117,8 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   // says which groups are written, the others being all zero or empty. Still one key per
   // state: a group is left out exactly when it is in its initial state.
   const bool Tickets = AS.Arrived || AS.ClusterArrived || Ticket || ClusterTicket;
-  const bool Lists = !AS.Unfenced.empty() || !AS.Unpublished.empty();
+  const bool Lists =
+      !AS.Unfenced.empty() || !AS.Unpublished.empty() || !AS.LoneCommits.empty();
   auto Busy = [](const models::AsyncGroupQueue &Q) {
     return Q.committedGroups() || Q.uncommitted(); // else no operation is in the queue
   };
@@ -144,6 +145,9 @@ void Simulator::putAgent(KeyWriter &K, const State &St, unsigned A,
   if (Lists) {
     K.putList(AS.Unfenced);
     K.putList(AS.Unpublished);
+    K.put(AS.LoneCommits.size());
+    for (auto [Commit, Due] : AS.LoneCommits)
+      K.put(uint64_t(Due) << 32 | Commit);
   }
   if (Wgmma) {
     PutOps(AS.Wgmma, false);

@@ -39,10 +39,13 @@ Outcome Simulator::afterExit(const State &St, const ConcreteStep &C, const Sched
     unsigned Cta = S.Barriers[Barrier].Cta;
     if (Cta != Own && O.K == Outcome::Kind::Ok && exited(St, Cta)) {
       Gone(Cta, std::string(How) + " " + S.barrierName(Barrier), Barrier);
+      O.LateLanding = Lands;
       if (!Lands)
         O.Check = "cluster-exit-early";
     }
   };
+  if (Lands && S.Programs && S.Programs->LateLandingsDropped)
+    return O; // landsAt() drops what reaches a CTA that left
   if (Lands) {
     for (unsigned B : C.Targets)
       Reaches(B, C.Kind == StepKind::MmaCommit ? "a tcgen05.commit arrives on"

@@ -230,7 +230,7 @@ bool Simulator::finished(const State &St) const {
     return false;
   for (const AgentState &A : St.Agents)
     if (A.Wgmma.firstInFlight() || A.Bulk.firstInFlight() || A.CpAsync.firstInFlight() ||
-        !A.Tcgen05.inFlight().empty())
+        !A.Tcgen05.inFlight().empty() || !A.LoneCommits.empty())
       return false;
   return true;
 }
@@ -325,7 +325,7 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce,
   for (const LoadInFlight &L : St.Loads)
     Out.push_back({ScheduleStep::Kind::Complete, L.Agent, L.Step, L.Copy});
   size_t Before = Out.size();
-  completions(St, Out, /*Eager=*/false);
+  completions(St, Out, /*Eager=*/false, /*Lazy=*/Reduce);
   if (Reduce)
     for (size_t I = Before; I < Out.size(); ++I) {
       const ScheduleStep &T = Out[I];
@@ -337,7 +337,8 @@ std::vector<ScheduleStep> Simulator::enabled(const State &St, bool Reduce,
   return Out;
 }
 
-void Simulator::completions(const State &St, std::vector<ScheduleStep> &Out, bool Eager) const {
+void Simulator::completions(const State &St, std::vector<ScheduleStep> &Out, bool Eager,
+                            bool Lazy) const {
   // wgmma and bulk-store completions are seen by nothing but their owner's wait_group, which
   // completes them itself, and by the race checks, which only lose races when a read ends
   // sooner: so they complete lazily, at the wait_group, or in one batch (Copy 1) once the
@@ -362,6 +363,60 @@ void Simulator::completions(const State &St, std::vector<ScheduleStep> &Out, boo
     if (!Ops.empty() && (Done || Eager || AS.Tcgen05.pendingCommits()))
       Out.push_back({ScheduleStep::Kind::Complete, A, Ops.front(), 1});
   }
+  // A lone commit's landing (AgentState::LoneCommits) touches only its barriers and reads
+  // whether their CTA is there: it commutes with every step that touches neither, and any
+  // schedule can take it just before the first step that does instead. So the search lands
+  // lone commits only where such a step comes next (or, once every agent finished, the rest
+  // of them), which keeps 31 lanes' arrivals from multiplying the states by the orders of
+  // unrelated steps. Where agents are blocked and nothing else can move, the landings left
+  // cannot unblock them (no step of theirs touches those barriers): a deadlock. Without the
+  // reduction (Lazy false: `wsv explore --no-reduction`) every landing may come anywhere
+  // else.
+  const bool Others = !Out.empty();
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    for (auto [Commit, Due] : St.Agents[A].LoneCommits)
+      if (Eager || (!Lazy && Others) || llvm::any_of(S.Agents[A].Steps[Commit].Targets,
+                                [&](unsigned B) { return landingObserved(St, B); }))
+        Out.push_back({ScheduleStep::Kind::Complete, A, Commit, 0});
+  bool AllFinished = true;
+  for (unsigned A = 0; A < S.Agents.size(); ++A)
+    AllFinished = AllFinished && St.Agents[A].Pc >= S.Agents[A].Steps.size();
+  if (Out.empty() && AllFinished)
+    for (unsigned A = 0; A < S.Agents.size(); ++A)
+      for (auto [Commit, Due] : St.Agents[A].LoneCommits)
+        Out.push_back({ScheduleStep::Kind::Complete, A, Commit, 0});
+}
+
+bool Simulator::landingObserved(const State &St, unsigned Barrier) const {
+  for (unsigned A = 0; A < S.Agents.size(); ++A) {
+    const std::vector<ConcreteStep> &Steps = S.Agents[A].Steps;
+    const AgentState &AS = St.Agents[A];
+    if (AS.Pc >= Steps.size())
+      continue;
+    const ConcreteStep &C = Steps[AS.Pc];
+    // Its step reads or changes the barrier (a wait, arrival, init or inval; a commit or
+    // copy to it). Where every arrival on the barrier is the same function of its state
+    // (ArrivalsAlike: one unit each), another arrival commutes with the landing. The step
+    // that ends the barrier's CTA does not count: once it is gone, nothing reads the
+    // barrier, and a landing after it is the bug either way (afterExit).
+    const bool Arrival = C.Kind == StepKind::Arrive || C.Kind == StepKind::MmaCommit;
+    if ((C.Barrier == Barrier || llvm::is_contained(C.Targets, Barrier)) &&
+        !(Arrival && ArrivalsAlike[Barrier]))
+      return true;
+    if (ArrivalsAlike[Barrier])
+      continue;
+    // Its tcgen05 commits pending on the barrier land when an operation completes.
+    bool Pending = false;
+    AS.Tcgen05.forEachPendingCommit([&](uint32_t Commit) {
+      Pending = Pending || llvm::is_contained(Steps[Commit].Targets, Barrier);
+    });
+    if (Pending)
+      return true;
+  }
+  // A copy's complete_tx on it.
+  return llvm::any_of(St.Loads, [&](const LoadInFlight &L) {
+    return llvm::is_contained(S.Agents[L.Agent].Steps[L.Step].Targets, Barrier);
+  });
 }
 
 bool Simulator::isEnabled(const State &St, const ScheduleStep &T) const {
@@ -505,11 +560,16 @@ Outcome Simulator::execute(State &St, unsigned Agent, unsigned Choice) const {
     }
     break;
   case StepKind::MmaCommit:
-    // Lanes beyond the one that issued the MMAs commit empty groups: they arrive at once.
-    for (unsigned Extra = 1; Extra < C.Count && O.K == Outcome::Kind::Ok; ++Extra)
-      for (unsigned B : C.Targets)
-        if (O.K == Outcome::Kind::Ok)
-          O = arrive(St, B, 1, T);
+    // Lanes beyond the one that issued the MMAs commit empty groups: each arrives on its
+    // own, some time later (AgentState::LoneCommits; a periodic system's later pass adds to
+    // the same step's).
+    if (C.Count > 1) {
+      auto It = llvm::lower_bound(AS.LoneCommits, std::pair<uint32_t, uint32_t>{AS.Pc, 0});
+      if (It != AS.LoneCommits.end() && It->first == AS.Pc)
+        It->second += C.Count - 1;
+      else
+        AS.LoneCommits.insert(It, {AS.Pc, C.Count - 1});
+    }
     if (O.K == Outcome::Kind::Ok && AS.Tcgen05.commit(AS.Pc))
       for (unsigned B : C.Targets)
         if (O.K == Outcome::Kind::Ok)
@@ -742,6 +802,8 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
     for (unsigned B : IgnoreRaces ? llvm::ArrayRef<unsigned>() : C.Writes)
       St.Filled[B] = true;
     for (unsigned B : C.Targets) {
+      if (!landsAt(St, B))
+        continue;
       if (O.K == Outcome::Kind::Ok)
         O = unpublished(St, B, "a copy's complete_tx", T);
       models::MbarrierViolation V = St.Barriers[B].completeTx(C.TxBytes);
@@ -760,6 +822,23 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
     else
       AS.Bulk.complete(T.Step);
     return O;
+  case StepKind::MmaCommit: {
+    // One of the lone commits of this step lands (AgentState::LoneCommits).
+    auto It = llvm::lower_bound(AS.LoneCommits, std::pair<uint32_t, uint32_t>{T.Step, 0});
+    if (It == AS.LoneCommits.end() || It->first != T.Step)
+      return O;
+    // Where its CTA left and such landings are dropped, the rest of them land nowhere too.
+    if (--It->second == 0 || llvm::none_of(C.Targets, [&](unsigned B) { return landsAt(St, B); }))
+      AS.LoneCommits.erase(It);
+    O = afterExit(St, C, T, /*Lands=*/true);
+    for (unsigned B : C.Targets)
+      if (O.K == Outcome::Kind::Ok && landsAt(St, B))
+        O = arrive(St, B, 1, T);
+    // Whatever it breaks, a lone commit's arrival is the symptom of the whole warp's commit.
+    if (O.K != Outcome::Kind::Ok && !*O.Check)
+      O.Check = "tcgen05-commit-multi-thread";
+    return O;
+  }
   case StepKind::MmaIssue:
     if (C.Queue != AsyncQueue::Tcgen05) {
       if (T.Copy == 1)
@@ -774,7 +853,7 @@ Outcome Simulator::complete(State &St, const ScheduleStep &T) const {
       if (O.K == Outcome::Kind::Ok)
         O = afterExit(St, Done, T, /*Lands=*/true);
       for (unsigned B : Done.Targets)
-        if (O.K == Outcome::Kind::Ok)
+        if (O.K == Outcome::Kind::Ok && landsAt(St, B))
           O = arrive(St, B, 1, T);
     }
     return O;

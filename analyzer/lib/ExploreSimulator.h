@@ -112,6 +112,12 @@ struct AgentState {
   /// cp.async.wait_group of the agent retires it, or at the end.
   models::AsyncGroupQueue CpAsync;
   models::Tcgen05CommitTracker Tcgen05;
+  /// tcgen05.commit by lanes other than the one that issued the MMAs (a seeded bug's whole
+  /// warp): each tracks nothing of its own thread, yet its arrival is as asynchronous as any
+  /// commit's and lands apart from the others', in any order. Per commit step, the arrivals
+  /// still due; sorted by step. The reduction's walk counts them as operations in flight;
+  /// their landings are never taken alone.
+  llvm::SmallVector<std::pair<uint32_t, uint32_t>, 1> LoneCommits;
   /// Per probe flag (ConcreteStep::Flag): the last probe saw its phase complete; a wait
   /// that reads the flag clears it.
   uint32_t Probed = 0;
@@ -183,6 +189,8 @@ struct Outcome {
   bool UnpublishedInit = false; ///< violation: an init no fence.mbarrier_init made visible
   /// Violation: the barrier a copy or arrival reached after its CTA exited.
   unsigned LateBarrier = NoIndex;
+  /// Violation: that was a copy's or a commit's landing (RolePrograms::LateLandingsDropped).
+  bool LateLanding = false;
   /// The check of DESIGN.md's catalog whose bug this is the symptom of (`smem-raw-wait`),
   /// where one is: `wsv explain` names it with its fix; "" where none fits.
   const char *Check = "";
@@ -293,12 +301,23 @@ private:
   bool started(const State &St, unsigned Agent) const;
   /// Every agent of the CTA finished: its shared memory and barriers are gone.
   bool exited(const State &St, unsigned Cta) const;
+  /// Whether a landing reaches Barrier: not where its CTA exited and the run drops such
+  /// landings (RolePrograms::LateLandingsDropped).
+  bool landsAt(const State &St, unsigned Barrier) const {
+    return !S.Programs || !S.Programs->LateLandingsDropped ||
+           !exited(St, S.Barriers[Barrier].Cta);
+  }
   /// A violation when step C (executed by T, or landing: a copy's or a commit's arrival)
   /// reaches a barrier of another CTA that exited.
   Outcome afterExit(const State &St, const ConcreteStep &C, const ScheduleStep &T,
                     bool Lands) const;
   /// Completions of wgmma, bulk-store and tcgen05 operations that may be taken in St.
-  void completions(const State &St, std::vector<ScheduleStep> &Out, bool Eager) const;
+  /// Lazy: lone commits land only where a step that comes next observes them.
+  void completions(const State &St, std::vector<ScheduleStep> &Out, bool Eager,
+                   bool Lazy = true) const;
+  /// Whether a step that comes next in St reads or changes Barrier, or ends its CTA: where
+  /// a lone commit's landing on it may make a difference (completions).
+  bool landingObserved(const State &St, unsigned Barrier) const;
   bool stepEnabled(const State &St, unsigned Agent) const;
   /// The last step of a cycle, with no agent gone yet: it may run the cycle again or leave.
   bool atFreeLapEnd(const State &St, unsigned Agent) const;

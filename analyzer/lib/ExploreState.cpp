@@ -37,6 +37,9 @@ void State::save(KeyWriter &Out) const {
     Out.put(A.TmemStoring);
     Out.putList(A.Unfenced);
     Out.putList(A.Unpublished);
+    Out.put(A.LoneCommits.size());
+    for (auto [Commit, Due] : A.LoneCommits)
+      Out.put(uint64_t(Due) << 32 | Commit);
   }
   Out.put(Barriers.size());
   for (const models::Mbarrier &B : Barriers)
@@ -103,6 +106,12 @@ void State::load(llvm::StringRef Bytes) {
     A.Unpublished.resize(In.get());
     for (uint32_t &U : A.Unpublished)
       U = U32();
+    A.LoneCommits.resize(In.get());
+    for (auto &[Commit, Due] : A.LoneCommits) {
+      uint64_t V = In.get();
+      Commit = static_cast<uint32_t>(V);
+      Due = static_cast<uint32_t>(V >> 32);
+    }
   }
   Barriers.resize(In.get());
   for (models::Mbarrier &B : Barriers)

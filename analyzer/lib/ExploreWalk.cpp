@@ -159,6 +159,18 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       });
       Hit = Hit || Hits(X.Copy);
     }
+    // Lone commits (AgentState::LoneCommits) land one by one, each an arrival on its
+    // commit's barriers, in the CTAs that must still be there.
+    for (auto [Commit, Due] : BS.LoneCommits) {
+      Footprint &F = X.Copy;
+      F = StepFootprint[B][Commit];
+      for (unsigned T : S.Agents[B].Steps[Commit].Targets) {
+        AddCount(Arrivals[T], Due);
+        AddCount(Plain[T], Due);
+        addRead(F, AliveBase + S.Barriers[T].Cta);
+      }
+      Hit = Hit || Hits(F);
+    }
     if (Hit)
       return true;
   }

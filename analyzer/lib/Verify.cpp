@@ -149,7 +149,13 @@ struct ExploreUnknown {
 /// deadlock (its schedules end where they block), its race (its steps go on as if they did
 /// not race), or its barrier init that no fence.mbarrier_init made visible (inits count as
 /// visible).
-enum Past : unsigned { Nothing = 0, PastDeadlock = 1, PastRace = 2, PastUnfencedInit = 4 };
+enum Past : unsigned {
+  Nothing = 0,
+  PastDeadlock = 1,
+  PastRace = 2,
+  PastUnfencedInit = 4,
+  PastLateLanding = 8
+};
 
 /// `deadlocks`, `races and unfenced inits`: what the runs after the first went past.
 /// The first of Reasons, and how many more there are: `a (and 2 more)`.
@@ -167,6 +173,8 @@ std::string pastNames(unsigned Beyond) {
     Names.push_back("races");
   if (Beyond & PastUnfencedInit)
     Names.push_back("unfenced inits");
+  if (Beyond & PastLateLanding)
+    Names.push_back("late landings");
   std::string Out;
   for (size_t I = 0; I < Names.size(); ++I)
     Out += (I ? I + 1 == Names.size() ? " and " : ", " : "") + Names[I];
@@ -292,6 +300,9 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
       V.Assumptions.push_back("every barrier init counts as visible to the async proxy and "
                               "the other roles, as if the fence.mbarrier_init that "
                               "barrier-hygiene's counterexample misses were there");
+    if ((Beyond & PastLateLanding) && E.Verdict != ExploreVerdict::Unknown)
+      V.Assumptions.push_back("a copy or tcgen05.commit that lands after its CTA exited "
+                              "(barrier-hygiene's counterexample) lands nowhere");
     if (E.Verdict == ExploreVerdict::Clean && !unjoinedEpilogue(E).empty()) {
       // No bug among the schedules the model has, which are not all of them.
       V.Reason = "no counterexample (explore), but " + unjoinedEpilogue(E) +
@@ -381,25 +392,31 @@ std::vector<std::optional<Verdict>> exploreVerdicts(const Protocol &P,
   // the other properties get a run in which inits count as visible
   // (RolePrograms::InitsVisible), so that kernels whose compiler omits the fence (Triton's)
   // still get a verdict on deadlocks and races; that run may stop at one of those, and the
-  // next goes past it too.
+  // next goes past it too. A copy or commit landing after its CTA left likewise: the next
+  // run drops such landings (RolePrograms::LateLandingsDropped; a whole warp's
+  // tcgen05.commit arrives late long before its early releases deadlock or race).
   unsigned Beyond = Nothing;
   ParametricResult Last = std::move(E);
-  for (unsigned Round = 0; Round < 3; ++Round) {
+  for (unsigned Round = 0; Round < 4; ++Round) {
     unsigned Next = Last.Verdict == ExploreVerdict::Deadlock ? PastDeadlock
                     : Last.Verdict == ExploreVerdict::Race   ? PastRace
                     : Last.Verdict == ExploreVerdict::Violation && Last.Found.UnpublishedInit
                         ? PastUnfencedInit
+                    : Last.Verdict == ExploreVerdict::Violation && Last.Found.LateLanding
+                        ? PastLateLanding
                         : Nothing;
     if (Next == Nothing || (Beyond & Next) || llvm::none_of(Open, [](bool B) { return B; }))
       break;
     Beyond |= Next;
     if (Next == PastUnfencedInit)
       RP.InitsVisible = true;
+    if (Next == PastLateLanding)
+      RP.LateLandingsDropped = true;
     if (Next == PastDeadlock)
       PO.StopAtDeadlock = false;
     if (Next == PastRace)
       PO.StopAtRace = false;
-    if (Next != PastUnfencedInit) {
+    if (Next == PastDeadlock || Next == PastRace) {
       uint64_t Cap = Next == PastDeadlock ? Options.SafetyStates : Options.PastRaceStates;
       PO.MaxTotalStates = std::min(PO.MaxTotalStates ? PO.MaxTotalStates : UINT64_MAX, Cap);
       PO.MaxStates = std::min(PO.MaxStates, Cap);

@@ -222,8 +222,9 @@ void printVerdict(const analyzer::Verdict &V, bool EachStep, llvm::raw_ostream &
         OS << "    end: " << A.Agent << ' ' << A.State << (A.PtxLine ? "  # ptx " : "")
            << (A.PtxLine ? std::to_string(A.PtxLine) : "") << '\n';
     for (const analyzer::BarrierState &B : V.FinalBarriers)
-      OS << "    end: " << B.Name << " pending " << B.Pending << ", parity " << B.Phase
-         << ", tx " << B.TxCount << ", in flight " << B.InFlight << '\n';
+      OS << "    end: " << B.Name << " pending " << B.Pending << ", phase " << B.Phase
+         << " (parity " << B.Phase % 2 << "), tx " << B.TxCount << ", in flight " << B.InFlight
+         << '\n';
   }
   for (const std::string &A : V.Assumptions)
     OS << "    assumes " << A << '\n';

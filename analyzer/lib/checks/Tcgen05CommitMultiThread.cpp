@@ -2,9 +2,13 @@
 //
 // tcgen05.commit makes the mbarrier track the completion of the async tcgen05 operations the
 // *executing thread* issued before it (PTX ISA, tcgen05.commit). MMAs are issued by one
-// elected lane; a commit from any other lane of the warp tracks nothing and arrives at once,
-// so the barrier's phase completes before the MMAs have read their operands or written the
-// accumulator. One committing thread per warp is the only correct shape.
+// elected lane; a commit from any other lane of the warp tracks nothing and arrives without
+// waiting for them, so the barrier's phase completes before the MMAs have read their operands
+// or written the accumulator. One committing thread per warp is the shape to use. The
+// exception: a barrier that counts an arrival from every committing thread and gets no other
+// arrivals (init 32 for a whole warp's commit) cannot complete a phase without the lane that
+// tracks the MMAs; the other lanes' arrivals can still land after the CTA left, which
+// `wsv verify` decides.
 //
 //===----------------------------------------------------------------------------------===//
 #include "StageOrder.h"
@@ -54,6 +58,30 @@ PerWarp countPerWarp(const ThreadSet &T) {
   return Out;
 }
 
+/// Whether every phase of E's barrier needs an arrival from each thread that runs E: its init
+/// counts are at least that many threads, and nothing else arrives on it.
+bool everyCommitCounts(const Protocol &P, const Event &E) {
+  std::optional<unsigned> Threads = E.Threads.count();
+  if (!Threads || !E.Barrier.resolved())
+    return false;
+  const BarrierArray &B = P.Barriers[E.Barrier.Array];
+  if (B.InitCounts.empty())
+    return false;
+  for (const ProtocolValue &Count : B.InitCounts)
+    if (!Count.constant() || *Count.constant() < *Threads)
+      return false;
+  // Anything else that changes a barrier (arrivals, tx counts, copies' complete_tx, other
+  // commits) on this array, or on one that is not resolved, may fill a phase without it.
+  for (const Event &O : P.Events) {
+    bool Changes = O.Barrier.present() && O.Kind != EventKind::Wait &&
+                   O.Kind != EventKind::Probe && O.Kind != EventKind::Init &&
+                   O.Kind != EventKind::Inval;
+    if (&O != &E && Changes && (!O.Barrier.resolved() || O.Barrier.Array == E.Barrier.Array))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 void wsv::analyzer::checks::Tcgen05CommitMultiThread(CheckContext &Ctx) {
@@ -70,6 +98,8 @@ void wsv::analyzer::checks::Tcgen05CommitMultiThread(CheckContext &Ctx) {
                               E);
       continue;
     }
+    if (everyCommitCounts(P, E))
+      continue;
     PerWarp Counts = countPerWarp(E.Threads);
     std::set<unsigned> Warps;
     for (const auto &[Warp, N] : Counts.Always)
@@ -87,7 +117,7 @@ void wsv::analyzer::checks::Tcgen05CommitMultiThread(CheckContext &Ctx) {
       OS << "tcgen05.commit on " << Order.name(E.Barrier) << " is executed by " << Total
          << " threads of warp " << Warp << " (" << E.Threads.str()
          << ") instead of one elected lane; a commit tracks only the MMAs of its own thread, so "
-         << Total - 1 << " of them arrive at once and "
+         << Total - 1 << " of them arrive without waiting for the MMAs, and "
          << Order.name(E.Barrier)
          << " completes while the MMAs may still read their operands or write the accumulator";
       Finding &F = Ctx.report(Must ? Severity::Error : Severity::Warning, Msg, E);

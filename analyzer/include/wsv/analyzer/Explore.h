@@ -178,6 +178,9 @@ struct ExploreResult {
   /// Violation: a barrier init that no fence.mbarrier_init made visible was used
   /// (RolePrograms::InitsVisible decides the other properties past it).
   bool UnpublishedInit = false;
+  /// Violation: a copy or tcgen05.commit landed after its CTA exited
+  /// (RolePrograms::LateLandingsDropped decides the other properties past it).
+  bool LateLanding = false;
   /// Every barrier instance's state at the end of the schedule.
   std::vector<models::Mbarrier> Barriers;
   uint64_t States = 0;      ///< distinct states visited

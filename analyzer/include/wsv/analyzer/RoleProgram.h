@@ -289,6 +289,10 @@ struct RolePrograms {
   /// fence.mbarrier_init: set for the run past barrier hygiene's counterexample of an
   /// unfenced init, whose other properties are then decided as if the fence were there.
   bool InitsVisible = false;
+  /// A copy or tcgen05.commit that lands after its CTA exited lands nowhere: set for the run
+  /// past barrier hygiene's counterexample of such a landing, whose other properties are
+  /// then decided on the schedules of the CTA's life.
+  bool LateLandingsDropped = false;
   /// Every reason a step or loop is unknown, with the program's name; empty when none.
   std::vector<std::string> unknowns() const;
 };
