@@ -168,6 +168,7 @@ ExploreResult wsv::analyzer::replay(const ConcreteSystem &S,
       R.Message = O.Message;
       R.UnpublishedInit = O.UnpublishedInit;
       R.LateLanding = O.LateLanding;
+      R.LateLanding = O.LateLanding;
       R.RaceBuffer = O.Buffer;
       R.RaceWith = O.With;
       R.Check = O.Check;

@@ -160,11 +160,13 @@ bool Simulator::touchedFirst(const State &St, unsigned Agent, const LoadInFlight
       Hit = Hit || Hits(X.Copy);
     }
     // Lone commits (AgentState::LoneCommits) land one by one, each an arrival on its
-    // commit's barriers, in the CTAs that must still be there.
+    // commit's barriers, in the CTAs that must still be there: nothing of the agent's own
+    // tcgen05 queue, which they do not wait for.
     for (auto [Commit, Due] : BS.LoneCommits) {
       Footprint &F = X.Copy;
-      F = StepFootprint[B][Commit];
+      F.assign(3 * Words, 0);
       for (unsigned T : S.Agents[B].Steps[Commit].Targets) {
+        addArrival(F, T);
         AddCount(Arrivals[T], Due);
         AddCount(Plain[T], Due);
         addRead(F, AliveBase + S.Barriers[T].Cta);

@@ -201,6 +201,11 @@ struct VerifyOptions {
   /// does not end (B4's arrival-count: past 330,000) says unknown after this many rather
   /// than seconds later.
   uint64_t SafetyStates = 25000;
+  /// After a copy or commit landed after its CTA left, the states all explorations of the
+  /// search past it may visit. H5's phase-skip deadlock and B6's whole-warp commit deadlock
+  /// take up to 155,000; past B1's tx-bytes race and late copy, a search for a deadlock that
+  /// is not there went on for 8 s without a bound.
+  uint64_t PastLateLandingStates = 200000;
   /// After a race, the states all explorations of the search past races (for deadlock
   /// freedom and barrier hygiene) may visit. A race rarely stops the protocol early, so that
   /// search is about the correct kernel's proof: past B5's tmem-dealloc-early race it takes
