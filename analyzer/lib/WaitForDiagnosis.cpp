@@ -46,6 +46,7 @@ const char *checkName(BugClass C) {
   case BugClass::Tcgen05AllocLaneGuard: return "tcgen05-alloc-lane-guard";
   case BugClass::AlignedDivergent: return "aligned-divergent";
   case BugClass::ClusterMulticastMask: return "cluster-multicast-mask";
+  case BugClass::Tcgen05CommitMultiThread: return "tcgen05-commit-multi-thread";
   case BugClass::Unclassified: return "";
   }
   return "";
@@ -136,6 +137,10 @@ const char *fixAdvice(BugClass C) {
   case BugClass::ClusterMulticastMask:
     return "name only CTAs of the cluster: a multicast ctaMask below 1 << cluster size, a "
            "mapa rank below the cluster size (%cluster_nctarank)";
+  case BugClass::Tcgen05CommitMultiThread:
+    return "run tcgen05.commit in the one lane that issued the MMAs (the elect.sync lane): a "
+           "commit from any other lane tracks nothing and arrives whenever it lands, before "
+           "the MMAs are done and possibly after the CTA left";
   case BugClass::Unclassified:
     return "no known bug class fits these facts; follow the wait-for edges above";
   }

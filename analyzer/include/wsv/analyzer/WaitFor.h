@@ -126,6 +126,7 @@ enum class BugClass : uint8_t {
   Tcgen05AllocLaneGuard,
   AlignedDivergent,
   ClusterMulticastMask,
+  Tcgen05CommitMultiThread,
   Unclassified,
 };
 
