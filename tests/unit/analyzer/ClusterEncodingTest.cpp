@@ -86,7 +86,12 @@ TEST(ClusterEncodingTest, APeerArrivingAfterItsTargetExitedIsRefuted) {
   for (const BarrierState &B : V.FinalBarriers)
     Peer |= B.Name.find("@cta1") != std::string::npos;
   EXPECT_TRUE(Peer) << describe(V);
+#ifndef WSV_SANITIZED
+  // The correct kernel's search to the same depth is Z3's work (the sanitizers do not
+  // instrument Z3) on the paths the refutation above takes: left to the main build (the
+  // test took 162 s under the sanitizers, 69 s in the main build).
   cleanToTheBugsDepth(V, 1, Hygiene, Budget);
+#endif
 }
 
 TEST(ClusterEncodingTest, AStageReleasedInOneCtaOnlyIsARaceInThePeer) {
