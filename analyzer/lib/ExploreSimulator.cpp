@@ -1,6 +1,8 @@
 //===- ExploreSimulator.cpp - transitions of a protocol instance on the models ----===//
 #include "ExploreSimulator.h"
 
+#include "llvm/ADT/Sequence.h"
+
 #include <algorithm>
 
 using namespace wsv;
@@ -378,10 +380,12 @@ void Simulator::completions(const State &St, std::vector<ScheduleStep> &Out, boo
       if (Eager || (!Lazy && Others) || llvm::any_of(S.Agents[A].Steps[Commit].Targets,
                                 [&](unsigned B) { return landingObserved(St, B); }))
         Out.push_back({ScheduleStep::Kind::Complete, A, Commit, 0});
-  bool AllFinished = true;
-  for (unsigned A = 0; A < S.Agents.size(); ++A)
-    AllFinished = AllFinished && St.Agents[A].Pc >= S.Agents[A].Steps.size();
-  if (Out.empty() && AllFinished)
+  // Nothing moves: the rest land where every agent finished (asked only then: this runs for
+  // every state of every search).
+  if (Out.empty() &&
+      llvm::any_of(St.Agents, [](const AgentState &A) { return !A.LoneCommits.empty(); }) &&
+      llvm::all_of(llvm::seq(S.Agents.size()),
+                   [&](size_t A) { return St.Agents[A].Pc >= S.Agents[A].Steps.size(); }))
     for (unsigned A = 0; A < S.Agents.size(); ++A)
       for (auto [Commit, Due] : St.Agents[A].LoneCommits)
         Out.push_back({ScheduleStep::Kind::Complete, A, Commit, 0});
